@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what nxrig's tests and main job need, skipping what is already there, so that a
+# second run is fast. Run as root on Debian (CI does); nothing is downloaded but packages
+# from the registries (apt, crates.io, PyPI).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+# Debian packages: the Vulkan loader and Mesa's lavapipe (native wgpu), Chromium and its
+# driver (browser tests), binaryen (wasm-opt for wasm-pack build), a C compiler (cc crate).
+need_apt=()
+for p in mesa-vulkan-drivers libvulkan1 chromium chromium-driver binaryen gcc; do
+  dpkg -s "$p" >/dev/null 2>&1 || need_apt+=("$p")
+done
+if ((${#need_apt[@]})); then
+  say "apt-get install ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# Rust: the wasm target, wasm-pack, and wasm-bindgen-cli at exactly Cargo.lock's version
+# (wasm-pack otherwise tries a download, which fails here).
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+if ! command -v wasm-pack >/dev/null 2>&1; then
+  say "cargo install wasm-pack"
+  cargo install --locked wasm-pack
+fi
+wbg=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
+if [ -n "$wbg" ] && [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
+  say "cargo install wasm-bindgen-cli $wbg"
+  cargo install --locked --force wasm-bindgen-cli --version "$wbg"
+fi
+
+# Python: the conversion oracles.
+if ! python3 -c 'import numpy, ml_dtypes' >/dev/null 2>&1; then
+  say "pip install numpy ml_dtypes"
+  python3 -m pip install -q --disable-pip-version-check numpy ml_dtypes
+fi
+say "ready"

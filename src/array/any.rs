@@ -1,0 +1,154 @@
+//! Arrays whose dtype is chosen at run time: a dtype, a layout and a buffer.
+//!
+//! Seed: `Nx_array.t` and `Nx_array.any`. Every array keeps the seed's facts: its
+//! layout reaches only bits of its buffer, at non-negative positions, and its first
+//! element lies on a multiple of its dtype's alignment.
+
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::layout::{Layout, Move};
+use crate::rig::{Buffer, Device};
+
+/// An array of elements of a dtype known at run time. `Clone` copies the handle, never
+/// the elements. Seed: `Nx_array.any`.
+#[derive(Clone, Debug)]
+pub struct AnyArray {
+    pub(crate) dtype: DType,
+    pub(crate) layout: Layout,
+    pub(crate) buffer: Buffer,
+}
+
+/// `dtype [shape]`, as messages print an operand.
+pub(crate) fn describe(dtype: DType, layout: &Layout) -> String {
+    format!("{dtype} {:?}", layout.shape())
+}
+
+impl AnyArray {
+    /// The array of `dtype` elements laid out by `layout` over `buffer`'s bytes.
+    /// Seed: `Nx_array.v`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if the layout has an element and reaches a bit past the
+    /// buffer's bytes, or its first element's byte offset (its address, on the host) is
+    /// not a multiple of the dtype's alignment.
+    pub fn v(dtype: DType, layout: Layout, buffer: Buffer) -> Result<AnyArray, Error> {
+        let invalid = |reason: String| Error::Invalid {
+            op: "Nx_array.v",
+            reason,
+            operands: describe(dtype, &layout),
+        };
+        if let Some((_, hi)) = layout.bounds() {
+            let end_bits = (hi as u128 + 1) * dtype.bits() as u128;
+            if end_bits > buffer.len() as u128 * 8 {
+                return Err(invalid(format!(
+                    "{layout:?} reaches bit {end_bits} of a buffer of {} bytes",
+                    buffer.len()
+                )));
+            }
+            let first = layout.offset() as u128 * dtype.bits() as u128 / 8;
+            if (buffer.addr() as u128 + first) % dtype.align() as u128 != 0 {
+                return Err(invalid(format!(
+                    "the first element, at byte {first}, is not aligned to {} bytes",
+                    dtype.align()
+                )));
+            }
+        }
+        Ok(AnyArray {
+            dtype,
+            layout,
+            buffer,
+        })
+    }
+
+    /// A fresh C-contiguous array of `shape` on `device`, at offset 0, zeroed (the seed
+    /// leaves elements unspecified; nxrig's are 0). Its buffer holds
+    /// [`DType::bytes`]`(n)` bytes for `n` elements. Seed: `Nx_array.create`.
+    ///
+    /// # Errors
+    /// [`Error::Layout`] as [`Layout::contiguous`]; [`Error::Invalid`] if the memory
+    /// cannot be allocated.
+    pub fn create(device: &Device, dtype: DType, shape: &[usize]) -> Result<AnyArray, Error> {
+        let layout = Layout::contiguous(shape)?;
+        let buffer = Buffer::create(device, dtype.bytes(layout.numel())?)?;
+        AnyArray::v(dtype, layout, buffer)
+    }
+
+    /// The array's dtype.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The array's layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The array's shape (elements per axis).
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+
+    /// The array's buffer.
+    pub fn buffer(&self) -> &Buffer {
+        &self.buffer
+    }
+
+    /// The device the array lives on.
+    pub fn device(&self) -> Device {
+        self.buffer.device()
+    }
+
+    /// The array over the same buffer laid out by [`Layout::move_`], or `Ok(None)` where
+    /// no view exists (the caller copies). Seed: `Nx_array.move`.
+    ///
+    /// # Errors
+    /// What [`Move::shape`] returns.
+    pub fn move_(&self, m: &Move) -> Result<Option<AnyArray>, Error> {
+        Ok(self.layout.move_(m)?.map(|layout| AnyArray {
+            layout,
+            ..self.clone()
+        }))
+    }
+
+    /// The array moved by `m`, copied into a fresh C-contiguous array where no view
+    /// exists.
+    ///
+    /// # Errors
+    /// What [`AnyArray::move_`] and [`AnyArray::copy`] return.
+    pub fn move_or_copy(&self, m: &Move) -> Result<AnyArray, Error> {
+        match self.move_(m)? {
+            Some(a) => Ok(a),
+            None => {
+                let c = self.copy()?;
+                c.move_(m)?.ok_or_else(|| unreachable_move())
+            }
+        }
+    }
+
+    /// A fresh C-contiguous array on the same device holding the array's elements, bit
+    /// for bit (NaN payloads included). Seed: `Nx_array.copy`.
+    ///
+    /// # Errors
+    /// What [`AnyArray::create`] returns.
+    pub fn copy(&self) -> Result<AnyArray, Error> {
+        self.cast(self.dtype)
+    }
+
+    /// A fresh C-contiguous array on the same device holding each element converted
+    /// into `dtype` by [`crate::dtype::convert_bits`] (one rounding; an equal dtype
+    /// copies bits). Works over any layout: broadcast, negative strides, sub-byte
+    /// elements at odd positions.
+    ///
+    /// # Errors
+    /// What [`AnyArray::create`] returns.
+    pub fn cast(&self, dtype: DType) -> Result<AnyArray, Error> {
+        let out = AnyArray::create(&self.device(), dtype, self.shape())?;
+        super::cast::cast_into(self, &out)?;
+        Ok(out)
+    }
+}
+
+#[cold]
+fn unreachable_move() -> Error {
+    panic!("nxrig bug: a movement of a contiguous copy gave no view")
+}

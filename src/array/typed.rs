@@ -1,0 +1,283 @@
+//! Arrays of a dtype known at compile time, and element access.
+//!
+//! Seed: `Nx_array.t` (`('v, 's) t`), `expect`, `get`, `set`, `to_array`, `of_array`.
+
+use std::marker::PhantomData;
+
+use super::any::{describe, AnyArray};
+use crate::dtype::{read_bits, write_bits, DType, Element};
+use crate::error::Error;
+use crate::layout::{numel, Layout, Move};
+use crate::rig::{Buffer, Device, Memory};
+
+/// An array of `E` elements (`E` one of [`Element`]'s types, which fixes the dtype).
+/// `Clone` copies the handle, never the elements. Seed: `Nx_array.t`.
+#[derive(Clone, Debug)]
+pub struct Array<E: Element> {
+    any: AnyArray,
+    _e: PhantomData<E>,
+}
+
+impl AnyArray {
+    /// The array as `Array<E>` if its dtype is `E`'s. Seed: `Nx_array.expect`.
+    ///
+    /// # Errors
+    /// [`Error::WrongDtype`] naming both dtypes otherwise.
+    pub fn expect<E: Element>(self) -> Result<Array<E>, Error> {
+        if self.dtype != E::DTYPE {
+            return Err(Error::WrongDtype {
+                op: "Nx_array.expect",
+                expected: E::DTYPE,
+                found: self.dtype,
+            });
+        }
+        Ok(Array {
+            any: self,
+            _e: PhantomData,
+        })
+    }
+}
+
+impl<E: Element> From<Array<E>> for AnyArray {
+    fn from(a: Array<E>) -> AnyArray {
+        a.any
+    }
+}
+
+fn index_error(op: &'static str, a: &AnyArray, index: &[usize]) -> Error {
+    Error::Invalid {
+        op,
+        reason: format!("index {index:?} is not an index of shape {:?}", a.shape()),
+        operands: describe(a.dtype, &a.layout),
+    }
+}
+
+impl<E: Element> Array<E> {
+    /// The untyped array (a handle; no copy). Seed: `Any a`.
+    pub fn any(&self) -> &AnyArray {
+        &self.any
+    }
+
+    /// The array's dtype, `E::DTYPE`.
+    pub fn dtype(&self) -> DType {
+        E::DTYPE
+    }
+
+    /// The array's layout.
+    pub fn layout(&self) -> &Layout {
+        &self.any.layout
+    }
+
+    /// The array's shape (elements per axis).
+    pub fn shape(&self) -> &[usize] {
+        self.any.shape()
+    }
+
+    /// The array's buffer.
+    pub fn buffer(&self) -> &Buffer {
+        &self.any.buffer
+    }
+
+    /// A fresh zeroed C-contiguous array of `shape` on `device`. Seed: `Nx_array.create`.
+    ///
+    /// # Errors
+    /// What [`AnyArray::create`] returns.
+    pub fn create(device: &Device, shape: &[usize]) -> Result<Array<E>, Error> {
+        AnyArray::create(device, E::DTYPE, shape)?.expect()
+    }
+
+    /// A fresh C-contiguous host array of `shape` holding `xs` in C order of indices.
+    /// Seed: `Nx_array.of_array`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if `xs` does not have one value per index of `shape`, and what
+    /// [`Layout::contiguous`] returns.
+    pub fn of_array(shape: &[usize], xs: &[E]) -> Result<Array<E>, Error> {
+        Self::of_bits(shape, xs.len(), xs.iter().map(|x| x.to_bits()))
+    }
+
+    /// A fresh C-contiguous host array of `shape` holding each of `xs` (C order) as
+    /// [`Element::from_f64`] rounds it: once, to nearest, ties to even; integers
+    /// truncate and saturate. Seed: `Nx_array.of_array` with float values.
+    ///
+    /// # Errors
+    /// As [`Array::of_array`].
+    pub fn of_f64(shape: &[usize], xs: &[f64]) -> Result<Array<E>, Error> {
+        Self::of_bits(
+            shape,
+            xs.len(),
+            xs.iter().map(|&x| E::from_f64(x).to_bits()),
+        )
+    }
+
+    fn of_bits(
+        shape: &[usize],
+        len: usize,
+        bits: impl Iterator<Item = u128>,
+    ) -> Result<Array<E>, Error> {
+        let n = numel(shape)?;
+        if n != len {
+            return Err(Error::Invalid {
+                op: "Nx_array.of_array",
+                reason: format!("{len} values for shape {shape:?}, which has {n} indices"),
+                operands: format!("{} {shape:?}", E::DTYPE),
+            });
+        }
+        let a = Self::create(&Device::Host, shape)?;
+        a.any.buffer.write("Nx_array.of_array", |d| {
+            for (i, b) in bits.enumerate() {
+                write_bits(E::DTYPE, d, i, b);
+            }
+        })?;
+        Ok(a)
+    }
+
+    /// The C-contiguous host array of `shape` over `v`'s bytes, without a copy; writes
+    /// through the array write `v`'s elements. Works for every `E` stored as a plain
+    /// value (not the 4-bit ones: see [`AnyArray::of_bytes`]). Seed: `Nx_array.of_bigarray`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if `v.len()` is not `shape`'s element count.
+    pub fn from_vec(shape: &[usize], v: Vec<E>) -> Result<Array<E>, Error>
+    where
+        E: bytemuck::Pod,
+    {
+        let n = numel(shape)?;
+        if n != v.len() {
+            return Err(Error::Invalid {
+                op: "Nx_array.of_bigarray",
+                reason: format!(
+                    "{} values for shape {shape:?}, which has {n} indices",
+                    v.len()
+                ),
+                operands: format!("{} {shape:?}", E::DTYPE),
+            });
+        }
+        AnyArray::v(
+            E::DTYPE,
+            Layout::contiguous(shape)?,
+            Buffer::of_memory(Memory::of_vec(v)),
+        )?
+        .expect()
+    }
+
+    /// The element at `index`. Seed: `Nx_array.get`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] unless `index` has one entry per axis, each below its extent.
+    pub fn get(&self, index: &[usize]) -> Result<E, Error> {
+        let p = self
+            .any
+            .layout
+            .position(index)
+            .ok_or_else(|| index_error("Nx_array.get", &self.any, index))?;
+        Ok(E::from_bits(
+            self.any.buffer.read(|b| read_bits(E::DTYPE, b, p)),
+        ))
+    }
+
+    /// Stores `x` at `index`; a sub-byte store keeps its neighbour's bits. Seed:
+    /// `Nx_array.set`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] as [`Array::get`], if the array reaches an element twice, or
+    /// if its memory admits only reads.
+    pub fn set(&self, index: &[usize], x: E) -> Result<(), Error> {
+        let p = self
+            .any
+            .layout
+            .position(index)
+            .ok_or_else(|| index_error("Nx_array.set", &self.any, index))?;
+        if !self.any.layout.is_distinct() {
+            return Err(Error::Invalid {
+                op: "Nx_array.set",
+                reason: "the array reaches an element twice".into(),
+                operands: describe(E::DTYPE, &self.any.layout),
+            });
+        }
+        self.any
+            .buffer
+            .write("Nx_array.set", |b| write_bits(E::DTYPE, b, p, x.to_bits()))
+    }
+
+    /// The elements in C order of indices. Seed: `Nx_array.to_array`.
+    pub fn to_vec(&self) -> Vec<E> {
+        let mut out = Vec::with_capacity(self.any.layout.numel());
+        self.any.buffer.read(|b| {
+            self.any
+                .layout
+                .for_each_position(|p| out.push(E::from_bits(read_bits(E::DTYPE, b, p))))
+        });
+        out
+    }
+
+    /// The array moved by `m` over the same buffer, or `Ok(None)` where no view exists.
+    /// Seed: `Nx_array.move`.
+    ///
+    /// # Errors
+    /// What [`Move::shape`] returns.
+    pub fn move_(&self, m: &Move) -> Result<Option<Array<E>>, Error> {
+        Ok(self.any.move_(m)?.map(|any| Array {
+            any,
+            _e: PhantomData,
+        }))
+    }
+
+    /// A fresh C-contiguous copy, bit for bit. Seed: `Nx_array.copy`.
+    ///
+    /// # Errors
+    /// What [`AnyArray::copy`] returns.
+    pub fn copy(&self) -> Result<Array<E>, Error> {
+        self.any.copy()?.expect()
+    }
+
+    /// A fresh C-contiguous array of the elements converted into `F`'s dtype.
+    ///
+    /// # Errors
+    /// What [`AnyArray::cast`] returns.
+    pub fn cast<F: Element>(&self) -> Result<Array<F>, Error> {
+        self.any.cast(F::DTYPE)?.expect()
+    }
+}
+
+impl AnyArray {
+    /// The C-contiguous host array of `dtype` and `shape` over `bytes`, without a copy
+    /// (sub-byte dtypes packed two a byte, low nibble first). Seed: `Nx_array.of_bigarray`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if `bytes` is shorter than the elements need or misaligned for
+    /// `dtype`, and what [`Layout::contiguous`] returns.
+    pub fn of_bytes(dtype: DType, shape: &[usize], bytes: Vec<u8>) -> Result<AnyArray, Error> {
+        AnyArray::v(
+            dtype,
+            Layout::contiguous(shape)?,
+            Buffer::of_memory(Memory::of_vec(bytes)),
+        )
+    }
+
+    /// The array's elements' bits in C order of indices, each as [`Element::to_bits`]
+    /// gives them.
+    pub fn to_bits_vec(&self) -> Vec<u128> {
+        let mut out = Vec::with_capacity(self.layout.numel());
+        self.buffer.read(|b| {
+            self.layout
+                .for_each_position(|p| out.push(read_bits(self.dtype, b, p)))
+        });
+        out
+    }
+
+    /// The bytes of a C-contiguous copy of the array (sub-byte elements packed, the
+    /// last byte's unused nibble zero).
+    ///
+    /// # Errors
+    /// What [`AnyArray::copy`] returns.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
+        let c = if self.layout.is_contiguous() && self.layout.offset() == 0 && self.buffer.spans() {
+            self.clone()
+        } else {
+            self.copy()?
+        };
+        let len = self.dtype.bytes(self.layout.numel())?;
+        Ok(c.buffer.read(|b| b[..len].to_vec()))
+    }
+}

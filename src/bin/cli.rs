@@ -1,0 +1,193 @@
+//! Argument parsing (clap) and the three commands.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use nxrig::formats::{self, Tensor, TensorFile};
+use nxrig::{DType, Device};
+
+/// n-dimensional arrays over device buffers: inspect and convert tensor files.
+#[derive(Parser)]
+#[command(name = "nxrig", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the devices nxrig can use.
+    Devices,
+    /// Print each tensor's name, dtype, shape and bytes.
+    Info {
+        /// A .safetensors or .npy file.
+        file: PathBuf,
+    },
+    /// Convert floating-point tensors (or those --tensors matches) to DTYPE.
+    Convert {
+        /// A .safetensors or .npy file.
+        input: PathBuf,
+        /// The output file; its extension names the format.
+        output: PathBuf,
+        /// The target dtype: float16, bfloat16, float8_e4m3, float8_e5m2, float32, ...
+        #[arg(long)]
+        to: String,
+        /// Convert the tensors whose names match this glob, whatever their dtype,
+        /// instead of every floating-point tensor.
+        #[arg(long)]
+        tensors: Option<String>,
+        /// The device to convert on (see `nxrig devices`).
+        #[arg(long, default_value = "host")]
+        device: String,
+    },
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.command {
+        Command::Devices => devices(),
+        Command::Info { file } => info(&file),
+        Command::Convert {
+            input,
+            output,
+            to,
+            tensors,
+            device,
+        } => convert(&input, &output, &to, tensors.as_deref(), &device),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("nxrig: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn devices() -> Result<(), nxrig::Error> {
+    for d in Device::all() {
+        println!("{}", d.name());
+    }
+    Ok(())
+}
+
+fn info(file: &Path) -> Result<(), nxrig::Error> {
+    let f = formats::read(file)?;
+    let w = f
+        .tensors
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!(
+        "{:w$}  {:11}  {:20}  {:>12}",
+        "name", "dtype", "shape", "bytes"
+    );
+    let mut total = 0usize;
+    for t in &f.tensors {
+        let bytes = t.array.dtype().bytes(t.array.layout().numel())?;
+        total += bytes;
+        println!(
+            "{:w$}  {:11}  {:20}  {:>12}",
+            t.name,
+            t.array.dtype().name(),
+            format!("{:?}", t.array.shape()),
+            bytes
+        );
+    }
+    println!("{} tensors, {} bytes", f.tensors.len(), total);
+    Ok(())
+}
+
+fn convert(
+    input: &Path,
+    output: &Path,
+    to: &str,
+    tensors: Option<&str>,
+    device: &str,
+) -> Result<(), nxrig::Error> {
+    let to: DType = to.parse()?;
+    // Every device nxrig has today is the host, where the file's arrays already are.
+    let _device = Device::by_name(device)?;
+    let pattern =
+        tensors
+            .map(glob::Pattern::new)
+            .transpose()
+            .map_err(|e| nxrig::Error::Format {
+                path: "--tensors".into(),
+                tensor: None,
+                reason: e.to_string(),
+            })?;
+    let start = Instant::now();
+    let file = formats::read(input)?;
+    let bytes_in: usize = file
+        .tensors
+        .iter()
+        .map(|t| t.array.dtype().bytes(t.array.layout().numel()).unwrap_or(0))
+        .sum();
+    let bar = ProgressBar::new(bytes_in as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    if bytes_in < 64 << 20 {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let mut out = TensorFile {
+        tensors: Vec::with_capacity(file.tensors.len()),
+        metadata: file.metadata.clone(),
+    };
+    let mut converted = 0;
+    for t in &file.tensors {
+        let d = t.array.dtype();
+        let pick = match &pattern {
+            Some(p) => p.matches(&t.name),
+            None => d.is_float(),
+        };
+        bar.set_message(t.name.clone());
+        let array = if pick {
+            converted += 1;
+            t.array
+                .cast(to)
+                .map_err(|e| tensor_error(input, &t.name, e))?
+        } else {
+            t.array.clone()
+        };
+        bar.inc(d.bytes(t.array.layout().numel())? as u64);
+        out.tensors.push(Tensor {
+            name: t.name.clone(),
+            array,
+        });
+    }
+    formats::write(output, &out)?;
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    let bytes_out: usize = out
+        .tensors
+        .iter()
+        .map(|t| t.array.dtype().bytes(t.array.layout().numel()).unwrap_or(0))
+        .sum();
+    println!(
+        "{}: {} tensors ({} converted to {to}), {} bytes in, {} bytes out, {:.3} s, {:.2} GB/s in",
+        output.display(),
+        out.tensors.len(),
+        converted,
+        bytes_in,
+        bytes_out,
+        secs,
+        bytes_in as f64 / secs / 1e9
+    );
+    Ok(())
+}
+
+fn tensor_error(path: &Path, tensor: &str, e: nxrig::Error) -> nxrig::Error {
+    nxrig::Error::Format {
+        path: path.display().to_string(),
+        tensor: Some(tensor.to_owned()),
+        reason: e.to_string(),
+    }
+}

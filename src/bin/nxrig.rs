@@ -1,0 +1,12 @@
+//! The `nxrig` command line: `devices`, `info FILE`, `convert INPUT OUTPUT --to DTYPE`.
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli;
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}

@@ -1,0 +1,16 @@
+//! The dtype table: codes, widths in bits, alignment, ranges, and conversions.
+//!
+//! The single source of truth for element formats: `include/nx_dtype.h` is checked
+//! against it by a test, and the WGSL will be generated from it. This module uses no
+//! other module of nxrig but its error type. Seed: `Nx_array` § Dtypes.
+
+mod convert;
+mod element;
+pub mod fast;
+mod slice;
+mod table;
+
+pub use convert::{bits_of_f64, convert_bits, f64_of_bits};
+pub use element::{Element, F8E4m3, F8E5m2, I4, U4};
+pub use slice::{convert_run, read_bits, write_bits};
+pub use table::{dlpack, Class, DType, FloatFormat, Scalar};

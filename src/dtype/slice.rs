@@ -1,0 +1,78 @@
+//! Elements in byte storage: reading and writing one element's bits at an element
+//! position, and converting runs of contiguous elements.
+//!
+//! Positions are in elements. A sub-byte element at position `p` is nibble `p % 2`
+//! (0 = low) of byte `p / 2`. Storage is little-endian.
+
+use super::convert::convert_bits;
+use super::fast::f32_kernel;
+use super::table::DType;
+
+/// The bits of the element of dtype `dt` at element position `pos` of `bytes`.
+///
+/// # Panics
+/// If the element lies past `bytes` (callers check layouts first).
+#[inline]
+pub fn read_bits(dt: DType, bytes: &[u8], pos: usize) -> u128 {
+    if dt.is_sub_byte() {
+        let b = bytes[pos / 2];
+        return ((b >> ((pos % 2) * 4)) & 0xf) as u128;
+    }
+    let w = dt.storage_bytes();
+    let s = &bytes[pos * w..pos * w + w];
+    let mut buf = [0u8; 16];
+    buf[..w].copy_from_slice(s);
+    u128::from_le_bytes(buf)
+}
+
+/// Stores `bits` as the element of dtype `dt` at element position `pos` of `bytes`;
+/// a sub-byte store keeps the other nibble of its byte.
+///
+/// # Panics
+/// If the element lies past `bytes` (callers check layouts first).
+#[inline]
+pub fn write_bits(dt: DType, bytes: &mut [u8], pos: usize, bits: u128) {
+    if dt.is_sub_byte() {
+        let shift = (pos % 2) * 4;
+        let b = &mut bytes[pos / 2];
+        *b = (*b & !(0xf << shift)) | (((bits as u8) & 0xf) << shift);
+        return;
+    }
+    let w = dt.storage_bytes();
+    bytes[pos * w..pos * w + w].copy_from_slice(&bits.to_le_bytes()[..w]);
+}
+
+/// Converts the `n` contiguous elements of dtype `src` starting at element position
+/// `src_pos` of `src_bytes` into dtype `dst`, stored from element position `dst_pos`
+/// of `dst_bytes`. Sub-byte neighbours outside the run keep their bits.
+///
+/// # Panics
+/// If either run lies past its bytes.
+pub fn convert_run(
+    src: DType,
+    src_bytes: &[u8],
+    src_pos: usize,
+    dst: DType,
+    dst_bytes: &mut [u8],
+    dst_pos: usize,
+    n: usize,
+) {
+    if !src.is_sub_byte() && !dst.is_sub_byte() {
+        let (sw, dw) = (src.storage_bytes(), dst.storage_bytes());
+        let s = &src_bytes[src_pos * sw..(src_pos + n) * sw];
+        let d = &mut dst_bytes[dst_pos * dw..(dst_pos + n) * dw];
+        if src == dst {
+            d.copy_from_slice(s);
+            return;
+        }
+        if src == DType::Float32 {
+            if let Some(k) = f32_kernel(dst) {
+                return k(s, d);
+            }
+        }
+    }
+    for i in 0..n {
+        let bits = read_bits(src, src_bytes, src_pos + i);
+        write_bits(dst, dst_bytes, dst_pos + i, convert_bits(src, dst, bits));
+    }
+}

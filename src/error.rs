@@ -1,0 +1,96 @@
+//! nxrig's one error type.
+//!
+//! Where the seeds raise `Invalid_argument`, nxrig returns one of these; the message
+//! says what the seed's says: the function the user called, the reason, and each
+//! operand's dtype and shape. A panic is a bug in nxrig, never a user's mistake.
+
+use crate::dtype::DType;
+
+/// Everything that can go wrong in nxrig.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A dtype name that names no dtype.
+    #[error("unknown dtype {name:?} (expected one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool)")]
+    UnknownDtype {
+        /// The name given.
+        name: String,
+    },
+    /// A size that overflows the address space.
+    #[error("{op}: {what} overflows for {dtype}")]
+    TooLarge {
+        /// The function called.
+        op: &'static str,
+        /// What overflowed.
+        what: &'static str,
+        /// The dtype involved.
+        dtype: DType,
+    },
+    /// A layout or movement argument that is not valid (seed: `Invalid_argument` from
+    /// `Layout` and `Move`).
+    #[error("{op}: {reason}")]
+    Layout {
+        /// The function called, as `"Layout.v"` or `"Move.reshape"`.
+        op: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// An argument that is not valid for an array function.
+    #[error("{op}: {reason} ({operands})")]
+    Invalid {
+        /// The function the user called, as `"Nx_array.get"`.
+        op: &'static str,
+        /// Why.
+        reason: String,
+        /// Each operand's dtype and shape, as `float32 [3], int8 [2, 2]`.
+        operands: String,
+    },
+    /// An array's dtype is not the one asked for (seed: `expect`).
+    #[error("{op}: expected {expected}, found {found}")]
+    WrongDtype {
+        /// The function called.
+        op: &'static str,
+        /// The dtype asked for.
+        expected: DType,
+        /// The array's dtype.
+        found: DType,
+    },
+    /// A buffer whose memory was consumed (seed: a dead buffer).
+    #[error("{op}: the buffer is dead: {why}")]
+    Dead {
+        /// The function called.
+        op: &'static str,
+        /// The reason its consumer gave, as `"donated to add"`.
+        why: String,
+    },
+    /// A device was lost (seed: `Rig.Lost`).
+    #[error("{op}: device {device} was lost")]
+    Lost {
+        /// The function called.
+        op: &'static str,
+        /// The device's name.
+        device: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file's contents are not valid for its format.
+    #[error("{path}: {tensor}{reason}", tensor = .tensor.as_deref().map(|t| format!("tensor {t:?}: ")).unwrap_or_default())]
+    Format {
+        /// The file.
+        path: String,
+        /// The tensor concerned, if one is.
+        tensor: Option<String>,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// nxrig's result type.
+pub type Result<T, E = Error> = core::result::Result<T, E>;

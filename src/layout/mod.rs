@@ -1,0 +1,12 @@
+//! Layouts (shape, strides, offset, all in elements) and movements.
+//!
+//! Uses only [`crate::dtype`]'s neighbour, the error type: a layout knows nothing of
+//! buffers. Seed: `Nx_array.Layout`, `Nx_array.Move`.
+
+mod distinct;
+#[allow(clippy::module_inception)]
+mod layout;
+mod movement;
+
+pub use layout::{numel, Layout, MAX_RANK};
+pub use movement::{Move, Slice};

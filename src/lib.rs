@@ -1,0 +1,21 @@
+//! nxrig: n-dimensional arrays over device buffers.
+//!
+//! Every dtype of the field on every device, views that move no element, copies that
+//! keep every bit. See `DESIGN.md` for the layers; each module uses only those above it:
+//! [`dtype`], [`layout`], [`rig`], [`array`].
+
+#![warn(missing_docs)]
+
+pub mod array;
+pub mod dtype;
+mod error;
+pub mod formats;
+pub mod layout;
+pub mod rig;
+
+pub use dtype::DType;
+pub use error::{Error, Result};
+
+pub use array::{AnyArray, Array};
+pub use layout::{Layout, Move, Slice};
+pub use rig::Device;

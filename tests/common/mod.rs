@@ -1,0 +1,95 @@
+//! Shared by the integration tests: the committed conversion vectors.
+#![allow(dead_code)]
+
+use std::io::Read;
+
+use nxrig::DType;
+
+/// Storage bytes of one element in a vector record.
+pub fn width(d: DType) -> usize {
+    d.storage_bytes()
+}
+
+/// Bytes of one record with source `src`: the source, then every target in code order.
+pub fn record_len(src: DType) -> usize {
+    width(src) + DType::ALL.iter().map(|&d| width(d)).sum::<usize>()
+}
+
+/// Little-endian bits of `b`.
+pub fn le(b: &[u8]) -> u128 {
+    let mut buf = [0u8; 16];
+    buf[..b.len()].copy_from_slice(b);
+    u128::from_le_bytes(buf)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn gz(src: DType) -> Vec<u8> {
+    let p = format!(
+        "{}/tests/vectors/{}.bin.gz",
+        env!("CARGO_MANIFEST_DIR"),
+        src.name()
+    );
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{p}: {e} (run tests/vectors/generate.py)"))
+}
+
+#[cfg(target_arch = "wasm32")]
+fn gz(src: DType) -> Vec<u8> {
+    macro_rules! v {
+        ($($n:literal),*) => {
+            match src.name() {
+                $($n => include_bytes!(concat!("../vectors/", $n, ".bin.gz")).to_vec(),)*
+                _ => unreachable!(),
+            }
+        };
+    }
+    v!(
+        "float16",
+        "bfloat16",
+        "float8_e4m3",
+        "float8_e5m2",
+        "float32",
+        "float64",
+        "int4",
+        "uint4",
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "int64",
+        "uint64",
+        "complex64",
+        "complex128",
+        "bool"
+    )
+}
+
+/// The uncompressed vector records of source `src`.
+pub fn records(src: DType) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(gz(src).as_slice())
+        .read_to_end(&mut out)
+        .expect("gzip");
+    assert_eq!(
+        out.len() % record_len(src),
+        0,
+        "{src}: truncated vector file"
+    );
+    out
+}
+
+/// Calls `f(source bits, target, expected bits)` for every record and target.
+pub fn for_each(src: DType, mut f: impl FnMut(u128, DType, u128)) -> usize {
+    let data = records(src);
+    let n = data.len() / record_len(src);
+    for rec in data.chunks_exact(record_len(src)) {
+        let s = le(&rec[..width(src)]);
+        let mut at = width(src);
+        for &t in &DType::ALL {
+            f(s, t, le(&rec[at..at + width(t)]));
+            at += width(t);
+        }
+    }
+    n
+}
