@@ -33,7 +33,8 @@ fi
 wbg=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
 if [ -n "$wbg" ] && [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
   say "cargo install wasm-bindgen-cli $wbg"
-  cargo install --locked --force wasm-bindgen-cli --version "$wbg"
+  # Not --locked: its lock file names a webpki-roots that the registry no longer serves.
+  cargo install --force wasm-bindgen-cli --version "$wbg"
 fi
 
 # Python: the conversion oracles.

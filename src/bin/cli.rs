@@ -122,8 +122,24 @@ fn convert(
                 tensor: None,
                 reason: e.to_string(),
             })?;
+    let out_format = formats::Format::of_path(output)?;
     let start = Instant::now();
     let file = formats::read(input)?;
+    let picked = |t: &Tensor| match &pattern {
+        Some(p) => p.matches(&t.name),
+        None => t.array.dtype().is_float(),
+    };
+    // Refuse before converting anything: the output must hold every tensor it gets.
+    for t in &file.tensors {
+        let d = if picked(t) { to } else { t.array.dtype() };
+        if !out_format.holds(d) {
+            return Err(nxrig::Error::Format {
+                path: output.display().to_string(),
+                tensor: Some(t.name.clone()),
+                reason: format!("the {out_format:?} format cannot hold {d}"),
+            });
+        }
+    }
     let bytes_in: usize = file
         .tensors
         .iter()
@@ -144,12 +160,8 @@ fn convert(
     let mut converted = 0;
     for t in &file.tensors {
         let d = t.array.dtype();
-        let pick = match &pattern {
-            Some(p) => p.matches(&t.name),
-            None => d.is_float(),
-        };
         bar.set_message(t.name.clone());
-        let array = if pick {
+        let array = if picked(t) {
             converted += 1;
             t.array
                 .cast(to)

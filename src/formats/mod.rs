@@ -62,6 +62,16 @@ impl Format {
     }
 }
 
+impl Format {
+    /// True when files of this format can hold elements of `d`.
+    pub fn holds(self, d: crate::DType) -> bool {
+        match self {
+            Format::Safetensors => safetensors_dtype(d).is_some(),
+            Format::Npy => npy_descr(d).is_some(),
+        }
+    }
+}
+
 /// Reads `path` (format by extension), memory-mapped: tensors whose bytes are aligned
 /// for their dtype are views of the map, the others are copied.
 ///

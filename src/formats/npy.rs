@@ -53,7 +53,7 @@ pub fn read_npy_bytes(path: &str, name: &str, memory: Memory) -> Result<TensorFi
             .map_err(|e| fmt(format!("bad .npy header: {e}")))?;
         Ok::<_, Error>((h, cur.position() as usize))
     })?;
-    let descr = header.dtype().descr();
+    let descr = header.dtype().descr().trim_matches('\'').to_owned();
     let dtype = DType::ALL
         .into_iter()
         .find(|&d| {

@@ -22,6 +22,10 @@ pub enum Access {
 /// Alignment of memory nxrig allocates, in bytes: enough for every dtype.
 pub const ALIGN: usize = 16;
 
+/// Allocations from this many bytes up are anonymous maps with huge pages (Linux).
+#[cfg(target_os = "linux")]
+const HUGE_MIN: usize = 4 << 20;
+
 /// One host allocation.
 pub struct Memory {
     ptr: *mut u8,
@@ -44,6 +48,22 @@ impl Memory {
     /// # Errors
     /// [`Error::Invalid`] if the allocation fails.
     pub fn zeroed(len: usize) -> Result<Memory, Error> {
+        #[cfg(target_os = "linux")]
+        if len >= HUGE_MIN {
+            // Fresh pages from the kernel, asked for as huge pages where it has them (as
+            // NumPy does): first writes then fault once per 2 MiB, not per 4 KiB.
+            if let Ok(mut map) = memmap2::MmapMut::map_anon(len) {
+                let _ = map.advise(memmap2::Advice::HugePage);
+                let ptr = map.as_mut_ptr();
+                return Ok(Memory {
+                    ptr,
+                    len,
+                    access: Access::ReadWrite,
+                    order: RwLock::new(()),
+                    _owner: Box::new(map),
+                });
+            }
+        }
         let words = len.div_ceil(ALIGN);
         let mut v: Vec<u128> = Vec::new();
         v.try_reserve_exact(words).map_err(|_| Error::Invalid {

@@ -1,0 +1,738 @@
+/**
+ * @file nx_dtype.h
+ * @brief nxrig dtype facts and exact element conversion, in portable C99.
+ *
+ * This header is the single C-family description of nxrig's dtypes: their numeric codes,
+ * storage sizes, alignments, DLPack codes and names, the packing of 4-bit integers, and a
+ * one-element conversion routine (nx_convert) between any two dtypes.
+ *
+ * Portability: the header includes nothing but <stdint.h> (and nothing at all under Metal,
+ * where it declares the fixed-width integer types itself). It compiles as C99, C++, CUDA,
+ * HIP and (intended, not machine-tested here) Metal Shading Language. All conversions are
+ * done in integer arithmetic on the bit patterns, so results never depend on the compiler's
+ * floating-point rounding mode, flush-to-zero / denormals-are-zero settings, or on whether
+ * the device has a float64 unit at all. No float or double variable appears anywhere.
+ *
+ * Storage conventions of the conversion API (nx_convert and the *_bits helpers):
+ *  - Multi-byte elements are little-endian (the host is assumed little-endian; the loads
+ *    and stores here assemble bytes explicitly, so they do not depend on alignment).
+ *  - int4 / uint4 use ONE byte per element holding the value in the low nibble; on read the
+ *    high nibble is ignored, on write it is 0. (In packed tensors they are two a byte, see
+ *    nx_nibble_get / nx_nibble_set.)
+ *  - bool is one byte, written as 0 or 1; on read any nonzero byte counts as true.
+ *  - complex64 / complex128 are the real component followed by the imaginary component,
+ *    each a float32 / float64.
+ *
+ * Conversion rules (exact; see nx_convert):
+ *  1. float (or complex component) to float: the exact value rounded once to nearest, ties
+ *     to even. Overflow gives +-inf where the target has inf; float8_e4m3 (no inf) gives NaN
+ *     with the sign kept (0x7F / 0xFF) for values that round beyond 448 and for +-inf.
+ *     Signed zeros keep their sign; underflow gives a signed zero; subnormals are exact.
+ *  2. NaN into a float target: sign kept, exponent all ones, fraction = the target's quiet
+ *     bit OR the source fraction left-aligned to the target fraction width (truncated).
+ *     Every NaN into float8_e4m3 is 0x7F / 0xFF by sign. A float8_e4m3 NaN source has no
+ *     payload and reads as a canonical quiet NaN.
+ *  3. float to integer: truncate toward zero, saturate to the target range, NaN gives 0,
+ *     +-inf saturate.
+ *  4. integer (and bool as 0/1) to integer: wrap modulo 2^bits (two's complement).
+ *  5. integer to float: the exact integer rounded once, ties to even.
+ *  6. anything to bool: 1 iff nonzero (NaN is nonzero, +-0 is zero, a complex is nonzero
+ *     if either component is).
+ *  7. complex to a real dtype: the real part converted. Real to complex: the value converted
+ *     into the component format, imaginary +0.0. Complex to complex: each component.
+ */
+#ifndef NX_DTYPE_H
+#define NX_DTYPE_H
+
+/* ------------------------------------------------------------------------------------- */
+/* Fixed-width integer types and qualifiers                                               */
+/* ------------------------------------------------------------------------------------- */
+
+#ifdef __METAL_VERSION__
+/* Metal has no <stdint.h>; declare the fixed-width types over Metal's scalar types (a
+ * typedef redeclaring the same type is harmless in Metal's C++ dialect). */
+typedef signed char int8_t;     /**< 8-bit signed integer (Metal). */
+typedef unsigned char uint8_t;  /**< 8-bit unsigned integer (Metal). */
+typedef short int16_t;          /**< 16-bit signed integer (Metal). */
+typedef unsigned short uint16_t;/**< 16-bit unsigned integer (Metal). */
+typedef int int32_t;            /**< 32-bit signed integer (Metal). */
+typedef unsigned int uint32_t;  /**< 32-bit unsigned integer (Metal). */
+typedef long int64_t;           /**< 64-bit signed integer (Metal: long is 64-bit). */
+typedef unsigned long uint64_t; /**< 64-bit unsigned integer (Metal: ulong is 64-bit). */
+#else
+#include <stdint.h>
+#endif
+
+/**
+ * @def NX_FN
+ * Qualifiers of every function in this header: `static inline` in C and C++, plus
+ * `__host__ __device__` under CUDA (__CUDACC__) and HIP (__HIPCC__), and plain `inline`
+ * under Metal. Define it before including the header to override.
+ */
+#ifndef NX_FN
+#if defined(__METAL_VERSION__)
+#define NX_FN inline
+#elif defined(__CUDACC__) || defined(__HIPCC__)
+#define NX_FN static inline __host__ __device__
+#else
+#define NX_FN static inline
+#endif
+#endif
+
+/**
+ * @def NX_ADDR
+ * Address-space qualifier put on the pointer parameters (nx_convert, nx_nibble_get,
+ * nx_nibble_set, nx_load_le, nx_store_le): empty in C/C++/CUDA/HIP, `thread` under Metal
+ * (Metal requires one on every pointer). Define it before including the header to override,
+ * e.g. as `device` to convert straight out of a buffer.
+ */
+#ifndef NX_ADDR
+#if defined(__METAL_VERSION__)
+#define NX_ADDR thread
+#else
+#define NX_ADDR
+#endif
+#endif
+
+#if defined(__cplusplus) && !defined(__METAL_VERSION__)
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------- */
+/* Dtype codes                                                                            */
+/* ------------------------------------------------------------------------------------- */
+
+/** IEEE 754 binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits. */
+#define NX_DTYPE_FLOAT16 0
+/** bfloat16: 1 sign, 8 exponent (bias 127), 7 fraction bits (top half of a float32). */
+#define NX_DTYPE_BFLOAT16 1
+/** float8 e4m3 "fn": 1 sign, 4 exponent (bias 7), 3 fraction bits; no inf, NaN only at
+ *  S.1111.111, max finite 448. */
+#define NX_DTYPE_FLOAT8_E4M3 2
+/** float8 e5m2: 1 sign, 5 exponent (bias 15), 2 fraction bits; IEEE-like with inf and NaN. */
+#define NX_DTYPE_FLOAT8_E5M2 3
+/** IEEE 754 binary32. */
+#define NX_DTYPE_FLOAT32 4
+/** IEEE 754 binary64. */
+#define NX_DTYPE_FLOAT64 5
+/** 4-bit two's-complement integer [-8, 7]; packed two a byte, low nibble first. */
+#define NX_DTYPE_INT4 6
+/** 4-bit unsigned integer [0, 15]; packed two a byte, low nibble first. */
+#define NX_DTYPE_UINT4 7
+/** 8-bit two's-complement integer. */
+#define NX_DTYPE_INT8 8
+/** 8-bit unsigned integer. */
+#define NX_DTYPE_UINT8 9
+/** 16-bit two's-complement integer. */
+#define NX_DTYPE_INT16 10
+/** 16-bit unsigned integer. */
+#define NX_DTYPE_UINT16 11
+/** 32-bit two's-complement integer. */
+#define NX_DTYPE_INT32 12
+/** 32-bit unsigned integer. */
+#define NX_DTYPE_UINT32 13
+/** 64-bit two's-complement integer. */
+#define NX_DTYPE_INT64 14
+/** 64-bit unsigned integer. */
+#define NX_DTYPE_UINT64 15
+/** Complex of two float32 (real, then imaginary). */
+#define NX_DTYPE_COMPLEX64 16
+/** Complex of two float64 (real, then imaginary). */
+#define NX_DTYPE_COMPLEX128 17
+/** Boolean, one byte holding 0 or 1. */
+#define NX_DTYPE_BOOL 18
+/** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
+#define NX_DTYPE_COUNT 19
+
+/** Dtype class returned by nx_dtype_kind for an unknown code. */
+#define NX_KIND_INVALID 0
+/** Dtype class: real floating point (float16, bfloat16, float8_*, float32, float64). */
+#define NX_KIND_FLOAT 1
+/** Dtype class: integer, signed or unsigned (int4 .. uint64). */
+#define NX_KIND_INT 2
+/** Dtype class: complex (complex64, complex128). */
+#define NX_KIND_COMPLEX 3
+/** Dtype class: bool. */
+#define NX_KIND_BOOL 4
+
+/* ------------------------------------------------------------------------------------- */
+/* Dtype facts                                                                            */
+/* ------------------------------------------------------------------------------------- */
+/* Switches rather than tables, so that the functions work in CUDA/HIP device code and in
+ * Metal without any global memory. */
+
+/** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
+NX_FN int nx_dtype_bits(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16: case NX_DTYPE_UINT16:
+        return 16;
+    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
+    case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
+        return 8;
+    case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
+        return 32;
+    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64: case NX_DTYPE_COMPLEX64:
+        return 64;
+    case NX_DTYPE_INT4: case NX_DTYPE_UINT4:
+        return 4;
+    case NX_DTYPE_COMPLEX128:
+        return 128;
+    default:
+        return -1;
+    }
+}
+
+/** Required alignment of an element in bytes (complex: that of its component; int4/uint4:
+ *  1), or -1 for an unknown code. */
+NX_FN int nx_dtype_align(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16: case NX_DTYPE_UINT16:
+        return 2;
+    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT4:
+    case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
+        return 1;
+    case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32: case NX_DTYPE_COMPLEX64:
+        return 4;
+    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64: case NX_DTYPE_COMPLEX128:
+        return 8;
+    default:
+        return -1;
+    }
+}
+
+/** Bytes one element occupies in the conversion API: nx_dtype_bits / 8, except 1 for
+ *  int4/uint4 (value in the low nibble of one byte); -1 for an unknown code. */
+NX_FN int nx_dtype_elem_bytes(int code)
+{
+    int b = nx_dtype_bits(code);
+    if (b < 0) return -1;
+    return b < 8 ? 1 : b / 8;
+}
+
+/** DLPack type code (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5, kDLBool 6,
+ *  kDLFloat8_e4m3fn 10, kDLFloat8_e5m2 12), or -1 for an unknown code. */
+NX_FN int nx_dtype_dlpack_code(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
+        return 2;
+    case NX_DTYPE_BFLOAT16:
+        return 4;
+    case NX_DTYPE_FLOAT8_E4M3:
+        return 10;
+    case NX_DTYPE_FLOAT8_E5M2:
+        return 12;
+    case NX_DTYPE_INT4: case NX_DTYPE_INT8: case NX_DTYPE_INT16: case NX_DTYPE_INT32:
+    case NX_DTYPE_INT64:
+        return 0;
+    case NX_DTYPE_UINT4: case NX_DTYPE_UINT8: case NX_DTYPE_UINT16: case NX_DTYPE_UINT32:
+    case NX_DTYPE_UINT64:
+        return 1;
+    case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128:
+        return 5;
+    case NX_DTYPE_BOOL:
+        return 6;
+    default:
+        return -1;
+    }
+}
+
+/** DLPack bits field (equal to nx_dtype_bits), or -1 for an unknown code. */
+NX_FN int nx_dtype_dlpack_bits(int code)
+{
+    return nx_dtype_bits(code);
+}
+
+/** Class of a dtype: NX_KIND_FLOAT, NX_KIND_INT, NX_KIND_COMPLEX, NX_KIND_BOOL, or
+ *  NX_KIND_INVALID for an unknown code. */
+NX_FN int nx_dtype_kind(int code)
+{
+    if (code >= NX_DTYPE_FLOAT16 && code <= NX_DTYPE_FLOAT64) return NX_KIND_FLOAT;
+    if (code >= NX_DTYPE_INT4 && code <= NX_DTYPE_UINT64) return NX_KIND_INT;
+    if (code == NX_DTYPE_COMPLEX64 || code == NX_DTYPE_COMPLEX128) return NX_KIND_COMPLEX;
+    if (code == NX_DTYPE_BOOL) return NX_KIND_BOOL;
+    return NX_KIND_INVALID;
+}
+
+/** 1 for the signed integer dtypes (int4, int8, int16, int32, int64), else 0. */
+NX_FN int nx_dtype_is_signed_int(int code)
+{
+    return code == NX_DTYPE_INT4 || code == NX_DTYPE_INT8 || code == NX_DTYPE_INT16 ||
+           code == NX_DTYPE_INT32 || code == NX_DTYPE_INT64;
+}
+
+#ifndef __METAL_VERSION__
+/** Name of a dtype ("float16", "bfloat16", "float8_e4m3", "float8_e5m2", "float32",
+ *  "float64", "int4", "uint4", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+ *  "int64", "uint64", "complex64", "complex128", "bool"), or NULL (0) for an unknown code.
+ *  Not available under Metal. */
+NX_FN const char *nx_dtype_name(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: return "float16";
+    case NX_DTYPE_BFLOAT16: return "bfloat16";
+    case NX_DTYPE_FLOAT8_E4M3: return "float8_e4m3";
+    case NX_DTYPE_FLOAT8_E5M2: return "float8_e5m2";
+    case NX_DTYPE_FLOAT32: return "float32";
+    case NX_DTYPE_FLOAT64: return "float64";
+    case NX_DTYPE_INT4: return "int4";
+    case NX_DTYPE_UINT4: return "uint4";
+    case NX_DTYPE_INT8: return "int8";
+    case NX_DTYPE_UINT8: return "uint8";
+    case NX_DTYPE_INT16: return "int16";
+    case NX_DTYPE_UINT16: return "uint16";
+    case NX_DTYPE_INT32: return "int32";
+    case NX_DTYPE_UINT32: return "uint32";
+    case NX_DTYPE_INT64: return "int64";
+    case NX_DTYPE_UINT64: return "uint64";
+    case NX_DTYPE_COMPLEX64: return "complex64";
+    case NX_DTYPE_COMPLEX128: return "complex128";
+    case NX_DTYPE_BOOL: return "bool";
+    default: return 0;
+    }
+}
+#endif
+
+/* ------------------------------------------------------------------------------------- */
+/* 4-bit packing and byte access                                                          */
+/* ------------------------------------------------------------------------------------- */
+
+/** Raw nibble (0..15) of element i (i >= 0) of a packed int4/uint4 run starting at base:
+ *  byte i/2, low nibble when i%2 == 0, high nibble when i%2 == 1. Pass the result to
+ *  nx_convert as a one-byte int4/uint4 element, or sign-extend with nx_int4_value. */
+NX_FN uint8_t nx_nibble_get(const NX_ADDR uint8_t *base, int64_t i)
+{
+    uint64_t u = (uint64_t)i;
+    return (uint8_t)((base[u >> 1] >> ((u & 1u) * 4u)) & 0x0Fu);
+}
+
+/** Store the low nibble of v as element i (i >= 0) of a packed int4/uint4 run at base,
+ *  leaving the other nibble of that byte unchanged. */
+NX_FN void nx_nibble_set(NX_ADDR uint8_t *base, int64_t i, uint8_t v)
+{
+    uint64_t u = (uint64_t)i;
+    uint32_t sh = (uint32_t)(u & 1u) * 4u;
+    uint32_t b = base[u >> 1];
+    b = (b & ~(0x0Fu << sh)) | (((uint32_t)v & 0x0Fu) << sh);
+    base[u >> 1] = (uint8_t)b;
+}
+
+/** Value (-8..7) of an int4 whose bits are the low nibble of v (high nibble ignored). */
+NX_FN int nx_int4_value(uint8_t v)
+{
+    int n = (int)(v & 0x0Fu);
+    return n >= 8 ? n - 16 : n;
+}
+
+/** Little-endian load of n bytes (1..8) from p, zero-extended to 64 bits. */
+NX_FN uint64_t nx_load_le(const NX_ADDR uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    int k;
+    for (k = n - 1; k >= 0; --k) v = (v << 8) | (uint64_t)p[k];
+    return v;
+}
+
+/** Little-endian store of the low n bytes (1..8) of v to p. */
+NX_FN void nx_store_le(NX_ADDR uint8_t *p, int n, uint64_t v)
+{
+    int k;
+    for (k = 0; k < n; ++k) {
+        p[k] = (uint8_t)(v & 0xFFu);
+        v >>= 8;
+    }
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Exact intermediate value                                                               */
+/* ------------------------------------------------------------------------------------- */
+
+/** nx_xval.kind: a finite number (zero included). */
+#define NX_XVAL_FINITE 0
+/** nx_xval.kind: an infinity. */
+#define NX_XVAL_INF 1
+/** nx_xval.kind: a NaN. */
+#define NX_XVAL_NAN 2
+
+/**
+ * Exact, format-independent form of one real value, the pivot of every conversion.
+ *  - NX_XVAL_FINITE: value = (-1)^sign * mant * 2^exp exactly (mant == 0 is a signed zero).
+ *  - NX_XVAL_INF: (-1)^sign * infinity; mant and exp are 0.
+ *  - NX_XVAL_NAN: a NaN of that sign; mant is the source fraction left-aligned to bit 63
+ *    (quiet bit included, so a quiet NaN has bit 63 set); exp is 0.
+ */
+typedef struct nx_xval {
+    uint64_t mant; /**< Magnitude significand (finite) or left-aligned NaN fraction. */
+    int32_t exp;   /**< Binary exponent of mant's unit bit (finite only). */
+    uint8_t sign;  /**< 1 if negative (sign bit set), else 0. */
+    uint8_t kind;  /**< NX_XVAL_FINITE, NX_XVAL_INF or NX_XVAL_NAN. */
+} nx_xval;
+
+/** Build an nx_xval from its parts (kind, sign 0/1, mant, exp). */
+NX_FN nx_xval nx_xval_make(int kind, int sign, uint64_t mant, int32_t exp)
+{
+    nx_xval v;
+    v.mant = mant;
+    v.exp = exp;
+    v.sign = (uint8_t)(sign ? 1 : 0);
+    v.kind = (uint8_t)kind;
+    return v;
+}
+
+/** 1 unless v is a (signed) zero: NaN and inf count as nonzero. */
+NX_FN int nx_xval_nonzero(nx_xval v)
+{
+    return v.kind != NX_XVAL_FINITE || v.mant != 0;
+}
+
+/** Number of significant bits of x (0 for 0, 64 for values >= 2^63). */
+NX_FN int nx_bitlen64(uint64_t x)
+{
+    int n = 0;
+    if (x >> 32) { n += 32; x >>= 32; }
+    if (x >> 16) { n += 16; x >>= 16; }
+    if (x >> 8) { n += 8; x >>= 8; }
+    if (x >> 4) { n += 4; x >>= 4; }
+    if (x >> 2) { n += 2; x >>= 2; }
+    if (x >> 1) { n += 1; x >>= 1; }
+    return n + (int)x;
+}
+
+/** m / 2^s rounded to nearest, ties to even, for any s >= 1 (also s >= 64); for s <= 0,
+ *  m * 2^-s (the caller guarantees it fits). */
+NX_FN uint64_t nx_shr_rne(uint64_t m, int32_t s)
+{
+    uint64_t q, rem, half;
+    if (s <= 0) return m << (uint32_t)(-s);
+    if (s > 64) return 0; /* m < 2^64 <= half of 2^s: below the halfway point */
+    if (s == 64) return m > ((uint64_t)1 << 63) ? 1u : 0u; /* exactly half ties to 0 */
+    q = m >> (uint32_t)s;
+    rem = m & ((((uint64_t)1) << (uint32_t)s) - 1u);
+    half = ((uint64_t)1) << (uint32_t)(s - 1);
+    if (rem > half || (rem == half && (q & 1u))) ++q;
+    return q;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Floating-point formats                                                                 */
+/* ------------------------------------------------------------------------------------- */
+
+/** Exponent field width of a real float dtype (5, 8, 4, 5, 8, 11), or 0 if code is not one.
+ *  All six use bias 2^(ebits-1) - 1. */
+NX_FN int nx_float_ebits(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: return 5;
+    case NX_DTYPE_BFLOAT16: return 8;
+    case NX_DTYPE_FLOAT8_E4M3: return 4;
+    case NX_DTYPE_FLOAT8_E5M2: return 5;
+    case NX_DTYPE_FLOAT32: return 8;
+    case NX_DTYPE_FLOAT64: return 11;
+    default: return 0;
+    }
+}
+
+/** Fraction field width of a real float dtype (10, 7, 3, 2, 23, 52), or 0 if code is not
+ *  one. */
+NX_FN int nx_float_mbits(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: return 10;
+    case NX_DTYPE_BFLOAT16: return 7;
+    case NX_DTYPE_FLOAT8_E4M3: return 3;
+    case NX_DTYPE_FLOAT8_E5M2: return 2;
+    case NX_DTYPE_FLOAT32: return 23;
+    case NX_DTYPE_FLOAT64: return 52;
+    default: return 0;
+    }
+}
+
+/** Decode the bit pattern of a real float dtype (in the low bits of `bits`; higher bits are
+ *  ignored) into its exact nx_xval. A float8_e4m3 NaN (S.1111.111) decodes as a canonical
+ *  quiet NaN (mant = 2^63). An unknown code decodes as +0. */
+NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
+{
+    int eb = nx_float_ebits(code), mb = nx_float_mbits(code);
+    uint64_t emask, fmask, e, f;
+    int32_t bias;
+    int sign;
+    if (eb == 0) return nx_xval_make(NX_XVAL_FINITE, 0, 0, 0);
+    emask = (((uint64_t)1) << (uint32_t)eb) - 1u;
+    fmask = (((uint64_t)1) << (uint32_t)mb) - 1u;
+    bias = (int32_t)(emask >> 1);
+    sign = (int)((bits >> (uint32_t)(eb + mb)) & 1u);
+    e = (bits >> (uint32_t)mb) & emask;
+    f = bits & fmask;
+    if (code == NX_DTYPE_FLOAT8_E4M3) {
+        if (e == emask && f == fmask) return nx_xval_make(NX_XVAL_NAN, sign, ((uint64_t)1) << 63, 0);
+    } else if (e == emask) {
+        if (f == 0) return nx_xval_make(NX_XVAL_INF, sign, 0, 0);
+        return nx_xval_make(NX_XVAL_NAN, sign, f << (uint32_t)(64 - mb), 0);
+    }
+    if (e == 0) return nx_xval_make(NX_XVAL_FINITE, sign, f, 1 - bias - mb);
+    return nx_xval_make(NX_XVAL_FINITE, sign, f | (((uint64_t)1) << (uint32_t)mb),
+                        (int32_t)e - bias - mb);
+}
+
+/** Encode v into the bit pattern of a real float dtype (in the low bits of the result):
+ *  finite values rounded once to nearest, ties to even, with overflow / NaN / signed-zero
+ *  handling as in rules 1 and 2 of the file comment. Returns 0 for an unknown code. */
+NX_FN uint64_t nx_float_encode(int code, nx_xval v)
+{
+    int eb = nx_float_ebits(code), mb = nx_float_mbits(code);
+    int fn = (code == NX_DTYPE_FLOAT8_E4M3);
+    uint64_t emask, sbit, sig;
+    int32_t bias, emin, E, q;
+    if (eb == 0) return 0;
+    emask = (((uint64_t)1) << (uint32_t)eb) - 1u;
+    bias = (int32_t)(emask >> 1);
+    sbit = ((uint64_t)(v.sign & 1u)) << (uint32_t)(eb + mb);
+    if (v.kind == NX_XVAL_NAN) {
+        if (fn) return sbit | 0x7Fu;
+        return sbit | (emask << (uint32_t)mb) | (((uint64_t)1) << (uint32_t)(mb - 1)) |
+               (v.mant >> (uint32_t)(64 - mb));
+    }
+    if (v.kind == NX_XVAL_INF) return fn ? (sbit | 0x7Fu) : (sbit | (emask << (uint32_t)mb));
+    if (v.mant == 0) return sbit;
+    E = v.exp + nx_bitlen64(v.mant) - 1; /* exponent of the leading bit */
+    emin = 1 - bias;
+    if (E >= emin) {
+        int32_t ef;
+        q = E - mb; /* exponent of the target ulp */
+        sig = nx_shr_rne(v.mant, q - v.exp);
+        if (sig >> (uint32_t)(mb + 1)) { /* rounded up to the next binade */
+            sig >>= 1;
+            ++E;
+        }
+        ef = E + bias;
+        if (fn) {
+            if (ef > (int32_t)emask || (ef == (int32_t)emask && (sig & 7u) == 7u))
+                return sbit | 0x7Fu;
+        } else if (ef >= (int32_t)emask) {
+            return sbit | (emask << (uint32_t)mb);
+        }
+        return sbit | ((uint64_t)ef << (uint32_t)mb) |
+               (sig & ((((uint64_t)1) << (uint32_t)mb) - 1u));
+    }
+    /* Subnormal range: ulp is 2^(emin - mb); a result of 2^mb is the smallest normal,
+     * which this same encoding (exponent field 1, fraction 0) represents. */
+    q = emin - mb;
+    sig = nx_shr_rne(v.mant, q - v.exp);
+    return sbit | sig;
+}
+
+/** Convert the bit pattern of one real float dtype into another (rules 1 and 2). */
+NX_FN uint64_t nx_float_bits_convert(int dst_code, int src_code, uint64_t bits)
+{
+    return nx_float_encode(dst_code, nx_float_decode(src_code, bits));
+}
+
+/** float32 bits -> float16 bits (round to nearest even). */
+NX_FN uint16_t nx_f32_bits_to_f16_bits(uint32_t x)
+{
+    return (uint16_t)nx_float_bits_convert(NX_DTYPE_FLOAT16, NX_DTYPE_FLOAT32, x);
+}
+
+/** float16 bits -> float32 bits (exact). */
+NX_FN uint32_t nx_f16_bits_to_f32_bits(uint16_t x)
+{
+    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT16, x);
+}
+
+/** float32 bits -> bfloat16 bits (round to nearest even). */
+NX_FN uint16_t nx_f32_bits_to_bf16_bits(uint32_t x)
+{
+    return (uint16_t)nx_float_bits_convert(NX_DTYPE_BFLOAT16, NX_DTYPE_FLOAT32, x);
+}
+
+/** bfloat16 bits -> float32 bits (exact). */
+NX_FN uint32_t nx_bf16_bits_to_f32_bits(uint16_t x)
+{
+    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_BFLOAT16, x);
+}
+
+/** float32 bits -> float8_e4m3 bits (round to nearest even; beyond 448, inf, NaN -> NaN). */
+NX_FN uint8_t nx_f32_bits_to_e4m3_bits(uint32_t x)
+{
+    return (uint8_t)nx_float_bits_convert(NX_DTYPE_FLOAT8_E4M3, NX_DTYPE_FLOAT32, x);
+}
+
+/** float8_e4m3 bits -> float32 bits (exact; NaN -> quiet NaN 0x7FC00000 / 0xFFC00000). */
+NX_FN uint32_t nx_e4m3_bits_to_f32_bits(uint8_t x)
+{
+    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT8_E4M3, x);
+}
+
+/** float32 bits -> float8_e5m2 bits (round to nearest even; overflow -> inf). */
+NX_FN uint8_t nx_f32_bits_to_e5m2_bits(uint32_t x)
+{
+    return (uint8_t)nx_float_bits_convert(NX_DTYPE_FLOAT8_E5M2, NX_DTYPE_FLOAT32, x);
+}
+
+/** float8_e5m2 bits -> float32 bits (exact). */
+NX_FN uint32_t nx_e5m2_bits_to_f32_bits(uint8_t x)
+{
+    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT8_E5M2, x);
+}
+
+/** float64 bits -> float32 bits (round to nearest even). */
+NX_FN uint32_t nx_f64_bits_to_f32_bits(uint64_t x)
+{
+    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT64, x);
+}
+
+/** float32 bits -> float64 bits (exact). */
+NX_FN uint64_t nx_f32_bits_to_f64_bits(uint32_t x)
+{
+    return nx_float_bits_convert(NX_DTYPE_FLOAT64, NX_DTYPE_FLOAT32, x);
+}
+
+/** float64 bits -> float16 bits (rounded once, never through float32). */
+NX_FN uint16_t nx_f64_bits_to_f16_bits(uint64_t x)
+{
+    return (uint16_t)nx_float_bits_convert(NX_DTYPE_FLOAT16, NX_DTYPE_FLOAT64, x);
+}
+
+/** float16 bits -> float64 bits (exact). */
+NX_FN uint64_t nx_f16_bits_to_f64_bits(uint16_t x)
+{
+    return nx_float_bits_convert(NX_DTYPE_FLOAT64, NX_DTYPE_FLOAT16, x);
+}
+
+/** float64 bits -> bfloat16 bits (rounded once, never through float32). */
+NX_FN uint16_t nx_f64_bits_to_bf16_bits(uint64_t x)
+{
+    return (uint16_t)nx_float_bits_convert(NX_DTYPE_BFLOAT16, NX_DTYPE_FLOAT64, x);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Integers                                                                               */
+/* ------------------------------------------------------------------------------------- */
+
+/** All-ones mask of the low `bits` bits (bits in 1..64). */
+NX_FN uint64_t nx_mask64(int bits)
+{
+    return bits >= 64 ? ~(uint64_t)0 : ((((uint64_t)1) << (uint32_t)bits) - 1u);
+}
+
+/** Decode an integer dtype's bit pattern (low nx_dtype_bits(code) bits of `bits`; higher
+ *  bits ignored, so an int4 byte's high nibble is ignored) into its exact nx_xval (exp 0).
+ *  bool decodes as 1 iff any bit is set. An unknown code decodes as +0. */
+NX_FN nx_xval nx_int_decode(int code, uint64_t bits)
+{
+    int nb;
+    uint64_t m;
+    if (code == NX_DTYPE_BOOL) return nx_xval_make(NX_XVAL_FINITE, 0, (bits & 0xFFu) ? 1u : 0u, 0);
+    if (nx_dtype_kind(code) != NX_KIND_INT) return nx_xval_make(NX_XVAL_FINITE, 0, 0, 0);
+    nb = nx_dtype_bits(code);
+    m = bits & nx_mask64(nb);
+    if (nx_dtype_is_signed_int(code) && ((m >> (uint32_t)(nb - 1)) & 1u))
+        return nx_xval_make(NX_XVAL_FINITE, 1, (0 - m) & nx_mask64(nb), 0);
+    return nx_xval_make(NX_XVAL_FINITE, 0, m, 0);
+}
+
+/** Integer dtype bit pattern of v truncated toward zero and saturated to the dtype's range
+ *  (NaN -> 0, +-inf -> max/min): rule 3, the float-to-integer conversion. Returns the low
+ *  nx_dtype_bits(code) bits (two's complement); 0 for a non-integer code. */
+NX_FN uint64_t nx_int_encode_saturate(int code, nx_xval v)
+{
+    int nb, sgn, big = 0;
+    uint64_t mask, maxpos, maxneg, mag = 0;
+    if (nx_dtype_kind(code) != NX_KIND_INT) return 0;
+    nb = nx_dtype_bits(code);
+    sgn = nx_dtype_is_signed_int(code);
+    mask = nx_mask64(nb);
+    maxpos = sgn ? (mask >> 1) : mask;
+    maxneg = sgn ? (((uint64_t)1) << (uint32_t)(nb - 1)) : 0; /* magnitude of the minimum */
+    if (v.kind == NX_XVAL_NAN) return 0;
+    if (v.kind == NX_XVAL_INF) {
+        big = 1;
+    } else if (v.mant != 0) {
+        if (v.exp >= 0) {
+            if (nx_bitlen64(v.mant) + v.exp > 64) big = 1;
+            else mag = v.mant << (uint32_t)v.exp;
+        } else if (v.exp > -64) {
+            mag = v.mant >> (uint32_t)(-v.exp);
+        }
+    }
+    if (v.sign) {
+        if (big || mag > maxneg) mag = maxneg;
+        return (0 - mag) & mask;
+    }
+    if (big || mag > maxpos) mag = maxpos;
+    return mag & mask;
+}
+
+/** Integer dtype bit pattern of v reduced modulo 2^bits (two's complement wrap-around):
+ *  rule 4, the integer-to-integer conversion. A non-integral finite v is first truncated
+ *  toward zero; NaN and inf give 0. Returns 0 for a non-integer code. */
+NX_FN uint64_t nx_int_encode_wrap(int code, nx_xval v)
+{
+    uint64_t mag = 0;
+    if (nx_dtype_kind(code) != NX_KIND_INT) return 0;
+    if (v.kind != NX_XVAL_FINITE) return 0;
+    if (v.exp >= 0) {
+        if (v.exp < 64) mag = v.mant << (uint32_t)v.exp;
+    } else if (v.exp > -64) {
+        mag = v.mant >> (uint32_t)(-v.exp);
+    }
+    if (v.sign) mag = 0 - mag;
+    return mag & nx_mask64(nx_dtype_bits(code));
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* One-element conversion                                                                 */
+/* ------------------------------------------------------------------------------------- */
+
+/**
+ * Convert ONE element from dtype src_code at src into dtype dst_code at dst, following
+ * rules 1-7 of the file comment. src and dst point at the element's storage bytes
+ * (nx_dtype_elem_bytes of each: little-endian; int4/uint4 one byte with the value in the
+ * low nibble, written with a zero high nibble; bool one byte 0/1; complex = real then
+ * imaginary). dst may be the same pointer as src (the source is fully read first). If
+ * either code is unknown nothing is written.
+ */
+NX_FN void nx_convert(int dst_code, NX_ADDR void *dst, int src_code, const NX_ADDR void *src)
+{
+    const NX_ADDR uint8_t *s = (const NX_ADDR uint8_t *)src;
+    NX_ADDR uint8_t *d = (NX_ADDR uint8_t *)dst;
+    int sk = nx_dtype_kind(src_code), dk = nx_dtype_kind(dst_code);
+    int from_float = 0;
+    nx_xval re, im;
+    if (sk == NX_KIND_INVALID || dk == NX_KIND_INVALID) return;
+    im = nx_xval_make(NX_XVAL_FINITE, 0, 0, 0);
+    if (sk == NX_KIND_FLOAT) {
+        re = nx_float_decode(src_code, nx_load_le(s, nx_dtype_elem_bytes(src_code)));
+        from_float = 1;
+    } else if (sk == NX_KIND_COMPLEX) {
+        int comp = src_code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
+        int cb = nx_dtype_elem_bytes(comp);
+        re = nx_float_decode(comp, nx_load_le(s, cb));
+        im = nx_float_decode(comp, nx_load_le(s + cb, cb));
+        from_float = 1;
+    } else {
+        re = nx_int_decode(src_code, nx_load_le(s, nx_dtype_elem_bytes(src_code)));
+    }
+    if (dk == NX_KIND_FLOAT) {
+        nx_store_le(d, nx_dtype_elem_bytes(dst_code), nx_float_encode(dst_code, re));
+    } else if (dk == NX_KIND_COMPLEX) {
+        int comp = dst_code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
+        int cb = nx_dtype_elem_bytes(comp);
+        uint64_t rb = nx_float_encode(comp, re), ib = nx_float_encode(comp, im);
+        nx_store_le(d, cb, rb);
+        nx_store_le(d + cb, cb, ib);
+    } else if (dk == NX_KIND_INT) {
+        uint64_t r = from_float ? nx_int_encode_saturate(dst_code, re) : nx_int_encode_wrap(dst_code, re);
+        nx_store_le(d, nx_dtype_elem_bytes(dst_code), r);
+    } else {
+        d[0] = (uint8_t)((nx_xval_nonzero(re) || nx_xval_nonzero(im)) ? 1u : 0u);
+    }
+}
+
+#if defined(__cplusplus) && !defined(__METAL_VERSION__)
+} /* extern "C" */
+#endif
+
+#endif /* NX_DTYPE_H */

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every test of nxrig, after installing what is missing (scripts/setup.sh):
+#   1. cargo tests (unit, vectors, layouts, arrays, CLI, the C header against the vectors);
+#   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
+#      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype;
+#   3. the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
+#      conversion vectors and array tests compiled to wasm32.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+step() { printf '\n=== %s\n' "$*"; }
+
+step setup
+scripts/setup.sh
+
+step "cargo test"
+cargo test --release
+
+step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes"
+src=$(scripts/fetch-checkpoint.sh)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for to in float16 bfloat16 float8_e4m3 float8_e5m2; do
+  ./target/release/nxrig convert "$src" "$out/$to.safetensors" --to "$to"
+  python3 tests/checkpoint/check.py "$src" "$out/$to.safetensors" "$to"
+done
+
+step "wasm32 in headless Chromium"
+wasm-pack test --headless --chrome --release -- --test vectors --test arrays
+
+step "all tests passed"

@@ -1,0 +1,91 @@
+//! `include/nx_dtype.h` against Rust's dtype table and the committed vectors: the
+//! system C compiler (found by the `cc` crate) builds `tests/c/check_vectors.c`, which
+//! converts every vector with the header's `nx_convert` and compares bit for bit.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use nxrig::DType;
+
+/// The checker, compiled once per test process.
+fn checker() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let target = env!("NXRIG_TARGET");
+        let cc = cc::Build::new()
+            .target(target)
+            .host(target)
+            .opt_level(2)
+            .cargo_metadata(false)
+            .get_compiler();
+        let dir = std::env::temp_dir().join(format!("nxrig-c-header-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("check_vectors");
+        let out = cc
+            .to_command()
+            .args(["-std=c99", "-Wall", "-Wextra", "-Werror"])
+            .arg("-I")
+            .arg(root.join("include"))
+            .arg(root.join("tests/c/check_vectors.c"))
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .expect("run the C compiler");
+        assert!(
+            out.status.success(),
+            "C compiler failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        exe
+    })
+}
+
+#[test]
+fn header_facts_equal_the_dtype_table() {
+    let out = Command::new(checker()).arg("facts").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), DType::ALL.len());
+    for (line, d) in lines.iter().zip(DType::ALL) {
+        let (code, bits) = d.dlpack();
+        let want = format!(
+            "{} {} {} {} {} {}",
+            d.code(),
+            d.name(),
+            d.bits(),
+            d.align(),
+            code,
+            bits
+        );
+        assert_eq!(*line, want);
+    }
+}
+
+#[test]
+fn header_converts_every_vector_bit_for_bit() {
+    let dir = std::env::temp_dir().join(format!("nxrig-c-vectors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for d in DType::ALL {
+        let raw = dir.join(d.name());
+        std::fs::write(&raw, common::records(d)).unwrap();
+        let out = Command::new(checker())
+            .arg(d.code().to_string())
+            .arg(&raw)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{d}:\n{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.trim_end().ends_with(" 0 mismatches"), "{d}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

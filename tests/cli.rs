@@ -1,0 +1,259 @@
+//! The `nxrig` command line on good and bad files: bad input gets one line on stderr
+//! naming the file (and the tensor), exit code 2, and no output file.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn nxrig(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_nxrig"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+/// A .safetensors file from a JSON header and data, by hand (8-byte length, header, data).
+fn safetensors(dir: &Path, name: &str, header: &str, data: &[u8]) -> PathBuf {
+    let mut b = (header.len() as u64).to_le_bytes().to_vec();
+    b.extend_from_slice(header.as_bytes());
+    b.extend_from_slice(data);
+    let p = dir.join(name);
+    std::fs::write(&p, b).unwrap();
+    p
+}
+
+fn f32_bytes(xs: &[f32]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn good(dir: &Path) -> PathBuf {
+    let mut data = f32_bytes(&[1.0, 2.5, -3.0, 65520.0]);
+    data.extend_from_slice(&7i64.to_le_bytes());
+    let h = r#"{"__metadata__":{"k":"v"},"w":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"n":{"dtype":"I64","shape":[1],"data_offsets":[16,24]}}"#;
+    safetensors(dir, "good.safetensors", h, &data)
+}
+
+/// Files in `dir` other than `keep`.
+fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !keep.contains(&n.as_str()))
+        .collect()
+}
+
+#[test]
+fn convert_converts_floats_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = good(dir.path());
+    let out = dir.path().join("out.safetensors");
+    let (code, stdout, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--to",
+        "float16",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("2 tensors (1 converted to float16)"),
+        "{stdout}"
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header = std::str::from_utf8(&bytes[8..8 + n]).unwrap();
+    assert!(
+        header.contains(r#""w":{"dtype":"F16","shape":[2,2],"data_offsets":[8,16]}"#),
+        "{header}"
+    );
+    assert!(header.contains(r#""k":"v""#), "metadata kept: {header}");
+    let data = &bytes[8 + n..];
+    // n (int64 7) sorts first, then w: 1.0, 2.5, -3.0, 65520 (rounds to inf) in float16.
+    assert_eq!(&data[..8], &7i64.to_le_bytes());
+    let w: Vec<u16> = data[8..16]
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    assert_eq!(w, [0x3c00, 0x4100, 0xc200, 0x7c00]);
+    // info lists both tensors.
+    let (code, stdout, _) = nxrig(&["info", out.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("float16")
+            && stdout.contains("int64")
+            && stdout.contains("2 tensors, 16 bytes"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn tensors_glob_converts_matching_tensors_whatever_their_dtype() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = good(dir.path());
+    let out = dir.path().join("out.safetensors");
+    let (code, stdout, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--to",
+        "int8",
+        "--tensors",
+        "n*",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("(1 converted to int8)"), "{stdout}");
+    let (_, info, _) = nxrig(&["info", out.to_str().unwrap()]);
+    assert!(info.contains("int8") && info.contains("float32"), "{info}");
+}
+
+#[test]
+fn npy_in_and_out() {
+    let dir = tempfile::tempdir().unwrap();
+    // A Fortran-order float64 2x3 array: [[1,2,3],[4,5,6]] stored column by column.
+    let h = "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }";
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    let pad = 64 - (10 + h.len() + 1) % 64;
+    let hdr = format!("{h}{}\n", " ".repeat(pad));
+    b.extend_from_slice(&(hdr.len() as u16).to_le_bytes());
+    b.extend_from_slice(hdr.as_bytes());
+    for x in [1.0f64, 4.0, 2.0, 5.0, 3.0, 6.0] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    let input = dir.path().join("a.npy");
+    std::fs::write(&input, b).unwrap();
+    let out = dir.path().join("b.npy");
+    let (code, _, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--to",
+        "float32",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let o = std::fs::read(&out).unwrap();
+    let hl = u16::from_le_bytes([o[8], o[9]]) as usize;
+    assert_eq!((10 + hl) % 64, 0);
+    let header = std::str::from_utf8(&o[10..10 + hl]).unwrap();
+    assert!(
+        header.contains("'<f4'") && header.contains("(2, 3)") && header.contains("False"),
+        "{header}"
+    );
+    let data: Vec<f32> = o[10 + hl..]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(
+        data,
+        [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        "C order out of a Fortran-order file"
+    );
+    // .npy into .safetensors.
+    let st = dir.path().join("c.safetensors");
+    let (code, _, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        st.to_str().unwrap(),
+        "--to",
+        "bfloat16",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, info, _) = nxrig(&["info", st.to_str().unwrap()]);
+    assert!(
+        info.contains("a ") && info.contains("bfloat16") && info.contains("[2, 3]"),
+        "{info}"
+    );
+}
+
+/// Runs a conversion expected to fail: exit 2, one line naming `names`, no output.
+fn fails(dir: &Path, input: &Path, out: &str, to: &str, names: &[&str]) {
+    let outp = dir.join(out);
+    let (code, _, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        outp.to_str().unwrap(),
+        "--to",
+        to,
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    for n in names {
+        assert!(stderr.contains(n), "{stderr:?} should name {n}");
+    }
+    assert!(!outp.exists(), "no output file");
+    let input_name = input.file_name().unwrap().to_str().unwrap();
+    assert!(
+        leftovers(dir, &[input_name]).is_empty(),
+        "temporary files left: {:?}",
+        leftovers(dir, &[input_name])
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_and_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let data = f32_bytes(&[1.0, 2.0, 3.0, 4.0]);
+    let w = |h: &str| format!(r#"{{"w":{{"dtype":"F32","shape":[2,2],"data_offsets":{h}}}}}"#);
+
+    // Truncated header: the length says more than the file has.
+    let p = d.join("trunc.safetensors");
+    let mut b = 1000u64.to_le_bytes().to_vec();
+    b.extend_from_slice(b"{\"w\":");
+    std::fs::write(&p, b).unwrap();
+    fails(d, &p, "o.safetensors", "float16", &["trunc.safetensors"]);
+    std::fs::remove_file(&p).unwrap();
+
+    // Shorter than the 8-byte length.
+    let p = d.join("tiny.safetensors");
+    std::fs::write(&p, [1u8, 2]).unwrap();
+    fails(d, &p, "o.safetensors", "float16", &["tiny.safetensors"]);
+    std::fs::remove_file(&p).unwrap();
+
+    // Corrupt JSON.
+    let p = safetensors(d, "json.safetensors", r#"{"w":{"dtype":"F32","#, &data);
+    fails(d, &p, "o.safetensors", "float16", &["json.safetensors"]);
+    std::fs::remove_file(&p).unwrap();
+
+    // Data offsets out of the file.
+    let p = safetensors(d, "oob.safetensors", &w("[0,32]"), &data);
+    fails(d, &p, "o.safetensors", "float16", &["oob.safetensors"]);
+    std::fs::remove_file(&p).unwrap();
+
+    // Overlapping tensors.
+    let h = r#"{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#;
+    let p = safetensors(d, "overlap.safetensors", h, &data);
+    fails(d, &p, "o.safetensors", "float16", &["overlap.safetensors"]);
+    std::fs::remove_file(&p).unwrap();
+
+    // A byte count that does not match the shape.
+    let p = safetensors(d, "count.safetensors", &w("[0,12]"), &data[..12]);
+    fails(d, &p, "o.safetensors", "float16", &["count.safetensors"]);
+    std::fs::remove_file(&p).unwrap();
+
+    // An unknown dtype name, and a dtype the output cannot hold (naming the tensor).
+    let p = safetensors(d, "ok.safetensors", &w("[0,16]"), &data);
+    fails(d, &p, "o.safetensors", "float7", &["float7"]);
+    fails(
+        d,
+        &p,
+        "o.safetensors",
+        "int4",
+        &["o.safetensors", "\"w\"", "int4"],
+    );
+    fails(d, &p, "o.npy", "bfloat16", &["o.npy", "\"w\"", "bfloat16"]);
+    fails(d, &p, "o.txt", "float16", &["o.txt"]);
+    std::fs::remove_file(&p).unwrap();
+    // A missing input.
+    fails(
+        d,
+        &d.join("missing.safetensors"),
+        "o.safetensors",
+        "float16",
+        &["missing.safetensors"],
+    );
+}
