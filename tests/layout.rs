@@ -169,7 +169,9 @@ proptest! {
 }
 
 /// (extent, start, stop, step, Python's `list(range(n))[start:stop:step]`).
-const PY_SLICES: &[(usize, Option<isize>, Option<isize>, isize, &[usize])] = &[
+type PySlice = (usize, Option<isize>, Option<isize>, isize, &'static [usize]);
+
+const PY_SLICES: &[PySlice] = &[
     (0, Some(-1), Some(-7), 1, &[]),
     (0, Some(5), None, -3, &[]),
     (0, Some(2), Some(-12), -1, &[]),

@@ -7,8 +7,6 @@ use nxrig::dtype::convert_bits;
 use nxrig::{AnyArray, DType};
 
 #[cfg(target_arch = "wasm32")]
-use wasm_bindgen_test::wasm_bindgen_test as test;
-#[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 /// The element conversion, one element at a time.
@@ -67,11 +65,15 @@ macro_rules! vector_tests {
     ($($name:ident: $d:ident),* $(,)?) => {
         mod elements {
             use super::*;
-            $(#[test] fn $name() { check_elements(DType::$d) })*
+            $(#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+            #[cfg_attr(not(target_arch = "wasm32"), test)]
+            fn $name() { check_elements(DType::$d) })*
         }
         mod cast {
             use super::*;
-            $(#[test] fn $name() { check_cast(DType::$d) })*
+            $(#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+            #[cfg_attr(not(target_arch = "wasm32"), test)]
+            fn $name() { check_cast(DType::$d) })*
         }
     };
 }

@@ -120,7 +120,7 @@ impl AnyArray {
             Some(a) => Ok(a),
             None => {
                 let c = self.copy()?;
-                c.move_(m)?.ok_or_else(|| unreachable_move())
+                c.move_(m)?.ok_or_else(unreachable_move)
             }
         }
     }

@@ -114,8 +114,11 @@ fn run<T: bytemuck::Pod, const W: usize>(
     }
 }
 
+/// A conversion of a run of contiguous elements, source bytes into target bytes.
+pub(crate) type RunKernel = fn(&[u8], &mut [u8]);
+
 /// Which fast kernel, if any, converts float32 into `dst`.
-pub(crate) fn f32_kernel(dst: super::DType) -> Option<fn(&[u8], &mut [u8])> {
+pub(crate) fn f32_kernel(dst: super::DType) -> Option<RunKernel> {
     use super::DType::*;
     Some(match dst {
         Float16 => |s, d| run(s, d, f32_to_f16, u16::to_le_bytes),

@@ -72,6 +72,19 @@ impl Format {
     }
 }
 
+/// The bytes of `file` in `format` (named `name` in errors): `.safetensors` tensors
+/// sorted by name as that format does; `.npy` in C order.
+///
+/// # Errors
+/// [`Error::Format`] if the format cannot hold a tensor's dtype or, for `.npy`, the
+/// file has other than one tensor.
+pub fn encode(format: Format, name: &str, file: &TensorFile) -> Result<Vec<u8>, Error> {
+    match format {
+        Format::Safetensors => safetensors::to_bytes(name, file),
+        Format::Npy => npy::to_bytes(name, file),
+    }
+}
+
 /// Reads `path` (format by extension), memory-mapped: tensors whose bytes are aligned
 /// for their dtype are views of the map, the others are copied.
 ///
@@ -116,10 +129,7 @@ pub fn read(path: &Path) -> Result<TensorFile, Error> {
 pub fn write(path: &Path, file: &TensorFile) -> Result<(), Error> {
     use std::io::Write;
     let name = path.display().to_string();
-    let bytes = match Format::of_path(path)? {
-        Format::Safetensors => safetensors::to_bytes(&name, file)?,
-        Format::Npy => npy::to_bytes(&name, file)?,
-    };
+    let bytes = encode(Format::of_path(path)?, &name, file)?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -238,11 +238,11 @@ impl Layout {
             return None;
         }
         let mut p = self.offset as isize;
-        for k in 0..self.rank() {
-            if index[k] >= self.shape[k] {
+        for ((&i, &n), &s) in index.iter().zip(self.shape()).zip(self.strides()) {
+            if i >= n {
                 return None;
             }
-            p += index[k] as isize * self.strides[k];
+            p += i as isize * s;
         }
         Some(p as usize)
     }
