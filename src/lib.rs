@@ -19,3 +19,8 @@ pub use error::{Error, Result};
 pub use array::{AnyArray, Array};
 pub use layout::{Layout, Move, Slice};
 pub use rig::Device;
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
