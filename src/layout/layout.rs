@@ -82,14 +82,7 @@ impl Layout {
                 format!("rank {} exceeds max_rank {MAX_RANK}", shape.len()),
             ));
         }
-        let mut l = Layout {
-            rank: shape.len() as u8,
-            shape: [0; MAX_RANK],
-            strides: [0; MAX_RANK],
-            offset,
-        };
-        l.shape[..shape.len()].copy_from_slice(shape);
-        l.strides[..shape.len()].copy_from_slice(strides);
+        let l = Layout::unchecked(shape, strides, offset);
         l.check("Layout.v")?;
         Ok(l)
     }
@@ -283,7 +276,9 @@ impl Layout {
         }
     }
 
-    pub(crate) fn with(&self, shape: &[usize], strides: &[isize], offset: usize) -> Layout {
+    /// The layout of `shape`, `strides` (of equal length, at most [`MAX_RANK`]) and
+    /// `offset`, unchecked: the caller checks with [`Layout::check`].
+    pub(crate) fn unchecked(shape: &[usize], strides: &[isize], offset: usize) -> Layout {
         let mut l = Layout {
             rank: shape.len() as u8,
             shape: [0; MAX_RANK],

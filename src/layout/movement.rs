@@ -289,7 +289,7 @@ impl Layout {
                 st[*k..old_t.len() - 1].copy_from_slice(&old_t[*k + 1..]);
             }
         }
-        let l = self.with(&shape, &st[..shape.len()], off.max(0) as usize);
+        let l = Layout::unchecked(&shape, &st[..shape.len()], off.max(0) as usize);
         l.check(m.name())?;
         Ok(Some(l))
     }
