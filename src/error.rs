@@ -63,6 +63,28 @@ pub enum Error {
         /// The reason its consumer gave, as `"donated to add"`.
         why: String,
     },
+    /// Memory that a `Claim::with` holds exclusive for a donation: nothing else may
+    /// touch it until the donor consumes it.
+    #[error("{op}: the memory is held exclusive by a donation")]
+    HeldExclusive {
+        /// The function called.
+        op: &'static str,
+    },
+    /// A write to memory or a buffer that admits only reads.
+    #[error("{op}: the memory admits only reads")]
+    ReadOnly {
+        /// The function called.
+        op: &'static str,
+    },
+    /// A use of claims that the seed refuses (`Claim.consume` outside its `with_`, of
+    /// memory it does not claim, of a held memory, ...).
+    #[error("{op}: {reason}")]
+    Claim {
+        /// The function called.
+        op: &'static str,
+        /// Why.
+        reason: String,
+    },
     /// A device was lost (seed: `Rig.Lost`).
     #[error("{op}: device {device} was lost")]
     Lost {

@@ -12,13 +12,14 @@ mod error;
 pub mod formats;
 pub mod layout;
 pub mod rig;
+mod sync;
 
 pub use dtype::DType;
 pub use error::{Error, Result};
 
 pub use array::{AnyArray, Array};
 pub use layout::{Layout, Move, Slice};
-pub use rig::Device;
+pub use rig::Rig;
 
 /// The README's examples, run as doctests.
 #[cfg(doctest)]

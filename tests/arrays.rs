@@ -3,7 +3,7 @@
 
 use half::f16;
 use nxrig::dtype::{convert_bits, F8E4m3, I4, U4};
-use nxrig::{AnyArray, Array, DType, Device, Error, Move, Slice};
+use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -17,7 +17,7 @@ fn slice1(start: Option<isize>, stop: Option<isize>, step: isize) -> Move {
 #[test]
 fn k1_float32_to_e4m3_rounds_to_nearest_even() {
     let a = Array::<f32>::of_array(&[2], &[1.8131605, 4.25]).unwrap();
-    let b = a.cast::<F8E4m3>().unwrap().to_vec();
+    let b = a.cast::<F8E4m3>().unwrap().to_vec().unwrap();
     assert_eq!(b, [F8E4m3(0x3f), F8E4m3(0x48)]);
 }
 
@@ -28,6 +28,7 @@ fn k2_float64_to_float16_carries_into_the_exponent() {
         .cast::<f16>()
         .unwrap()
         .to_vec()
+        .unwrap()
         .iter()
         .map(|h| h.to_bits())
         .collect();
@@ -48,6 +49,7 @@ fn k3_low_payload_nan_stays_nan() {
         .cast::<f16>()
         .unwrap()
         .to_vec()
+        .unwrap()
         .iter()
         .map(|h| h.to_bits())
         .collect();
@@ -85,19 +87,25 @@ fn k3_low_payload_nan_stays_nan() {
 #[test]
 fn k4_float_to_integer_saturates_and_nan_is_zero() {
     let a = Array::<f64>::of_array(&[3], &[-1.0, 300.0, f64::NAN]).unwrap();
-    assert_eq!(a.cast::<u8>().unwrap().to_vec(), [0, 255, 0]);
+    assert_eq!(a.cast::<u8>().unwrap().to_vec().unwrap(), [0, 255, 0]);
     let inf = Array::<f32>::of_array(&[2], &[f32::INFINITY, f32::NEG_INFINITY]).unwrap();
-    assert_eq!(inf.cast::<i32>().unwrap().to_vec(), [i32::MAX, i32::MIN]);
     assert_eq!(
-        inf.cast::<I4>().unwrap().to_vec(),
+        inf.cast::<i32>().unwrap().to_vec().unwrap(),
+        [i32::MAX, i32::MIN]
+    );
+    assert_eq!(
+        inf.cast::<I4>().unwrap().to_vec().unwrap(),
         [I4::new(7).unwrap(), I4::new(-8).unwrap()]
     );
     assert_eq!(
-        inf.cast::<U4>().unwrap().to_vec(),
+        inf.cast::<U4>().unwrap().to_vec().unwrap(),
         [U4::new(15).unwrap(), U4::new(0).unwrap()]
     );
-    assert_eq!(inf.cast::<u64>().unwrap().to_vec(), [u64::MAX, 0]);
-    assert_eq!(inf.cast::<i64>().unwrap().to_vec(), [i64::MAX, i64::MIN]);
+    assert_eq!(inf.cast::<u64>().unwrap().to_vec().unwrap(), [u64::MAX, 0]);
+    assert_eq!(
+        inf.cast::<i64>().unwrap().to_vec().unwrap(),
+        [i64::MAX, i64::MIN]
+    );
 }
 
 fn int4_ramp() -> AnyArray {
@@ -119,7 +127,8 @@ fn k6_packed_int4_keeps_its_sign_at_every_nibble() {
             .unwrap()
             .expect::<i8>()
             .unwrap()
-            .to_vec(),
+            .to_vec()
+            .unwrap(),
         ramp
     );
     // Even and odd indices separately, and reversed.
@@ -131,7 +140,8 @@ fn k6_packed_int4_keeps_its_sign_at_every_nibble() {
             .unwrap()
             .expect::<i8>()
             .unwrap()
-            .to_vec(),
+            .to_vec()
+            .unwrap(),
         want
     );
     let odd_idx = odd.move_(&slice1(Some(1), None, 2)).unwrap().unwrap();
@@ -142,7 +152,8 @@ fn k6_packed_int4_keeps_its_sign_at_every_nibble() {
             .unwrap()
             .expect::<i8>()
             .unwrap()
-            .to_vec(),
+            .to_vec()
+            .unwrap(),
         want
     );
     let rev = odd.move_(&Move::Flip(vec![0])).unwrap().unwrap();
@@ -152,7 +163,8 @@ fn k6_packed_int4_keeps_its_sign_at_every_nibble() {
             .unwrap()
             .expect::<i8>()
             .unwrap()
-            .to_vec(),
+            .to_vec()
+            .unwrap(),
         want
     );
     // Into every wider signed dtype too.
@@ -167,6 +179,7 @@ fn k6_packed_int4_keeps_its_sign_at_every_nibble() {
             .cast(d)
             .unwrap()
             .to_bits_vec()
+            .unwrap()
             .iter()
             .map(|&b| nxrig::dtype::f64_of_bits(d, b))
             .collect();
@@ -191,25 +204,31 @@ fn k7_reshape_of_a_permuted_view_is_no_view() {
         "no view: the caller copies"
     );
     let c = t.any().move_or_copy(&Move::Reshape(vec![4])).unwrap();
-    assert_eq!(c.expect::<i32>().unwrap().to_vec(), [0, 2, 1, 3]);
+    assert_eq!(c.expect::<i32>().unwrap().to_vec().unwrap(), [0, 2, 1, 3]);
     let c = t.copy().unwrap();
-    assert_eq!(c.to_vec(), [0, 2, 1, 3]);
+    assert_eq!(c.to_vec().unwrap(), [0, 2, 1, 3]);
     assert_eq!(c.get(&[0, 1]).unwrap(), 2);
 }
 
 #[test]
 fn k9_negative_step_slices_mean_what_numpy_means() {
     let x = Array::<i64>::of_array(&[10], &(0..10).collect::<Vec<_>>()).unwrap();
-    let take = |s, e, st| x.move_(&slice1(s, e, st)).unwrap().unwrap().to_vec();
+    let take = |s, e, st| {
+        x.move_(&slice1(s, e, st))
+            .unwrap()
+            .unwrap()
+            .to_vec()
+            .unwrap()
+    };
     assert_eq!(take(Some(5), Some(2), -1), [5, 4, 3]);
     assert_eq!(take(Some(2), Some(5), -1), Vec::<i64>::new());
     assert_eq!(take(None, Some(7), -1), [9, 8]);
     assert_eq!(take(Some(7), None, -1), [7, 6, 5, 4, 3, 2, 1, 0]);
-    let y = Array::<f32>::create(&Device::host(), &[5, 5]).unwrap();
+    let y = Array::<f32>::create(&Rig::host(), &[5, 5]).unwrap();
     let e = y.move_(&slice1(Some(0), Some(0), -1)).unwrap().unwrap();
     assert_eq!(e.shape(), [0, 5]);
     assert!(e.layout().offset() < 25, "offset inside the buffer");
-    assert_eq!(e.to_vec(), Vec::<f32>::new());
+    assert_eq!(e.to_vec().unwrap(), Vec::<f32>::new());
     assert_eq!(e.copy().unwrap().shape(), [0, 5]);
 }
 
@@ -219,7 +238,7 @@ fn get_set_and_to_vec_in_c_order() {
     assert_eq!(a.get(&[1, 2]).unwrap(), 5.0);
     a.set(&[0, 1], 9.5).unwrap();
     let t = a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
-    assert_eq!(t.to_vec(), [0.0, 3.0, 9.5, 4.0, 2.0, 5.0]);
+    assert_eq!(t.to_vec().unwrap(), [0.0, 3.0, 9.5, 4.0, 2.0, 5.0]);
     // Index errors name the function and the operand.
     for bad in [&[2usize, 0][..], &[0, 3], &[0], &[0, 0, 0]] {
         let e = a.get(bad).unwrap_err();
@@ -243,7 +262,7 @@ fn get_set_and_to_vec_in_c_order() {
     // Rank 0.
     let s = Array::<u16>::of_array(&[], &[7]).unwrap();
     assert_eq!(s.get(&[]).unwrap(), 7);
-    assert_eq!(s.to_vec(), [7]);
+    assert_eq!(s.to_vec().unwrap(), [7]);
 }
 
 #[test]
@@ -251,7 +270,10 @@ fn sub_byte_set_keeps_the_neighbouring_nibble() {
     let a = Array::<U4>::of_array(&[4], &[1, 2, 3, 4].map(|x| U4::new(x).unwrap())).unwrap();
     a.set(&[1], U4::new(15).unwrap()).unwrap();
     a.set(&[2], U4::new(0).unwrap()).unwrap();
-    assert_eq!(a.to_vec(), [1, 15, 0, 4].map(|x| U4::new(x).unwrap()));
+    assert_eq!(
+        a.to_vec().unwrap(),
+        [1, 15, 0, 4].map(|x| U4::new(x).unwrap())
+    );
     assert_eq!(a.any().to_bytes().unwrap(), [0xf1, 0x40]);
     // An odd count leaves the last byte's high nibble zero.
     let b = Array::<I4>::of_array(&[3], &[-1, -1, -1].map(|x| I4::new(x).unwrap())).unwrap();
@@ -276,13 +298,13 @@ fn from_vec_is_zero_copy() {
     let a = Array::<f32>::from_vec(&[2, 2], v).unwrap();
     assert_eq!(a.buffer().addr(), p);
     a.set(&[1, 1], 8.0).unwrap();
-    assert_eq!(a.to_vec(), [1.0, 2.0, 3.0, 8.0]);
+    assert_eq!(a.to_vec().unwrap(), [1.0, 2.0, 3.0, 8.0]);
     assert!(Array::<f32>::from_vec(&[3], vec![1.0; 2]).is_err());
 }
 
 #[test]
 fn v_checks_bounds_and_alignment() {
-    let buf = nxrig::rig::Buffer::create(&Device::host(), 16).unwrap();
+    let buf = nxrig::rig::Buffer::create(&Rig::host(), 16, nxrig::rig::Kind::Device).unwrap();
     let l = nxrig::Layout::contiguous(&[4]).unwrap();
     assert!(AnyArray::v(DType::Float32, l, buf.clone()).is_ok());
     let l5 = nxrig::Layout::contiguous(&[5]).unwrap();
@@ -319,18 +341,22 @@ fn copy_keeps_nan_payloads_bit_for_bit() {
         .copy()
         .unwrap()
         .to_vec()
+        .unwrap()
         .iter()
         .map(|x| x.to_bits())
         .collect();
     assert_eq!(back, bits);
     let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)]).unwrap();
-    assert_eq!(f.cast::<f32>().unwrap().to_vec()[0].to_bits(), 0x7F802000);
+    assert_eq!(
+        f.cast::<f32>().unwrap().to_vec().unwrap()[0].to_bits(),
+        0x7F802000
+    );
 }
 
 #[test]
 fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
     for &src in &DType::ALL {
-        let e = AnyArray::create(&Device::host(), src, &[0, 3]).unwrap();
+        let e = AnyArray::create(&Rig::host(), src, &[0, 3]).unwrap();
         for &dst in &DType::ALL {
             assert_eq!(e.cast(dst).unwrap().shape(), [0, 3]);
         }
@@ -357,7 +383,7 @@ fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
             .flat_map(|j| (0..3).map(move |i| i * 4 + j))
             .collect();
         for &dst in &DType::ALL {
-            let got = t.cast(dst).unwrap().to_bits_vec();
+            let got = t.cast(dst).unwrap().to_bits_vec().unwrap();
             let want: Vec<u128> = order
                 .iter()
                 .map(|&k| convert_bits(src, dst, bits[k]))

@@ -7,7 +7,7 @@
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::layout::{Layout, Move};
-use crate::rig::{Buffer, Device};
+use crate::rig::{Buffer, Kind, Rig};
 
 /// An array of elements of a dtype known at run time. `Clone` copies the handle, never
 /// the elements. Seed: `Nx_array.any`.
@@ -60,16 +60,28 @@ impl AnyArray {
         })
     }
 
-    /// A fresh C-contiguous array of `shape` on `device`, at offset 0, zeroed (the seed
-    /// leaves elements unspecified; nxrig's are 0). Its buffer holds
+    /// A fresh C-contiguous array of `shape` in `rig`'s device memory, at offset 0,
+    /// zeroed (the seed leaves elements unspecified; nxrig's are 0). Its buffer holds
     /// [`DType::bytes`]`(n)` bytes for `n` elements. Seed: `Nx_array.create`.
     ///
     /// # Errors
-    /// [`Error::Layout`] as [`Layout::contiguous`]; [`Error::Invalid`] if the memory
-    /// cannot be allocated.
-    pub fn create(device: &Device, dtype: DType, shape: &[usize]) -> Result<AnyArray, Error> {
+    /// [`Error::Layout`] as [`Layout::contiguous`]; what [`Buffer::create`] returns.
+    pub fn create(rig: &Rig, dtype: DType, shape: &[usize]) -> Result<AnyArray, Error> {
+        AnyArray::create_in(rig, Kind::Device, dtype, shape)
+    }
+
+    /// [`AnyArray::create`] in memory of `kind`. Seed: `Nx_array.create ~memory`.
+    ///
+    /// # Errors
+    /// As [`AnyArray::create`].
+    pub fn create_in(
+        rig: &Rig,
+        kind: Kind,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<AnyArray, Error> {
         let layout = Layout::contiguous(shape)?;
-        let buffer = Buffer::create(device, dtype.bytes(layout.numel())?)?;
+        let buffer = Buffer::create(rig, dtype.bytes(layout.numel())?, kind)?;
         AnyArray::v(dtype, layout, buffer)
     }
 
@@ -93,9 +105,9 @@ impl AnyArray {
         &self.buffer
     }
 
-    /// The device the array lives on.
-    pub fn device(&self) -> Device {
-        self.buffer.device()
+    /// The device the array lives on. Seed: `Nx_array.device`.
+    pub fn rig(&self) -> &Rig {
+        self.buffer.rig()
     }
 
     /// The array over the same buffer laid out by [`Layout::move_`], or `Ok(None)` where
@@ -142,7 +154,7 @@ impl AnyArray {
     /// # Errors
     /// What [`AnyArray::create`] returns.
     pub fn cast(&self, dtype: DType) -> Result<AnyArray, Error> {
-        let out = AnyArray::create(&self.device(), dtype, self.shape())?;
+        let out = AnyArray::create(self.rig(), dtype, self.shape())?;
         super::cast::cast_into(self, &out)?;
         Ok(out)
     }

@@ -20,8 +20,8 @@ pub(crate) fn cast_into(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
     }
     let (sd, dd) = (src.dtype, dst.dtype);
     let d0 = dst.layout.offset();
-    src.buffer.read(|s| {
-        dst.buffer.write("Nx_array.cast", |d| {
+    src.buffer.read_as("Nx_array.cast", |s| {
+        dst.buffer.write_as("Nx_array.cast", |d| {
             if src.layout.is_contiguous() {
                 let s0 = src.layout.offset();
                 contiguous(sd, s, s0, dd, d, d0, n);
@@ -33,7 +33,7 @@ pub(crate) fn cast_into(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
                 });
             }
         })
-    })
+    })?
 }
 
 /// Converts a contiguous run, split across threads when it is long and both dtypes

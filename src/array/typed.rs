@@ -8,7 +8,7 @@ use super::any::{describe, AnyArray};
 use crate::dtype::{read_bits, write_bits, DType, Element};
 use crate::error::Error;
 use crate::layout::{numel, Layout, Move};
-use crate::rig::{Buffer, Device, Memory};
+use crate::rig::{Buffer, Rig};
 
 /// An array of `E` elements (`E` one of [`Element`]'s types, which fixes the dtype).
 /// `Clone` copies the handle, never the elements. Seed: `Nx_array.t`.
@@ -78,12 +78,12 @@ impl<E: Element> Array<E> {
         &self.any.buffer
     }
 
-    /// A fresh zeroed C-contiguous array of `shape` on `device`. Seed: `Nx_array.create`.
+    /// A fresh zeroed C-contiguous array of `shape` on `rig`. Seed: `Nx_array.create`.
     ///
     /// # Errors
     /// What [`AnyArray::create`] returns.
-    pub fn create(device: &Device, shape: &[usize]) -> Result<Array<E>, Error> {
-        AnyArray::create(device, E::DTYPE, shape)?.expect()
+    pub fn create(rig: &Rig, shape: &[usize]) -> Result<Array<E>, Error> {
+        AnyArray::create(rig, E::DTYPE, shape)?.expect()
     }
 
     /// A fresh C-contiguous host array of `shape` holding `xs` in C order of indices.
@@ -123,8 +123,8 @@ impl<E: Element> Array<E> {
                 operands: format!("{} {shape:?}", E::DTYPE),
             });
         }
-        let a = Self::create(&Device::Host, shape)?;
-        a.any.buffer.write("Nx_array.of_array", |d| {
+        let a = Self::create(&Rig::host(), shape)?;
+        a.any.buffer.write_as("Nx_array.of_array", |d| {
             for (i, b) in bits.enumerate() {
                 write_bits(E::DTYPE, d, i, b);
             }
@@ -153,27 +153,26 @@ impl<E: Element> Array<E> {
                 operands: format!("{} {shape:?}", E::DTYPE),
             });
         }
-        AnyArray::v(
-            E::DTYPE,
-            Layout::contiguous(shape)?,
-            Buffer::of_memory(Memory::of_vec(v)),
-        )?
-        .expect()
+        AnyArray::v(E::DTYPE, Layout::contiguous(shape)?, Buffer::of_vec(v))?.expect()
     }
 
     /// The element at `index`. Seed: `Nx_array.get`.
     ///
     /// # Errors
-    /// [`Error::Invalid`] unless `index` has one entry per axis, each below its extent.
+    /// [`Error::Invalid`] unless `index` has one entry per axis, each below its extent;
+    /// what [`Buffer::read`] returns (a dead buffer, memory held exclusive, a lost
+    /// device).
     pub fn get(&self, index: &[usize]) -> Result<E, Error> {
         let p = self
             .any
             .layout
             .position(index)
             .ok_or_else(|| index_error("Nx_array.get", &self.any, index))?;
-        Ok(E::from_bits(
-            self.any.buffer.read(|b| read_bits(E::DTYPE, b, p)),
-        ))
+        let bits = self
+            .any
+            .buffer
+            .read_as("Nx_array.get", |b| read_bits(E::DTYPE, b, p))?;
+        Ok(E::from_bits(bits))
     }
 
     /// Stores `x` at `index`; a sub-byte store keeps its neighbour's bits. Seed:
@@ -181,7 +180,7 @@ impl<E: Element> Array<E> {
     ///
     /// # Errors
     /// [`Error::Invalid`] as [`Array::get`], if the array reaches an element twice, or
-    /// if its memory admits only reads.
+    /// if its memory admits only reads; what [`Buffer::write`] returns.
     pub fn set(&self, index: &[usize], x: E) -> Result<(), Error> {
         let p = self
             .any
@@ -197,18 +196,21 @@ impl<E: Element> Array<E> {
         }
         self.any
             .buffer
-            .write("Nx_array.set", |b| write_bits(E::DTYPE, b, p, x.to_bits()))
+            .write_as("Nx_array.set", |b| write_bits(E::DTYPE, b, p, x.to_bits()))
     }
 
     /// The elements in C order of indices. Seed: `Nx_array.to_array`.
-    pub fn to_vec(&self) -> Vec<E> {
+    ///
+    /// # Errors
+    /// What [`Buffer::read`] returns.
+    pub fn to_vec(&self) -> Result<Vec<E>, Error> {
         let mut out = Vec::with_capacity(self.any.layout.numel());
-        self.any.buffer.read(|b| {
+        self.any.buffer.read_as("Nx_array.to_array", |b| {
             self.any
                 .layout
                 .for_each_position(|p| out.push(E::from_bits(read_bits(E::DTYPE, b, p))))
-        });
-        out
+        })?;
+        Ok(out)
     }
 
     /// The array moved by `m` over the same buffer, or `Ok(None)` where no view exists.
@@ -248,22 +250,21 @@ impl AnyArray {
     /// [`Error::Invalid`] if `bytes` is shorter than the elements need or misaligned for
     /// `dtype`, and what [`Layout::contiguous`] returns.
     pub fn of_bytes(dtype: DType, shape: &[usize], bytes: Vec<u8>) -> Result<AnyArray, Error> {
-        AnyArray::v(
-            dtype,
-            Layout::contiguous(shape)?,
-            Buffer::of_memory(Memory::of_vec(bytes)),
-        )
+        AnyArray::v(dtype, Layout::contiguous(shape)?, Buffer::of_vec(bytes))
     }
 
     /// The array's elements' bits in C order of indices, each as [`Element::to_bits`]
     /// gives them.
-    pub fn to_bits_vec(&self) -> Vec<u128> {
+    ///
+    /// # Errors
+    /// What [`Buffer::read`] returns.
+    pub fn to_bits_vec(&self) -> Result<Vec<u128>, Error> {
         let mut out = Vec::with_capacity(self.layout.numel());
-        self.buffer.read(|b| {
+        self.buffer.read_as("Nx_array.to_array", |b| {
             self.layout
                 .for_each_position(|p| out.push(read_bits(self.dtype, b, p)))
-        });
-        out
+        })?;
+        Ok(out)
     }
 
     /// The bytes of a C-contiguous copy of the array (sub-byte elements packed, the
@@ -278,6 +279,6 @@ impl AnyArray {
             self.copy()?
         };
         let len = self.dtype.bytes(self.layout.numel())?;
-        Ok(c.buffer.read(|b| b[..len].to_vec()))
+        c.buffer.read_as("Nx_array.to_bytes", |b| b[..len].to_vec())
     }
 }

@@ -14,8 +14,6 @@ pub use safetensors::{read_safetensors_bytes, safetensors_dtype};
 
 use crate::array::AnyArray;
 use crate::error::Error;
-#[cfg(not(target_arch = "wasm32"))]
-use crate::rig::Memory;
 
 /// A named array of a file.
 #[derive(Clone, Debug)]
@@ -103,7 +101,7 @@ pub fn read(path: &Path) -> Result<TensorFile, Error> {
     // SAFETY: the map is read-only; like every reader of a file, nxrig cannot stop
     // another process from changing it meanwhile.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-    let memory = Memory::of_owner(map);
+    let memory = crate::rig::Buffer::of_bytes(map);
     let name = path.display().to_string();
     match format {
         Format::Safetensors => read_safetensors_bytes(&name, memory),

@@ -8,7 +8,7 @@ use crate::array::AnyArray;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::{Buffer, Memory};
+use crate::rig::Buffer;
 
 /// The `.npy` type string of `d` (`"<f4"`), `None` where NumPy has no such dtype.
 pub fn npy_descr(d: DType) -> Option<&'static str> {
@@ -33,26 +33,25 @@ pub fn npy_descr(d: DType) -> Option<&'static str> {
     })
 }
 
-/// The one array of the `.npy` bytes `memory` (named `path` in errors) as a tensor
-/// named `name`: a view of `memory` (Fortran order as reversed strides) where aligned,
+/// The one array of the `.npy` bytes of `buffer` (named `path` in errors) as a tensor
+/// named `name`: a view of `buffer` (Fortran order as reversed strides) where aligned,
 /// a copy otherwise.
 ///
 /// # Errors
 /// [`Error::Format`] for a truncated or corrupt header, a dtype nxrig does not read
 /// (big-endian, structured, object arrays), or data shorter than the shape needs.
-pub fn read_npy_bytes(path: &str, name: &str, memory: Memory) -> Result<TensorFile, Error> {
+pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFile, Error> {
     let fmt = |reason: String| Error::Format {
         path: path.to_owned(),
         tensor: Some(name.to_owned()),
         reason,
     };
-    let buffer = Buffer::of_memory(memory);
     let (header, start) = buffer.read(|bytes| {
         let mut cur = Cursor::new(bytes);
         let h = npyz::NpyHeader::from_reader(&mut cur)
             .map_err(|e| fmt(format!("bad .npy header: {e}")))?;
         Ok::<_, Error>((h, cur.position() as usize))
-    })?;
+    })??;
     let descr = header.dtype().descr().trim_matches('\'').to_owned();
     let dtype = DType::ALL
         .into_iter()
@@ -83,11 +82,7 @@ pub fn read_npy_bytes(path: &str, name: &str, memory: Memory) -> Result<TensorFi
     })?;
     let array = match AnyArray::v(dtype, layout, view.clone()) {
         Ok(a) => a,
-        Err(_) => AnyArray::v(
-            dtype,
-            layout,
-            Buffer::of_memory(Memory::of_vec(view.read(|b| b.to_vec()))),
-        )?,
+        Err(_) => AnyArray::v(dtype, layout, Buffer::of_vec(view.read(|b| b.to_vec())?))?,
     };
     Ok(TensorFile {
         tensors: vec![Tensor {

@@ -8,7 +8,7 @@ use crate::array::AnyArray;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::{Buffer, Memory};
+use crate::rig::Buffer;
 
 /// The safetensors dtype of `d`, `None` where the format has none.
 pub fn safetensors_dtype(d: DType) -> Option<St> {
@@ -39,19 +39,18 @@ fn dtype_of(st: St) -> Option<DType> {
         .find(|&d| safetensors_dtype(d) == Some(st))
 }
 
-/// The tensors of the `.safetensors` bytes `memory` (named `path` in errors): views of
-/// `memory` where aligned for their dtype, copies otherwise.
+/// The tensors of the `.safetensors` bytes of `buffer` (named `path` in errors): views
+/// of `buffer` where aligned for their dtype, copies otherwise.
 ///
 /// # Errors
 /// [`Error::Format`] for a truncated or corrupt header, offsets out of the data or
 /// overlapping, a byte count that does not match the shape, or a dtype nxrig lacks.
-pub fn read_safetensors_bytes(path: &str, memory: Memory) -> Result<TensorFile, Error> {
+pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, Error> {
     let fmt = |tensor: Option<String>, reason: String| Error::Format {
         path: path.to_owned(),
         tensor,
         reason,
     };
-    let buffer = Buffer::of_memory(memory);
     let (file, data_start) = buffer.read(|bytes| -> Result<_, Error> {
         let (n, meta) = SafeTensors::read_metadata(bytes).map_err(|e| fmt(None, e.to_string()))?;
         let st = SafeTensors::deserialize(bytes).map_err(|e| fmt(None, e.to_string()))?;
@@ -73,7 +72,7 @@ pub fn read_safetensors_bytes(path: &str, memory: Memory) -> Result<TensorFile, 
         spans.sort_by_key(|s| s.3);
         out.tensors.reserve(spans.len());
         Ok(((out, spans), 8 + n))
-    })?;
+    })??;
     let (mut out, spans) = file;
     for (name, dtype, shape, (start, end)) in spans {
         let f = |reason: String| fmt(Some(name.clone()), reason);
@@ -84,7 +83,7 @@ pub fn read_safetensors_bytes(path: &str, memory: Memory) -> Result<TensorFile, 
         let array = match AnyArray::v(dtype, layout, view.clone()) {
             Ok(a) => a,
             // Misaligned for its dtype: copy into aligned memory.
-            Err(_) => AnyArray::of_bytes(dtype, &shape, view.read(|b| b.to_vec()))
+            Err(_) => AnyArray::of_bytes(dtype, &shape, view.read(|b| b.to_vec())?)
                 .map_err(|e| f(e.to_string()))?,
         };
         out.tensors.push(Tensor { name, array });

@@ -1,44 +1,89 @@
 //! Buffers: a byte range of one memory. Seed: `Rig.Buffer`.
+//!
+//! A buffer is a handle: `Clone` never copies bytes. Every view and borrow of an
+//! allocation shares its claims and its life: a consume kills them all at once.
 
-use std::sync::Arc;
-
-use super::memory::{Access, Memory};
-use super::Device;
+use super::device::Rig;
+use super::memory::{word, Access, Kind, Life, Memory};
 use crate::error::Error;
+use crate::sync::{lock, Arc, Ordering};
 
-/// A byte range of one memory on one device. `Clone` copies the handle, never the
-/// bytes. Seed: `Rig.Buffer.t`.
-#[derive(Clone, Debug)]
+/// A byte range of one memory on one device. Seed: `Rig.Buffer.t`.
+#[derive(Clone)]
 pub struct Buffer {
-    memory: Arc<Memory>,
+    pub(crate) memory: Arc<Memory>,
+    pub(crate) life: Arc<Life>,
     start: usize,
     len: usize,
+    access: Access,
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffer")
+            .field("rig", &self.memory.rig)
+            .field("start", &self.start)
+            .field("len", &self.len)
+            .field("access", &self.access)
+            .field("dead", &self.life.dead())
+            .finish()
+    }
 }
 
 impl Buffer {
-    /// A fresh buffer of `len` zeroed bytes on `device`. Seed: `Rig.Buffer.create`.
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] if the memory cannot be allocated.
-    pub fn create(device: &Device, len: usize) -> Result<Buffer, Error> {
-        match device {
-            Device::Host => Ok(Buffer::of_memory(Memory::zeroed(len)?)),
+    /// A buffer spanning `memory`, of the memory's current life.
+    pub(crate) fn spanning(memory: Memory) -> Buffer {
+        let memory = Arc::new(memory);
+        let life = memory.current_life();
+        let (len, access) = (memory.len(), memory.access());
+        Buffer {
+            memory,
+            life,
+            start: 0,
+            len,
+            access,
         }
     }
 
-    /// A buffer spanning `memory`.
-    pub fn of_memory(memory: Memory) -> Buffer {
+    pub(crate) fn with_life(memory: Arc<Memory>, life: Arc<Life>, access: Access) -> Buffer {
         let len = memory.len();
         Buffer {
-            memory: Arc::new(memory),
+            memory,
+            life,
             start: 0,
             len,
+            access,
         }
+    }
+
+    /// A fresh buffer of `len` bytes of memory of `kind` on `rig`, zeroed. Seed:
+    /// `Rig.Buffer.create`.
+    ///
+    /// # Errors
+    /// [`Error::Lost`] for a lost device; [`Error::Invalid`] if the memory cannot be
+    /// allocated.
+    pub fn create(rig: &Rig, len: usize, kind: Kind) -> Result<Buffer, Error> {
+        rig.check("Rig.Buffer.create")?;
+        Ok(Buffer::spanning(Memory::zeroed(rig, len, kind)?))
+    }
+
+    /// The bytes of `v` as a host buffer, without a copy, admitting reads and writes.
+    /// nxrig owns the `Vec` from now on, so the memory stays inside the claims.
+    /// Seed: `Rig.Buffer.of_bigarray`.
+    pub fn of_vec<T: bytemuck::Pod + Send + Sync>(v: Vec<T>) -> Buffer {
+        Buffer::spanning(Memory::of_vec(&Rig::host(), v))
+    }
+
+    /// The bytes `owner` dereferences to (a static slice, a memory map, shared bytes)
+    /// as a host buffer, without a copy, admitting only reads, outside the claims.
+    /// Seed: `Rig.Buffer.of_bigarray`, `Rig.Buffer.of_io`.
+    pub fn of_bytes<O: AsRef<[u8]> + Send + Sync + 'static>(owner: O) -> Buffer {
+        Buffer::spanning(Memory::of_owner(&Rig::host(), owner))
     }
 
     /// The device the memory is on.
-    pub fn device(&self) -> Device {
-        Device::Host
+    pub fn rig(&self) -> &Rig {
+        &self.memory.rig
     }
 
     /// Length in bytes.
@@ -56,12 +101,18 @@ impl Buffer {
         self.start
     }
 
-    /// What the buffer's memory admits.
-    pub fn access(&self) -> Access {
-        self.memory.access()
+    /// Where on its device the memory lives.
+    pub fn kind(&self) -> Kind {
+        self.memory.kind()
     }
 
-    /// Address of the buffer's first byte on the host.
+    /// What the buffer admits: `Read` where the memory does, or where a consume that
+    /// did not hold the memory exclusive made it. Seed: `Rig.Buffer.access`.
+    pub fn access(&self) -> Access {
+        self.access
+    }
+
+    /// Address of the buffer's first byte, on a device the host addresses.
     pub fn addr(&self) -> usize {
         self.memory.addr() + self.start
     }
@@ -71,19 +122,54 @@ impl Buffer {
         self.start == 0 && self.len == self.memory.len()
     }
 
-    /// The buffer of bytes `start..start + len` of this one.
+    /// True when the two buffers share a byte of one memory. Seed: `Rig.Buffer.overlaps`.
+    pub fn overlaps(&self, other: &Buffer) -> bool {
+        Arc::ptr_eq(&self.memory, &other.memory)
+            && self.start < other.start + other.len
+            && other.start < self.start + self.len
+    }
+
+    /// True when the two buffers are of one allocation.
+    pub fn same_memory(&self, other: &Buffer) -> bool {
+        Arc::ptr_eq(&self.memory, &other.memory)
+    }
+
+    /// The reason its consumer gave, if the buffer is dead. Seed: `Rig.Buffer.dead`.
+    pub fn dead(&self) -> Option<Arc<str>> {
+        self.life.dead()
+    }
+
+    /// True while the buffer is live.
+    pub fn is_live(&self) -> bool {
+        self.life.dead().is_none()
+    }
+
+    /// `Err(Dead)` or `Err(Lost)` naming `op` unless the buffer is live on a live device.
+    pub(crate) fn check(&self, op: &'static str) -> Result<(), Error> {
+        if let Some(why) = self.life.dead() {
+            return Err(Error::Dead {
+                op,
+                why: why.to_string(),
+            });
+        }
+        self.memory.rig.check(op)
+    }
+
+    /// The buffer of bytes `start..start + len` of this one, sharing its memory's
+    /// claims and life. Seed: `Rig.Buffer.sub`.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the range is not inside the buffer.
+    /// [`Error::Dead`] for a dead buffer; [`Error::Invalid`] if the range is not inside it.
     pub fn view(&self, start: usize, len: usize) -> Result<Buffer, Error> {
+        self.check("Rig.Buffer.sub")?;
         match start.checked_add(len) {
             Some(end) if end <= self.len => Ok(Buffer {
-                memory: self.memory.clone(),
                 start: self.start + start,
                 len,
+                ..self.clone()
             }),
             _ => Err(Error::Invalid {
-                op: "Rig.Buffer.view",
+                op: "Rig.Buffer.sub",
                 reason: format!(
                     "bytes {start}..{start}+{len} are not inside a buffer of {} bytes",
                     self.len
@@ -93,25 +179,193 @@ impl Buffer {
         }
     }
 
-    /// `f` of the buffer's bytes, while no host write runs. Seed: `Rig.Buffer.read`.
-    pub fn read<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+    /// Takes a read claim on the memory for the life of the returned guard.
+    pub(crate) fn claim(&self, op: &'static str) -> Result<ReadClaim<'_>, Error> {
+        self.check(op)?;
         self.memory
-            .read(|b| f(&b[self.start..self.start + self.len]))
+            .claim_read()
+            .map_err(|()| Error::HeldExclusive { op })?;
+        let g = ReadClaim(&self.memory);
+        // A consume may have killed the buffer between the check and the claim.
+        self.check(op)?;
+        Ok(g)
     }
 
-    /// `f` of the buffer's bytes, alone. Seed: `Rig.Buffer.write`.
+    /// `f` of the buffer's bytes on the host, under a read claim, after the device
+    /// work that wrote them. Seed: `Rig.Buffer.read`.
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming `op` if the memory admits only reads.
-    pub fn write<R>(&self, op: &'static str, f: impl FnOnce(&mut [u8]) -> R) -> Result<R, Error> {
-        self.memory
-            .write(op, |b| f(&mut b[self.start..self.start + self.len]))
+    /// [`Error::Dead`], [`Error::HeldExclusive`], [`Error::Lost`]; [`Error::Invalid`]
+    /// if the host does not address the memory.
+    pub fn read<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
+        self.read_as("Rig.Buffer.read", f)
     }
 
-    /// True when the two buffers share a byte of one memory. Seed: `Rig.Buffer.overlaps`.
-    pub fn overlaps(&self, other: &Buffer) -> bool {
-        Arc::ptr_eq(&self.memory, &other.memory)
-            && self.start < other.start + other.len
-            && other.start < self.start + self.len
+    /// [`Buffer::read`], its errors naming `op`.
+    pub(crate) fn read_as<R>(
+        &self,
+        op: &'static str,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, Error> {
+        let _c = self.claim(op)?;
+        self.host_check(op)?;
+        self.wait_for(op, false)?;
+        Ok(self
+            .memory
+            .bytes(|b| f(&b[self.start..self.start + self.len])))
+    }
+
+    /// `f` of the buffer's bytes on the host, to write them, under a read claim (as
+    /// the seed says: the claims order donations, not host writes), after the device
+    /// work that reads or writes them. Seed: `Rig.Buffer.write`.
+    ///
+    /// # Errors
+    /// As [`Buffer::read`], and [`Error::ReadOnly`] if the buffer admits only reads.
+    pub fn write<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> Result<R, Error> {
+        self.write_as("Rig.Buffer.write", f)
+    }
+
+    /// [`Buffer::write`], its errors naming `op`.
+    pub(crate) fn write_as<R>(
+        &self,
+        op: &'static str,
+        f: impl FnOnce(&mut [u8]) -> R,
+    ) -> Result<R, Error> {
+        let _c = self.claim(op)?;
+        self.write_check(op)?;
+        self.wait_for(op, true)?;
+        Ok(self
+            .memory
+            .bytes_mut(|b| f(&mut b[self.start..self.start + self.len])))
+    }
+
+    pub(crate) fn host_check(&self, op: &'static str) -> Result<(), Error> {
+        if self.memory.rig.host_addressable() {
+            Ok(())
+        } else {
+            Err(Error::Invalid {
+                op,
+                reason: "the host does not address the memory".into(),
+                operands: String::new(),
+            })
+        }
+    }
+
+    pub(crate) fn write_check(&self, op: &'static str) -> Result<(), Error> {
+        self.host_check(op)?;
+        if self.access == Access::Read {
+            return Err(Error::ReadOnly { op });
+        }
+        Ok(())
+    }
+
+    /// Waits for the device work that a read (`write` false) or a write of the buffer
+    /// must follow. Blocking: native only; use [`Buffer::wait_async`] everywhere.
+    /// Seed: `Rig.Buffer.wait`.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] if a device whose work it
+    /// must follow is lost before that work is done.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn wait(&self, write: bool) -> Result<(), Error> {
+        self.check("Rig.Buffer.wait")?;
+        self.wait_for("Rig.Buffer.wait", write)
+    }
+
+    pub(crate) fn wait_for(&self, op: &'static str, write: bool) -> Result<(), Error> {
+        let need = lock(&self.memory.stamps).must_follow(write);
+        for (rig, s) in need {
+            match rig.timeline().state(s) {
+                Some(true) => {}
+                None => return Err(rig.lost(op)),
+                // Only GPU timelines leave work unfinished; their backend blocks here.
+                Some(false) => {
+                    return Err(Error::Invalid {
+                        op,
+                        reason: format!(
+                            "work {s:?} on {rig:?} is unfinished and {rig:?} cannot be waited for"
+                        ),
+                        operands: String::new(),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves once the device work a read (`write` false) or a write of the buffer
+    /// must follow is done. Never blocks. Seed: `Rig.Buffer.wait`.
+    ///
+    /// # Errors
+    /// As [`Buffer::wait`].
+    pub async fn wait_async(&self, write: bool) -> Result<(), Error> {
+        const OP: &str = "Rig.Buffer.wait";
+        self.check(OP)?;
+        let need = lock(&self.memory.stamps).must_follow(write);
+        for (rig, s) in need {
+            if !rig.timeline().reached(s).await {
+                return Err(rig.lost(OP));
+            }
+        }
+        Ok(())
+    }
+
+    /// Kills every buffer of the memory with the reason "freed"; the bytes go back when
+    /// the last handle goes. Seed: `Rig.Buffer.free`.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
+    /// the memory exclusive; [`Error::Claim`] while a hold holds it.
+    pub fn free(&self) -> Result<(), Error> {
+        const OP: &str = "Rig.Buffer.free";
+        self.check(OP)?;
+        let w = self.memory.word.load(Ordering::Acquire);
+        if w & word::EXCL != 0 {
+            return Err(Error::HeldExclusive { op: OP });
+        }
+        if w & word::HOLDS != 0 {
+            return Err(Error::Claim {
+                op: OP,
+                reason: "a hold holds the memory".into(),
+            });
+        }
+        self.memory.kill("freed (Rig.Buffer.free)");
+        Ok(())
+    }
+
+    /// A buffer of the same bytes for device `rig`, or `None` where `rig` cannot map the
+    /// memory. It shares the memory's claims and life. Seed: `Rig.Buffer.borrow`.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] if either device is lost.
+    pub fn borrow(&self, rig: &Rig) -> Result<Option<Buffer>, Error> {
+        const OP: &str = "Rig.Buffer.borrow";
+        self.check(OP)?;
+        rig.check(OP)?;
+        // Host memory is addressed by every host device; GPU backends map what they can.
+        if self.memory.rig.host_addressable() && rig.host_addressable() {
+            Ok(Some(self.clone()))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Puts the memory outside the claims for good, through every view and borrow:
+    /// no donation will write it. Seed: `Rig.Buffer.export` (and `Claim.share`).
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
+    /// the memory exclusive.
+    pub fn export(&self) -> Result<(), Error> {
+        super::claim::share_memory(self, "Rig.Buffer.export")
+    }
+}
+
+/// A read claim on a memory, released on drop.
+pub(crate) struct ReadClaim<'a>(pub(crate) &'a Memory);
+
+impl Drop for ReadClaim<'_> {
+    fn drop(&mut self) {
+        self.0.release_read();
     }
 }

@@ -1,37 +1,139 @@
-//! Host memory: one allocation in the host's address space (wasm linear memory under
-//! wasm32), made by nxrig or outside it (a `Vec`, a static slice, a memory-mapped file).
+//! Memory: one allocation on one device, with its claims word, its life and the
+//! stamps of the work on it.
 //!
-//! Seed: `Rig.Buffer` (memory kinds, `of_bigarray`, `of_io`). Bytes are reached only
-//! through [`Memory::read`] and [`Memory::write`], which order host accesses; the
-//! claims of the full runtime build on this.
+//! Seed: `Rig.Buffer` (memory, kinds, access), `Rig.Claim` (the claims). Host memory
+//! is made by nxrig (zeroed, aligned to [`ALIGN`]) or outside it: a `Vec` nxrig then
+//! owns, a static slice, a memory-mapped file.
 
 use std::any::Any;
-use std::sync::RwLock;
 
+use super::device::Rig;
+use super::timeline::Stamp;
 use crate::error::Error;
+use crate::sync::{lock, Arc, AtomicBool, AtomicU64, Mutex, Ordering, RwLock};
 
-/// What a memory admits. Seed: `Rig.Buffer.access`.
+/// What a memory or buffer admits. Seed: `Rig.Buffer.access`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
-    /// Only reads: a read-only map, a static slice.
+    /// Only reads.
     Read,
     /// Reads and writes.
     ReadWrite,
 }
 
+/// Where on its device a memory lives. Seed: `Rig.Buffer.kind`. On the host both
+/// kinds are the same memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Kind {
+    /// The device's own memory (a GPU's VRAM).
+    #[default]
+    Device,
+    /// Device memory the host can map (for uploads and readbacks).
+    HostVisible,
+}
+
 /// Alignment of memory nxrig allocates, in bytes: enough for every dtype.
 pub const ALIGN: usize = 16;
 
-/// Allocations from this many bytes up are anonymous maps with huge pages (Linux).
-#[cfg(target_os = "linux")]
-const HUGE_MIN: usize = 4 << 20;
+/// The claims word of an allocation: read claims (holds included) in the low bits,
+/// then the holds, and three flags.
+pub(crate) mod word {
+    /// Read claims, holds included.
+    pub const COUNT: u64 = (1 << 40) - 1;
+    /// One hold.
+    pub const HOLD: u64 = 1 << 40;
+    /// Holds.
+    pub const HOLDS: u64 = ((1 << 20) - 1) << 40;
+    /// A consume is checking the holds and killing the buffers.
+    pub const CONSUMING: u64 = 1 << 61;
+    /// The memory is outside the claims for good: never exclusive.
+    pub const OUTSIDE: u64 = 1 << 62;
+    /// A `Claim::with` holds the memory exclusive (its one read claim is the count).
+    pub const EXCL: u64 = 1 << 63;
+}
 
-/// One host allocation.
-pub struct Memory {
+/// One generation of a memory's buffers: those made before a consume die together.
+#[derive(Debug)]
+pub(crate) struct Life {
+    dead: AtomicBool,
+    why: std::sync::Mutex<Option<Arc<str>>>,
+}
+
+impl Life {
+    pub(crate) fn new() -> Arc<Life> {
+        Arc::new(Life {
+            dead: AtomicBool::new(false),
+            why: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// The reason its consumer gave, if this generation is dead.
+    pub(crate) fn dead(&self) -> Option<Arc<str>> {
+        if self.dead.load(Ordering::Acquire) {
+            Some(
+                self.why
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone()
+                    .unwrap_or_else(|| "dead".into()),
+            )
+        } else {
+            None
+        }
+    }
+
+    fn kill(&self, why: &str) {
+        *self.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.into());
+        self.dead.store(true, Ordering::Release);
+    }
+}
+
+/// The stamps an access to a memory must follow, per device that worked on it.
+#[derive(Debug, Default)]
+pub(crate) struct Stamps {
+    /// (device, last write, last read).
+    per: Vec<(Rig, Stamp, Stamp)>,
+}
+
+impl Stamps {
+    /// Records work at `s` on `rig` that reads (`write` false) or writes the memory.
+    pub(crate) fn record(&mut self, rig: &Rig, s: Stamp, write: bool) {
+        let e = match self.per.iter_mut().find(|e| e.0 == *rig) {
+            Some(e) => e,
+            None => {
+                self.per.push((rig.clone(), Stamp(0), Stamp(0)));
+                self.per.last_mut().expect("just pushed")
+            }
+        };
+        if write {
+            e.1 = e.1.max(s);
+        } else {
+            e.2 = e.2.max(s);
+        }
+    }
+
+    /// What a read (or a write) must follow: the writes (and the reads too).
+    pub(crate) fn must_follow(&self, write: bool) -> Vec<(Rig, Stamp)> {
+        self.per
+            .iter()
+            .map(|(r, w, rd)| (r.clone(), if write { (*w).max(*rd) } else { *w }))
+            .filter(|(_, s)| s.0 > 0)
+            .collect()
+    }
+}
+
+/// One allocation.
+pub(crate) struct Memory {
+    pub(crate) rig: Rig,
     ptr: *mut u8,
     len: usize,
+    kind: Kind,
     access: Access,
-    /// Orders host reads against host writes until the claims of the runtime do.
+    pub(crate) word: AtomicU64,
+    pub(crate) life: Mutex<Arc<Life>>,
+    pub(crate) stamps: Mutex<Stamps>,
+    /// Orders host reads against host writes of the bytes (Rust's aliasing rules);
+    /// the claims order donations, the stamps device work.
     order: RwLock<()>,
     /// Keeps the bytes alive: the allocation, `Vec`, or map they belong to.
     _owner: Box<dyn Any + Send + Sync>,
@@ -42,26 +144,60 @@ pub struct Memory {
 unsafe impl Send for Memory {}
 unsafe impl Sync for Memory {}
 
+/// Allocations from this many bytes up are anonymous maps with huge pages (Linux).
+#[cfg(all(target_os = "linux", not(miri), not(loom)))]
+const HUGE_MIN: usize = 4 << 20;
+
 impl Memory {
-    /// `len` zeroed bytes, aligned to [`ALIGN`].
+    fn make(
+        rig: &Rig,
+        ptr: *mut u8,
+        len: usize,
+        kind: Kind,
+        access: Access,
+        outside: bool,
+        owner: Box<dyn Any + Send + Sync>,
+    ) -> Memory {
+        let w = if outside || access == Access::Read {
+            word::OUTSIDE
+        } else {
+            0
+        };
+        Memory {
+            rig: rig.clone(),
+            ptr,
+            len,
+            kind,
+            access,
+            word: AtomicU64::new(w),
+            life: Mutex::new(Life::new()),
+            stamps: Mutex::new(Stamps::default()),
+            order: RwLock::new(()),
+            _owner: owner,
+        }
+    }
+
+    /// `len` zeroed bytes on host device `rig`, aligned to [`ALIGN`].
     ///
     /// # Errors
     /// [`Error::Invalid`] if the allocation fails.
-    pub fn zeroed(len: usize) -> Result<Memory, Error> {
-        #[cfg(target_os = "linux")]
+    pub(crate) fn zeroed(rig: &Rig, len: usize, kind: Kind) -> Result<Memory, Error> {
+        #[cfg(all(target_os = "linux", not(miri), not(loom)))]
         if len >= HUGE_MIN {
             // Fresh pages from the kernel, asked for as huge pages where it has them (as
             // NumPy does): first writes then fault once per 2 MiB, not per 4 KiB.
             if let Ok(mut map) = memmap2::MmapMut::map_anon(len) {
                 let _ = map.advise(memmap2::Advice::HugePage);
                 let ptr = map.as_mut_ptr();
-                return Ok(Memory {
+                return Ok(Memory::make(
+                    rig,
                     ptr,
                     len,
-                    access: Access::ReadWrite,
-                    order: RwLock::new(()),
-                    _owner: Box::new(map),
-                });
+                    kind,
+                    Access::ReadWrite,
+                    false,
+                    Box::new(map),
+                ));
             }
         }
         let words = len.div_ceil(ALIGN);
@@ -74,103 +210,168 @@ impl Memory {
         v.resize(words, 0);
         let mut b = v.into_boxed_slice();
         let ptr = b.as_mut_ptr().cast::<u8>();
-        Ok(Memory {
+        Ok(Memory::make(
+            rig,
             ptr,
             len,
-            access: Access::ReadWrite,
-            order: RwLock::new(()),
-            _owner: Box::new(b),
-        })
+            kind,
+            Access::ReadWrite,
+            false,
+            Box::new(b),
+        ))
     }
 
-    /// The bytes of `v`, without a copy, admitting reads and writes.
-    pub fn of_vec<T: bytemuck::Pod + Send + Sync>(mut v: Vec<T>) -> Memory {
+    /// The bytes of `v`, which nxrig now owns: nothing outside reaches them, so the
+    /// memory is inside the claims (unlike the seed's `of_bigarray`, whose OCaml
+    /// value stays reachable) and may be donated.
+    pub(crate) fn of_vec<T: bytemuck::Pod + Send + Sync>(rig: &Rig, mut v: Vec<T>) -> Memory {
         let len = std::mem::size_of_val(v.as_slice());
         let ptr = v.as_mut_ptr().cast::<u8>();
-        Memory {
+        Memory::make(
+            rig,
             ptr,
             len,
-            access: Access::ReadWrite,
-            order: RwLock::new(()),
-            _owner: Box::new(v),
-        }
+            Kind::Device,
+            Access::ReadWrite,
+            false,
+            Box::new(v),
+        )
     }
 
-    /// The bytes of `s`, without a copy, admitting only reads.
-    pub fn of_static(s: &'static [u8]) -> Memory {
-        Memory {
-            ptr: s.as_ptr().cast_mut(),
-            len: s.len(),
-            access: Access::Read,
-            order: RwLock::new(()),
-            _owner: Box::new(()),
-        }
-    }
-
-    /// The bytes `owner` dereferences to (a memory map, say), without a copy, admitting
-    /// only reads.
-    pub fn of_owner<O: AsRef<[u8]> + Send + Sync + 'static>(owner: O) -> Memory {
+    /// The bytes `owner` dereferences to (a static slice, a memory map), admitting only
+    /// reads, outside the claims (seed: `of_bigarray`, `of_io`).
+    pub(crate) fn of_owner<O: AsRef<[u8]> + Send + Sync + 'static>(rig: &Rig, owner: O) -> Memory {
         let s = owner.as_ref();
         let (ptr, len) = (s.as_ptr().cast_mut(), s.len());
-        Memory {
+        Memory::make(
+            rig,
             ptr,
             len,
-            access: Access::Read,
-            order: RwLock::new(()),
-            _owner: Box::new(owner),
-        }
+            Kind::Device,
+            Access::Read,
+            true,
+            Box::new(owner),
+        )
     }
 
-    /// Length in bytes.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// True for a memory of no byte.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+    pub(crate) fn kind(&self) -> Kind {
+        self.kind
     }
 
-    /// What the memory admits.
-    pub fn access(&self) -> Access {
+    pub(crate) fn access(&self) -> Access {
         self.access
     }
 
-    /// The address of the first byte (for alignment checks).
-    pub fn addr(&self) -> usize {
+    pub(crate) fn addr(&self) -> usize {
         self.ptr as usize
     }
 
+    /// The current generation.
+    pub(crate) fn current_life(&self) -> Arc<Life> {
+        lock(&self.life).clone()
+    }
+
+    /// Ends the current generation with `why` and starts a new one, returned.
+    pub(crate) fn kill(&self, why: &str) -> Arc<Life> {
+        let mut l = lock(&self.life);
+        l.kill(why);
+        *l = Life::new();
+        l.clone()
+    }
+
+    /// Takes one read claim; `Err(())` if the memory is held exclusive.
+    #[inline]
+    pub(crate) fn claim_read(&self) -> Result<(), ()> {
+        let mut w = self.word.load(Ordering::Acquire);
+        loop {
+            if w & word::EXCL != 0 || w & word::COUNT == word::COUNT {
+                return Err(());
+            }
+            match self
+                .word
+                .compare_exchange_weak(w, w + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return Ok(()),
+                Err(x) => w = x,
+            }
+        }
+    }
+
+    /// Ends one read claim (an exclusive one too, clearing the flag).
+    #[inline]
+    pub(crate) fn release_read(&self) {
+        let mut w = self.word.load(Ordering::Acquire);
+        loop {
+            debug_assert!(
+                w & word::COUNT > 0,
+                "nxrig bug: releasing an unclaimed memory"
+            );
+            let n = (w - 1) & !word::EXCL;
+            match self
+                .word
+                .compare_exchange_weak(w, n, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return,
+                Err(x) => w = x,
+            }
+        }
+    }
+
     /// `f` of the bytes, while no host write runs.
-    pub fn read<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+    pub(crate) fn bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         let _g = self.order.read().unwrap_or_else(|e| e.into_inner());
         // SAFETY: ptr..ptr+len is owned by `_owner` for self's life; `order` excludes writes.
         f(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
     }
 
-    /// `f` of the bytes, alone.
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] if the memory admits only reads.
-    pub fn write<R>(&self, op: &'static str, f: impl FnOnce(&mut [u8]) -> R) -> Result<R, Error> {
-        if self.access == Access::Read {
-            return Err(Error::Invalid {
-                op,
-                reason: "the memory admits only reads".into(),
-                operands: String::new(),
-            });
-        }
+    /// `f` of the bytes, alone. The caller checked that the memory admits writes.
+    pub(crate) fn bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> R {
+        debug_assert_eq!(self.access, Access::ReadWrite);
         let _g = self.order.write().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: as in `read`, and `order` is held exclusive; the owner admits writes.
-        Ok(f(unsafe {
-            std::slice::from_raw_parts_mut(self.ptr, self.len)
-        }))
+        // SAFETY: as in `bytes`, `order` held exclusive, and the owner admits writes.
+        f(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
+    }
+
+    /// `f` of two memories' bytes, `src` read and `dst` written; the same memory twice
+    /// gives `f` one slice for both (`None` for `src`). The two locks are taken in
+    /// address order, so two copies in opposite directions never deadlock.
+    pub(crate) fn bytes_pair<R>(
+        src: &Memory,
+        dst: &Memory,
+        f: impl FnOnce(Option<&[u8]>, &mut [u8]) -> R,
+    ) -> R {
+        debug_assert_eq!(dst.access, Access::ReadWrite);
+        if std::ptr::eq(src, dst) {
+            return dst.bytes_mut(|d| f(None, d));
+        }
+        let (_r, _w);
+        if (src as *const Memory) < (dst as *const Memory) {
+            _r = src.order.read().unwrap_or_else(|e| e.into_inner());
+            _w = dst.order.write().unwrap_or_else(|e| e.into_inner());
+        } else {
+            _w = dst.order.write().unwrap_or_else(|e| e.into_inner());
+            _r = src.order.read().unwrap_or_else(|e| e.into_inner());
+        }
+        // SAFETY: both ranges are owned by their memories; `src` is locked shared and
+        // `dst` exclusive, and they are different allocations.
+        let (s, d) = unsafe {
+            (
+                std::slice::from_raw_parts(src.ptr, src.len),
+                std::slice::from_raw_parts_mut(dst.ptr, dst.len),
+            )
+        };
+        f(Some(s), d)
     }
 }
 
 impl std::fmt::Debug for Memory {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Memory")
+            .field("rig", &self.rig)
             .field("len", &self.len)
             .field("access", &self.access)
             .finish()

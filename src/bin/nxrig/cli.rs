@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use nxrig::formats::{self, Tensor, TensorFile};
-use nxrig::{DType, Device};
+use nxrig::{DType, Rig};
 
 /// n-dimensional arrays over device buffers: inspect and convert tensor files.
 #[derive(Parser)]
@@ -68,7 +68,7 @@ pub fn main() -> ExitCode {
 }
 
 fn devices() -> Result<(), nxrig::Error> {
-    for d in Device::all() {
+    for d in Rig::all() {
         println!("{}", d.name());
     }
     Ok(())
@@ -112,7 +112,7 @@ fn convert(
 ) -> Result<(), nxrig::Error> {
     let to: DType = to.parse()?;
     // Every device nxrig has today is the host, where the file's arrays already are.
-    let _device = Device::by_name(device)?;
+    let _device = Rig::by_name(device)?;
     let pattern =
         tensors
             .map(glob::Pattern::new)

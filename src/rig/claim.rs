@@ -1,0 +1,383 @@
+//! Claims on memory: read claims, exclusive claims, donation, holds. Seed: `Rig.Claim`.
+//!
+//! Per allocation one atomic word ([`super::memory::word`]) counts read claims (holds
+//! included) and holds, and carries three flags: exclusive, outside the claims, and
+//! "a consume is checking the holds". Taking a claim is a compare-and-swap on that
+//! word: it never waits.
+//!
+//! A donor takes its inputs with [`Claim::with`] and consumes an input it holds
+//! exclusive before it writes it:
+//!
+//! ```
+//! use nxrig::rig::{Buffer, Claim, Kind, Rig};
+//! let x = Buffer::create(&Rig::host(), 16, Kind::Device)?;
+//! let out = Claim::with(&[], &[&x], |c| {
+//!     if c.exclusive(&x) { Some(c.consume("donated to add", &x)) } else { None }
+//! })?;
+//! let y = out.unwrap()?;               // x's memory, now y's, admitting writes
+//! assert!(y.write(|b| b.fill(1)).is_ok());
+//! assert_eq!(x.dead().as_deref(), Some("donated to add"));
+//! # Ok::<(), nxrig::Error>(())
+//! ```
+
+use super::buffer::Buffer;
+use super::memory::{word, Access, Memory};
+use crate::error::Error;
+use crate::sync::{spin, Arc, AtomicBool, AtomicU64, Ordering};
+
+/// The namespace of the claims functions. Seed: `Rig.Claim`.
+pub struct Claim;
+
+/// The claims one [`Claim::with`] took, handed to its function. `Sync`: a thread the
+/// function starts may consume; one that overlaps the return completes before the
+/// release or fails. Seed: `Claim.t`.
+pub struct Claims<'b> {
+    entries: Vec<Entry<'b>>,
+    /// `RETURNED` once `with`'s function returned; below it, consumes under way.
+    state: AtomicU64,
+}
+
+struct Entry<'b> {
+    buffer: &'b Buffer,
+    exclusive: AtomicBool,
+}
+
+const RETURNED: u64 = 1 << 63;
+
+/// Releases a `with`'s claims when its function returns or panics.
+struct Release<'a, 'b>(&'a Claims<'b>);
+
+impl Drop for Release<'_, '_> {
+    fn drop(&mut self) {
+        let c = self.0;
+        // Refuse new consumes, then let those under way finish before releasing.
+        let mut s = c.state.fetch_or(RETURNED, Ordering::AcqRel);
+        while s & !RETURNED != 0 {
+            spin();
+            s = c.state.load(Ordering::Acquire);
+        }
+        for e in &c.entries {
+            e.buffer.memory.release_read();
+        }
+    }
+}
+
+fn overlap_error(op: &'static str) -> Error {
+    Error::Claim {
+        op,
+        reason: "a donated buffer overlaps another buffer of the call".into(),
+    }
+}
+
+impl Claim {
+    /// Takes a read claim on the memory of every buffer of `read` and `donate`, makes
+    /// a donated buffer's claim exclusive where the buffer spans its memory, the memory
+    /// admits writes and is inside the claims, and no other claim holds it; then runs
+    /// `f`, and releases every claim when `f` returns or panics. Seed: `Claim.with_`.
+    ///
+    /// # Errors
+    /// Before calling `f`, holding nothing: [`Error::Dead`] for a dead buffer,
+    /// [`Error::Lost`] for a lost device, [`Error::HeldExclusive`] for memory another
+    /// `with` holds exclusive, [`Error::Claim`] if a buffer of `donate` overlaps another
+    /// of `read` or `donate`.
+    pub fn with<'b, R>(
+        read: &[&'b Buffer],
+        donate: &[&'b Buffer],
+        f: impl FnOnce(&Claims<'b>) -> R,
+    ) -> Result<R, Error> {
+        const OP: &str = "Rig.Claim.with_";
+        for (i, d) in donate.iter().enumerate() {
+            let others = read.iter().chain(
+                donate
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, b)| b),
+            );
+            for o in others {
+                if d.overlaps(o) {
+                    return Err(overlap_error(OP));
+                }
+            }
+        }
+        let mut claims = Claims {
+            entries: Vec::with_capacity(read.len() + donate.len()),
+            state: AtomicU64::new(0),
+        };
+        for b in read.iter().chain(donate) {
+            if let Err(e) = take_read(b, OP) {
+                for e in &claims.entries {
+                    e.buffer.memory.release_read();
+                }
+                return Err(e);
+            }
+            claims.entries.push(Entry {
+                buffer: b,
+                exclusive: AtomicBool::new(false),
+            });
+        }
+        for e in &claims.entries[read.len()..] {
+            let b = e.buffer;
+            if b.spans() && b.access() == Access::ReadWrite {
+                let won = b
+                    .memory
+                    .word
+                    .compare_exchange(1, word::EXCL | 1, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                e.exclusive.store(won, Ordering::Release);
+            }
+        }
+        let _release = Release(&claims);
+        Ok(f(&claims))
+    }
+
+    /// Takes a read claim on the memory of each of `bs` that no donation writes and no
+    /// consume ends, until [`Hold::release`] or the hold's drop. Seed: `Claim.hold`.
+    ///
+    /// # Errors
+    /// Holding none of `bs`: [`Error::Dead`] for a dead buffer (or one being consumed),
+    /// [`Error::Lost`] for a lost device, [`Error::HeldExclusive`] for memory held
+    /// exclusive.
+    pub fn hold(bs: &[&Buffer]) -> Result<Hold, Error> {
+        const OP: &str = "Rig.Claim.hold";
+        let mut h = Hold {
+            memories: Vec::with_capacity(bs.len()),
+            released: AtomicBool::new(false),
+        };
+        for b in bs {
+            match take_hold(b, OP) {
+                Ok(()) => h.memories.push(b.memory.clone()),
+                Err(e) => return Err(e), // `h`'s drop releases what it took
+            }
+        }
+        Ok(h)
+    }
+
+    /// Puts `b`'s memory outside the claims for good, through every view and borrow, so
+    /// that no donation writes what a value handed out over it reads. Seed: `Claim.share`.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] if `b` is dead; [`Error::HeldExclusive`] if a `with` holds its
+    /// memory exclusive.
+    pub fn share(b: &Buffer) -> Result<(), Error> {
+        share_memory(b, "Rig.Claim.share")
+    }
+}
+
+pub(crate) fn share_memory(b: &Buffer, op: &'static str) -> Result<(), Error> {
+    b.check(op)?;
+    let m = &b.memory;
+    let mut w = m.word.load(Ordering::Acquire);
+    loop {
+        if w & word::EXCL != 0 {
+            return Err(Error::HeldExclusive { op });
+        }
+        match m.word.compare_exchange_weak(
+            w,
+            w | word::OUTSIDE,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => return Ok(()),
+            Err(x) => w = x,
+        }
+    }
+}
+
+/// One read claim on `b`'s memory, for a live `b`.
+pub(crate) fn take_read(b: &Buffer, op: &'static str) -> Result<(), Error> {
+    b.check(op)?;
+    b.memory
+        .claim_read()
+        .map_err(|()| Error::HeldExclusive { op })?;
+    // A consume may have killed `b` between the check and the claim.
+    if let Err(e) = b.check(op) {
+        b.memory.release_read();
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// One hold (a read claim counted as a hold) on `b`'s memory, for a live `b`.
+fn take_hold(b: &Buffer, op: &'static str) -> Result<(), Error> {
+    b.check(op)?;
+    let m = &b.memory;
+    let mut w = m.word.load(Ordering::Acquire);
+    loop {
+        if w & word::EXCL != 0 {
+            return Err(Error::HeldExclusive { op });
+        }
+        if w & word::CONSUMING != 0 {
+            return Err(Error::Dead {
+                op,
+                why: "being consumed".into(),
+            });
+        }
+        if w & word::COUNT == word::COUNT || w & word::HOLDS == word::HOLDS {
+            return Err(Error::Claim {
+                op,
+                reason: "too many claims on one memory".into(),
+            });
+        }
+        match m.word.compare_exchange_weak(
+            w,
+            w + 1 + word::HOLD,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => break,
+            Err(x) => w = x,
+        }
+    }
+    if let Err(e) = b.check(op) {
+        release_hold(m);
+        return Err(e);
+    }
+    Ok(())
+}
+
+fn release_hold(m: &Memory) {
+    m.word.fetch_sub(1 + word::HOLD, Ordering::AcqRel);
+}
+
+/// Leaves a consume's count of work under way on drop.
+struct Leave<'a>(&'a AtomicU64);
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Claims<'_> {
+    fn entry(&self, b: &Buffer) -> Option<&Entry<'_>> {
+        self.entries.iter().find(|e| e.buffer.same_memory(b))
+    }
+
+    /// True iff these claims hold `b`'s memory exclusive. Seed: `Claim.exclusive`.
+    pub fn exclusive(&self, b: &Buffer) -> bool {
+        self.entry(b)
+            .is_some_and(|e| e.exclusive.load(Ordering::Acquire))
+    }
+
+    /// True iff `with`'s function is running, these claims claim `b`'s memory, `b` is
+    /// live and spans it, and no hold holds it: [`Claims::consume`] then succeeds,
+    /// unless another thread holds the memory meanwhile. Seed: `Claim.consumable`.
+    pub fn consumable(&self, b: &Buffer) -> bool {
+        self.state.load(Ordering::Acquire) & RETURNED == 0
+            && self.entry(b).is_some()
+            && b.is_live()
+            && b.spans()
+            && b.memory.word.load(Ordering::Acquire) & word::HOLDS == 0
+    }
+
+    /// Consumes `b`'s memory with the reason `why`: `b` and every buffer made over that
+    /// memory until now are dead, and every use of them fails with `why`. Returns a
+    /// live buffer over the same memory, the only one, which admits writes if these
+    /// claims held the memory exclusive (and no longer do), and only reads otherwise.
+    /// Consuming frees nothing. Seed: `Claim.consume`.
+    ///
+    /// # Errors
+    /// [`Error::Claim`] if `with`'s function has returned, these claims do not claim
+    /// `b`'s memory, `b` does not span it, or a hold holds it; [`Error::Dead`] if `b`
+    /// is dead.
+    pub fn consume(&self, why: &str, b: &Buffer) -> Result<Buffer, Error> {
+        const OP: &str = "Rig.Claim.consume";
+        let mut s = self.state.load(Ordering::Acquire);
+        loop {
+            if s & RETURNED != 0 {
+                return Err(Error::Claim {
+                    op: OP,
+                    reason: "its Claim.with_ has returned".into(),
+                });
+            }
+            match self
+                .state
+                .compare_exchange_weak(s, s + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(x) => s = x,
+            }
+        }
+        let _leave = Leave(&self.state);
+        let e = self.entry(b).ok_or_else(|| Error::Claim {
+            op: OP,
+            reason: "these claims do not claim the buffer's memory".into(),
+        })?;
+        b.check(OP)?;
+        if !b.spans() {
+            return Err(Error::Claim {
+                op: OP,
+                reason: "the buffer does not span its memory".into(),
+            });
+        }
+        let m = &b.memory;
+        if e.exclusive.load(Ordering::Acquire) {
+            // Held exclusive: no hold and no other claim can reach the memory.
+            let life = m.kill(why);
+            e.exclusive.store(false, Ordering::Release);
+            m.word.fetch_and(!word::EXCL, Ordering::AcqRel);
+            return Ok(Buffer::with_life(m.clone(), life, m.access()));
+        }
+        // Shared with other claims: mark the consume so no hold starts meanwhile.
+        let mut w = m.word.load(Ordering::Acquire);
+        loop {
+            if w & word::HOLDS != 0 {
+                return Err(Error::Claim {
+                    op: OP,
+                    reason: "a hold holds the memory".into(),
+                });
+            }
+            if w & word::CONSUMING != 0 {
+                spin();
+                w = m.word.load(Ordering::Acquire);
+                continue;
+            }
+            match m.word.compare_exchange_weak(
+                w,
+                w | word::CONSUMING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(x) => w = x,
+            }
+        }
+        let r = b.check(OP).map(|()| m.kill(why));
+        m.word.fetch_and(!word::CONSUMING, Ordering::AcqRel);
+        Ok(Buffer::with_life(m.clone(), r?, Access::Read))
+    }
+}
+
+/// Claims that keep buffers in use until released or dropped. Seed: `Claim.hold`.
+pub struct Hold {
+    memories: Vec<Arc<Memory>>,
+    released: AtomicBool,
+}
+
+impl Hold {
+    /// Ends the hold's claims now; a later release, and the drop, end nothing. Takes no
+    /// lock. Seed: `Claim.release`.
+    pub fn release(&self) {
+        if !self.released.swap(true, Ordering::AcqRel) {
+            for m in &self.memories {
+                release_hold(m);
+            }
+        }
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+impl std::fmt::Debug for Hold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hold")
+            .field("memories", &self.memories.len())
+            .field("released", &self.released)
+            .finish()
+    }
+}

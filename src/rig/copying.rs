@@ -1,0 +1,81 @@
+//! Copying bytes between buffers: copy, blit, fill. Seed: `Rig.Buffer` (Copying).
+//!
+//! Each runs as work on the destination's device: it holds read claims on its buffers
+//! until it returns and is ordered by the stamps like any submission.
+
+use super::buffer::Buffer;
+use super::memory::Memory;
+use crate::error::Error;
+
+impl Buffer {
+    /// Copies `len` bytes from `src` at byte `src_start` into `dst` at byte `dst_start`,
+    /// as `memmove` does where the ranges overlap. Seed: `Rig.Buffer.blit`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if a range is not inside its buffer or the host does not
+    /// address both memories; what [`super::Rig::submit`] returns.
+    pub fn blit(
+        src: &Buffer,
+        src_start: usize,
+        dst: &Buffer,
+        dst_start: usize,
+        len: usize,
+    ) -> Result<(), Error> {
+        const OP: &str = "Rig.Buffer.blit";
+        let bad = |what: &str, start: usize, b: &Buffer| Error::Invalid {
+            op: OP,
+            reason: format!(
+                "{what} bytes {start}..{start}+{len} are not inside a buffer of {} bytes",
+                b.len()
+            ),
+            operands: String::new(),
+        };
+        if src_start.checked_add(len).is_none_or(|e| e > src.len()) {
+            return Err(bad("source", src_start, src));
+        }
+        if dst_start.checked_add(len).is_none_or(|e| e > dst.len()) {
+            return Err(bad("destination", dst_start, dst));
+        }
+        src.host_check(OP)?;
+        dst.host_check(OP)?;
+        let (s0, d0) = (src.start() + src_start, dst.start() + dst_start);
+        dst.rig().submit(&[src], &[dst], || {
+            Memory::bytes_pair(&src.memory, &dst.memory, |s, d| match s {
+                Some(s) => d[d0..d0 + len].copy_from_slice(&s[s0..s0 + len]),
+                None => d.copy_within(s0..s0 + len, d0),
+            });
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// Copies all of `src` into `dst`, of the same length. Seed: `Rig.Buffer.copy`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if the lengths differ; what [`Buffer::blit`] returns.
+    pub fn copy(src: &Buffer, dst: &Buffer) -> Result<(), Error> {
+        if src.len() != dst.len() {
+            return Err(Error::Invalid {
+                op: "Rig.Buffer.copy",
+                reason: format!("a buffer of {} bytes into one of {}", src.len(), dst.len()),
+                operands: String::new(),
+            });
+        }
+        Buffer::blit(src, 0, dst, 0, src.len())
+    }
+
+    /// Sets every byte of `dst` to `byte`. Seed: `Rig.Buffer.fill`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if the host does not address the memory; what
+    /// [`super::Rig::submit`] returns.
+    pub fn fill(dst: &Buffer, byte: u8) -> Result<(), Error> {
+        dst.host_check("Rig.Buffer.fill")?;
+        let d0 = dst.start();
+        dst.rig().submit(&[], &[dst], || {
+            dst.memory.bytes_mut(|d| d[d0..d0 + dst.len()].fill(byte));
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! Devices: where memory lives and work runs. Seed: `Rig.t`, `Rig.host`, `Rig.Lost`.
+
+use std::fmt;
+
+use super::timeline::Timeline;
+use crate::error::Error;
+use crate::sync::Arc;
+
+/// What kind of device a [`Rig`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RigKind {
+    /// The host: memory in the host's address space (wasm linear memory under wasm32);
+    /// its work runs at once, on the calling thread.
+    Host,
+}
+
+struct Inner {
+    id: u64,
+    name: String,
+    kind: RigKind,
+    timeline: Timeline,
+}
+
+/// A device: the host, or (with the GPU backend) one per adapter. `Clone` copies the
+/// handle; two handles are equal when they name the same device. Seed: `Rig.t`.
+#[derive(Clone)]
+pub struct Rig(Arc<Inner>);
+
+fn next_id() -> u64 {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Rig {
+    fn make(name: &str, kind: RigKind) -> Rig {
+        Rig(Arc::new(Inner {
+            id: next_id(),
+            name: name.to_owned(),
+            kind,
+            timeline: Timeline::new(),
+        }))
+    }
+
+    /// The host device, named `"host"`: always the same device. Seed: `Rig.host`.
+    #[cfg(not(loom))]
+    pub fn host() -> Rig {
+        static HOST: std::sync::OnceLock<Rig> = std::sync::OnceLock::new();
+        HOST.get_or_init(|| Rig::make("host", RigKind::Host))
+            .clone()
+    }
+
+    /// Under loom every model makes its own host (loom's atomics live in one model).
+    #[cfg(loom)]
+    pub fn host() -> Rig {
+        Rig::make("host", RigKind::Host)
+    }
+
+    /// A further host device named `name`, with its own identity and timeline, over
+    /// host memory. Tests use it to lose a device without losing [`Rig::host`], and to
+    /// spread an input's buffers over two devices.
+    pub fn virtual_host(name: &str) -> Rig {
+        Rig::make(name, RigKind::Host)
+    }
+
+    /// The device's name, as `nxrig devices` lists it.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// A number that identifies the device within this process.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    /// What kind of device it is.
+    pub fn kind(&self) -> RigKind {
+        self.0.kind
+    }
+
+    /// True when the host addresses the device's memory.
+    pub fn host_addressable(&self) -> bool {
+        match self.0.kind {
+            RigKind::Host => true,
+        }
+    }
+
+    /// Every device nxrig can use, the host first.
+    pub fn all() -> Vec<Rig> {
+        vec![Rig::host()]
+    }
+
+    /// The device of [`Rig::all`] named `name`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if none has that name.
+    pub fn by_name(name: &str) -> Result<Rig, Error> {
+        let all = Rig::all();
+        all.iter()
+            .find(|d| d.name() == name)
+            .cloned()
+            .ok_or_else(|| Error::Invalid {
+                op: "Rig.device",
+                reason: format!(
+                    "no device named {name:?} (devices: {})",
+                    all.iter()
+                        .map(|d| d.name().to_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                operands: String::new(),
+            })
+    }
+
+    /// Marks the device lost: every later operation on its memory, and every wait for
+    /// its unfinished work, returns [`Error::Lost`] at once. The GPU backend calls this
+    /// when the driver reports the device lost; tests call it to simulate that.
+    pub fn lose(&self) {
+        self.0.timeline.lose();
+    }
+
+    /// True once the device is lost.
+    pub fn is_lost(&self) -> bool {
+        self.0.timeline.is_lost()
+    }
+
+    /// `Err(Lost)` naming `op` if the device is lost.
+    pub(crate) fn check(&self, op: &'static str) -> Result<(), Error> {
+        if self.is_lost() {
+            Err(self.lost(op))
+        } else {
+            Ok(())
+        }
+    }
+
+    pub(crate) fn lost(&self, op: &'static str) -> Error {
+        Error::Lost {
+            op,
+            device: self.0.name.clone(),
+        }
+    }
+
+    pub(crate) fn timeline(&self) -> &Timeline {
+        &self.0.timeline
+    }
+}
+
+impl PartialEq for Rig {
+    fn eq(&self, other: &Rig) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for Rig {}
+
+impl std::hash::Hash for Rig {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.id.hash(h)
+    }
+}
+
+impl fmt::Debug for Rig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Rig({} #{})", self.0.name, self.0.id)
+    }
+}

@@ -1,0 +1,136 @@
+//! Submitting work to a device's timeline, and prepared submissions.
+//! Seed: `Rig.submit`, `Rig.Submission`.
+//!
+//! `submit` holds a read claim on every allocation the work uses until it returns
+//! (so no donation can consume it meanwhile), gives the work the device's next stamp,
+//! and records that stamp on the memory it reads and writes, which is what later
+//! accesses wait for. Host work runs at once on the calling thread.
+
+use super::buffer::Buffer;
+use super::claim::{Claim, Hold};
+use super::device::{Rig, RigKind};
+use super::timeline::Stamp;
+use crate::error::Error;
+use crate::sync::lock;
+
+/// Read claims taken for a submit, released on drop.
+struct Claimed<'a>(Vec<&'a Buffer>);
+
+impl Drop for Claimed<'_> {
+    fn drop(&mut self) {
+        for b in &self.0 {
+            b.memory.release_read();
+        }
+    }
+}
+
+impl Rig {
+    /// Runs `work` on this device's timeline over `reads` and `writes` and returns its
+    /// stamp. Holds a read claim on each buffer's memory until it returns; the host
+    /// runs `work` at once, after the device work its accesses must follow. Seed:
+    /// `Rig.submit`.
+    ///
+    /// `work` must touch the bytes of `reads` only to read them, and of no buffer not
+    /// named.
+    ///
+    /// # Errors
+    /// [`Error::Lost`] if this device or a buffer's is lost; [`Error::Dead`] and
+    /// [`Error::HeldExclusive`] for a buffer, [`Error::ReadOnly`] for a written buffer
+    /// that admits only reads; and `work`'s error, after its stamp is recorded.
+    pub fn submit(
+        &self,
+        reads: &[&Buffer],
+        writes: &[&Buffer],
+        work: impl FnOnce() -> Result<(), Error>,
+    ) -> Result<Stamp, Error> {
+        const OP: &str = "Rig.submit";
+        self.check(OP)?;
+        let mut claimed = Claimed(Vec::with_capacity(reads.len() + writes.len()));
+        for b in reads.iter().chain(writes) {
+            super::claim::take_read(b, OP)?;
+            claimed.0.push(b);
+        }
+        for b in writes {
+            if b.access() == super::Access::Read {
+                return Err(Error::ReadOnly { op: OP });
+            }
+        }
+        match self.kind() {
+            RigKind::Host => {
+                for b in reads {
+                    b.wait_for(OP, false)?;
+                }
+                for b in writes {
+                    b.wait_for(OP, true)?;
+                }
+                let stamp = self.timeline().next();
+                let r = work();
+                for b in reads {
+                    lock(&b.memory.stamps).record(self, stamp, false);
+                }
+                for b in writes {
+                    lock(&b.memory.stamps).record(self, stamp, true);
+                }
+                self.timeline().complete(stamp);
+                r.map(|()| stamp)
+            }
+        }
+    }
+}
+
+/// Work prepared once and submitted many times: it holds its fixed buffers for its
+/// life, and claims the buffers of a run only while that run's submit runs. A
+/// donation between two submits can consume a run's buffer; the next submit with it
+/// then fails with [`Error::Dead`]. Seed: `Rig.Submission`.
+pub struct Submission<W> {
+    rig: Rig,
+    fixed_reads: Vec<Buffer>,
+    fixed_writes: Vec<Buffer>,
+    _hold: Hold,
+    work: W,
+}
+
+impl<W: FnMut(&[&Buffer], &[&Buffer]) -> Result<(), Error>> Submission<W> {
+    /// Prepares `work` on `rig` over the fixed buffers `reads` and `writes`, which it
+    /// holds ([`Claim::hold`]) until dropped. Each submit calls `work` with the run's
+    /// read and written buffers. Seed: `Submission.make`.
+    ///
+    /// # Errors
+    /// What [`Claim::hold`] returns; [`Error::Lost`] for a lost device.
+    pub fn make(
+        rig: &Rig,
+        reads: &[&Buffer],
+        writes: &[&Buffer],
+        work: W,
+    ) -> Result<Submission<W>, Error> {
+        rig.check("Rig.Submission.make")?;
+        let all: Vec<&Buffer> = reads.iter().chain(writes).copied().collect();
+        let hold = Claim::hold(&all)?;
+        Ok(Submission {
+            rig: rig.clone(),
+            fixed_reads: reads.iter().map(|&b| b.clone()).collect(),
+            fixed_writes: writes.iter().map(|&b| b.clone()).collect(),
+            _hold: hold,
+            work,
+        })
+    }
+
+    /// Submits one run over `reads` and `writes` (and the fixed buffers).
+    ///
+    /// # Errors
+    /// What [`Rig::submit`] returns.
+    pub fn submit(&mut self, reads: &[&Buffer], writes: &[&Buffer]) -> Result<Stamp, Error> {
+        let r: Vec<&Buffer> = self
+            .fixed_reads
+            .iter()
+            .chain(reads.iter().copied())
+            .collect();
+        let w: Vec<&Buffer> = self
+            .fixed_writes
+            .iter()
+            .chain(writes.iter().copied())
+            .collect();
+        let work = &mut self.work;
+        self.rig.submit(&r, &w, || work(reads, writes))
+    }
+}
