@@ -37,6 +37,15 @@ if [ -n "$wbg" ] && [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')"
   cargo install --force wasm-bindgen-cli --version "$wbg"
 fi
 
+# Miri (on the nightly toolchain) checks the host runtime's unsafe code.
+if ! rustup toolchain list | grep -q '^nightly'; then
+  say "rustup toolchain install nightly (minimal, with miri)"
+  rustup toolchain install nightly --profile minimal --component miri,rust-src
+elif ! rustup component list --toolchain nightly --installed 2>/dev/null | grep -q '^miri'; then
+  say "rustup component add miri rust-src --toolchain nightly"
+  rustup component add miri rust-src --toolchain nightly
+fi
+
 # Python: the conversion oracles.
 if ! python3 -c 'import numpy, ml_dtypes' >/dev/null 2>&1; then
   say "pip install numpy ml_dtypes"

@@ -4,7 +4,9 @@
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype;
 #   3. the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
-#      conversion vectors and array tests compiled to wasm32.
+#      conversion vectors and array tests compiled to wasm32;
+#   4. the claims under loom (every interleaving of two or three threads) and the host
+#      runtime under Miri.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
@@ -27,5 +29,11 @@ done
 
 step "wasm32 in headless Chromium"
 wasm-pack test --headless --chrome --release -- --test vectors --test arrays
+
+step "loom: the claims racing on two and three threads"
+RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
+
+step "miri: the host runtime"
+cargo +nightly miri test --lib rig
 
 step "all tests passed"

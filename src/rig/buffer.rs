@@ -135,7 +135,7 @@ impl Buffer {
     }
 
     /// The reason its consumer gave, if the buffer is dead. Seed: `Rig.Buffer.dead`.
-    pub fn dead(&self) -> Option<Arc<str>> {
+    pub fn dead(&self) -> Option<std::sync::Arc<str>> {
         self.life.dead()
     }
 

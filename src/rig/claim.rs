@@ -28,9 +28,19 @@ use crate::sync::{spin, Arc, AtomicBool, AtomicU64, Ordering};
 /// The namespace of the claims functions. Seed: `Rig.Claim`.
 pub struct Claim;
 
-/// The claims one [`Claim::with`] took, handed to its function. `Sync`: a thread the
-/// function starts may consume; one that overlaps the return completes before the
-/// release or fails. Seed: `Claim.t`.
+/// The claims one [`Claim::with`] took, handed to its function. `Sync`: a scoped
+/// thread the function starts may consume. Seed: `Claim.t`.
+///
+/// The seed lets a consume on another domain overlap the return of `with_` (it then
+/// completes before the release or fails). In Rust the claims borrow the call, so
+/// they cannot outlive it and no such overlap can be written; the runtime still
+/// refuses a consume once the function has returned.
+///
+/// ```compile_fail
+/// use nxrig::rig::{Buffer, Claim, Kind, Rig};
+/// let x = Buffer::create(&Rig::host(), 8, Kind::Device).unwrap();
+/// let escaped = Claim::with(&[], &[&x], |c| c).unwrap(); // error: `c` escapes `f`
+/// ```
 pub struct Claims<'b> {
     entries: Vec<Entry<'b>>,
     /// `RETURNED` once `with`'s function returned; below it, consumes under way.
@@ -44,21 +54,9 @@ struct Entry<'b> {
 
 const RETURNED: u64 = 1 << 63;
 
-/// Releases a `with`'s claims when its function returns or panics.
-struct Release<'a, 'b>(&'a Claims<'b>);
-
-impl Drop for Release<'_, '_> {
+impl Drop for Claims<'_> {
     fn drop(&mut self) {
-        let c = self.0;
-        // Refuse new consumes, then let those under way finish before releasing.
-        let mut s = c.state.fetch_or(RETURNED, Ordering::AcqRel);
-        while s & !RETURNED != 0 {
-            spin();
-            s = c.state.load(Ordering::Acquire);
-        }
-        for e in &c.entries {
-            e.buffer.memory.release_read();
-        }
+        self.end();
     }
 }
 
@@ -85,49 +83,7 @@ impl Claim {
         donate: &[&'b Buffer],
         f: impl FnOnce(&Claims<'b>) -> R,
     ) -> Result<R, Error> {
-        const OP: &str = "Rig.Claim.with_";
-        for (i, d) in donate.iter().enumerate() {
-            let others = read.iter().chain(
-                donate
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, b)| b),
-            );
-            for o in others {
-                if d.overlaps(o) {
-                    return Err(overlap_error(OP));
-                }
-            }
-        }
-        let mut claims = Claims {
-            entries: Vec::with_capacity(read.len() + donate.len()),
-            state: AtomicU64::new(0),
-        };
-        for b in read.iter().chain(donate) {
-            if let Err(e) = take_read(b, OP) {
-                for e in &claims.entries {
-                    e.buffer.memory.release_read();
-                }
-                return Err(e);
-            }
-            claims.entries.push(Entry {
-                buffer: b,
-                exclusive: AtomicBool::new(false),
-            });
-        }
-        for e in &claims.entries[read.len()..] {
-            let b = e.buffer;
-            if b.spans() && b.access() == Access::ReadWrite {
-                let won = b
-                    .memory
-                    .word
-                    .compare_exchange(1, word::EXCL | 1, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok();
-                e.exclusive.store(won, Ordering::Release);
-            }
-        }
-        let _release = Release(&claims);
+        let claims = Claims::begin(read, donate)?;
         Ok(f(&claims))
     }
 
@@ -249,7 +205,77 @@ impl Drop for Leave<'_> {
     }
 }
 
-impl Claims<'_> {
+impl<'b> Claims<'b> {
+    /// [`Claim::with`] without the function: the claims, released by [`Claims::end`]
+    /// or the drop. For the loom models of a consume that overlaps the end; use
+    /// [`Claim::with`].
+    ///
+    /// # Errors
+    /// As [`Claim::with`].
+    #[doc(hidden)]
+    pub fn begin(read: &[&'b Buffer], donate: &[&'b Buffer]) -> Result<Claims<'b>, Error> {
+        const OP: &str = "Rig.Claim.with_";
+        for (i, d) in donate.iter().enumerate() {
+            let others = read.iter().chain(
+                donate
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, b)| b),
+            );
+            for o in others {
+                if d.overlaps(o) {
+                    return Err(overlap_error(OP));
+                }
+            }
+        }
+        let mut claims = Claims {
+            entries: Vec::with_capacity(read.len() + donate.len()),
+            state: AtomicU64::new(0),
+        };
+        for b in read.iter().chain(donate) {
+            if let Err(e) = take_read(b, OP) {
+                // Release what was taken; the drop must release nothing more.
+                claims.end();
+                return Err(e);
+            }
+            claims.entries.push(Entry {
+                buffer: b,
+                exclusive: AtomicBool::new(false),
+            });
+        }
+        for e in &claims.entries[read.len()..] {
+            let b = e.buffer;
+            if b.spans() && b.access() == Access::ReadWrite {
+                let won = b
+                    .memory
+                    .word
+                    .compare_exchange(1, word::EXCL | 1, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                e.exclusive.store(won, Ordering::Release);
+            }
+        }
+        Ok(claims)
+    }
+
+    /// Refuses new consumes, lets those under way finish, then releases every claim;
+    /// later calls (and the drop) release nothing. What [`Claim::with`] does when its
+    /// function returns.
+    #[doc(hidden)]
+    pub fn end(&self) {
+        let mut s = self.state.fetch_or(RETURNED, Ordering::AcqRel);
+        if s & RETURNED != 0 {
+            return;
+        }
+        while s & !RETURNED != 0 {
+            spin();
+            s = self.state.load(Ordering::Acquire);
+        }
+        for e in &self.entries {
+            e.buffer.memory.release_read();
+        }
+    }
+
     fn entry(&self, b: &Buffer) -> Option<&Entry<'_>> {
         self.entries.iter().find(|e| e.buffer.same_memory(b))
     }

@@ -56,7 +56,7 @@ pub(crate) mod word {
 #[derive(Debug)]
 pub(crate) struct Life {
     dead: AtomicBool,
-    why: std::sync::Mutex<Option<Arc<str>>>,
+    why: std::sync::Mutex<Option<std::sync::Arc<str>>>,
 }
 
 impl Life {
@@ -68,7 +68,7 @@ impl Life {
     }
 
     /// The reason its consumer gave, if this generation is dead.
-    pub(crate) fn dead(&self) -> Option<Arc<str>> {
+    pub(crate) fn dead(&self) -> Option<std::sync::Arc<str>> {
         if self.dead.load(Ordering::Acquire) {
             Some(
                 self.why
@@ -208,8 +208,9 @@ impl Memory {
             operands: String::new(),
         })?;
         v.resize(words, 0);
-        let mut b = v.into_boxed_slice();
-        let ptr = b.as_mut_ptr().cast::<u8>();
+        // The pointer comes from the Vec, moved as it is: a boxed slice would be
+        // retagged by each move and invalidate the pointer under Stacked Borrows.
+        let ptr = v.as_mut_ptr().cast::<u8>();
         Ok(Memory::make(
             rig,
             ptr,
@@ -217,7 +218,7 @@ impl Memory {
             kind,
             Access::ReadWrite,
             false,
-            Box::new(b),
+            Box::new(v),
         ))
     }
 

@@ -25,3 +25,6 @@ pub use device::{Rig, RigKind};
 pub use memory::{Access, Kind, ALIGN};
 pub use submit::Submission;
 pub use timeline::Stamp;
+
+#[cfg(all(test, not(loom)))]
+mod tests;
