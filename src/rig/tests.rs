@@ -102,3 +102,59 @@ fn threads_share_buffers() {
     assert_eq!(&d[..8], &[1; 8]);
     assert_eq!(&d[32..40], &[2; 8]);
 }
+
+#[test]
+fn every_runtime_type_is_send_and_sync() {
+    fn both<T: Send + Sync>() {}
+    both::<Rig>();
+    both::<Buffer>();
+    both::<Hold>();
+    both::<Claims<'static>>();
+    both::<Stamp>();
+}
+
+#[test]
+fn the_async_wait_resolves_at_once_on_the_host_and_fails_on_a_lost_device() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    fn poll_once<F: Future>(f: F) -> Poll<F::Output> {
+        let mut f = std::pin::pin!(f);
+        f.as_mut().poll(&mut Context::from_waker(Waker::noop()))
+    }
+    let b = buf(4);
+    Rig::host().submit(&[], &[&b], || Ok(())).unwrap();
+    assert!(matches!(poll_once(b.wait_async(true)), Poll::Ready(Ok(()))));
+    let d = Rig::virtual_host("lost");
+    let l = Buffer::create(&d, 4, Kind::Device).unwrap();
+    d.lose();
+    assert!(matches!(poll_once(l.wait_async(false)), Poll::Ready(Err(Error::Lost { .. }))));
+}
+
+#[test]
+fn a_timeline_waiter_is_woken_when_its_stamp_completes_or_the_device_is_lost() {
+    use std::future::Future;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc as StdArc;
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Count(AtomicUsize);
+    impl Wake for Count {
+        fn wake(self: StdArc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let t = super::timeline::Timeline::new();
+    let s = t.next();
+    let count = StdArc::new(Count(AtomicUsize::new(0)));
+    let waker = Waker::from(count.clone());
+    let mut f = std::pin::pin!(t.reached(s));
+    assert!(f.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    t.complete(s);
+    assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    assert_eq!(f.as_mut().poll(&mut Context::from_waker(&waker)), Poll::Ready(true));
+    let s2 = t.next();
+    let mut g = std::pin::pin!(t.reached(s2));
+    assert!(g.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    t.lose();
+    assert_eq!(count.0.load(Ordering::SeqCst), 2);
+    assert_eq!(g.as_mut().poll(&mut Context::from_waker(&waker)), Poll::Ready(false));
+}
