@@ -10,6 +10,7 @@ pub mod array;
 pub mod dtype;
 mod error;
 pub mod formats;
+pub mod kernels;
 pub mod layout;
 pub mod rig;
 mod sync;

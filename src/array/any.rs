@@ -28,10 +28,12 @@ impl AnyArray {
     /// Seed: `Nx_array.v`.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the layout has an element and reaches a bit past the
+    /// [`Error::Dead`] if the buffer is dead; [`Error::Invalid`] if the layout has an
+    /// element and reaches a bit past the
     /// buffer's bytes, or its first element's byte offset (its address, on the host) is
     /// not a multiple of the dtype's alignment.
     pub fn v(dtype: DType, layout: Layout, buffer: Buffer) -> Result<AnyArray, Error> {
+        buffer.check("Nx_array.v")?;
         let invalid = |reason: String| Error::Invalid {
             op: "Nx_array.v",
             reason,
@@ -138,26 +140,17 @@ impl AnyArray {
     }
 
     /// A fresh C-contiguous array on the same device holding the array's elements, bit
-    /// for bit (NaN payloads included). Seed: `Nx_array.copy`.
+    /// for bit (NaN payloads included): the array [`AnyArray::create`] makes there,
+    /// filled by [`AnyArray::transfer`]. Seed: `Nx_array.copy`.
     ///
     /// # Errors
-    /// What [`AnyArray::create`] returns.
+    /// What [`AnyArray::create`] and [`AnyArray::transfer`] return.
     pub fn copy(&self) -> Result<AnyArray, Error> {
-        self.cast(self.dtype)
-    }
-
-    /// A fresh C-contiguous array on the same device holding each element converted
-    /// into `dtype` by [`crate::dtype::convert_bits`] (one rounding; an equal dtype
-    /// copies bits). Works over any layout: broadcast, negative strides, sub-byte
-    /// elements at odd positions.
-    ///
-    /// # Errors
-    /// What [`AnyArray::create`] returns.
-    pub fn cast(&self, dtype: DType) -> Result<AnyArray, Error> {
-        let out = AnyArray::create(self.rig(), dtype, self.shape())?;
-        super::cast::cast_into(self, &out)?;
+        let out = AnyArray::create(self.rig(), self.dtype, self.shape())?;
+        super::placement::transfer(self, &out, "Nx_array.copy")?;
         Ok(out)
     }
+
 }
 
 #[cold]

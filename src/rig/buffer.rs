@@ -239,6 +239,25 @@ impl Buffer {
             .bytes_mut(|b| f(&mut b[self.start..self.start + self.len])))
     }
 
+    /// `f` of `src`'s bytes and `dst`'s, under read claims on both, after the work the
+    /// read and the write must follow; two memories are locked in address order, so
+    /// two calls in opposite directions never deadlock. The buffers must be of two
+    /// memories.
+    pub(crate) fn read_write<R>(src: &Buffer, dst: &Buffer, op: &'static str, f: impl FnOnce(&[u8], &mut [u8]) -> R) -> Result<R, Error> {
+        debug_assert!(!src.same_memory(dst));
+        let _cs = src.claim(op)?;
+        let _cd = dst.claim(op)?;
+        src.host_check(op)?;
+        dst.write_check(op)?;
+        src.wait_for(op, false)?;
+        dst.wait_for(op, true)?;
+        let (s0, d0) = (src.start, dst.start);
+        Ok(Memory::bytes_pair(&src.memory, &dst.memory, |s, d| {
+            let s = s.expect("two memories");
+            f(&s[s0..s0 + src.len], &mut d[d0..d0 + dst.len])
+        }))
+    }
+
     pub(crate) fn host_check(&self, op: &'static str) -> Result<(), Error> {
         if self.memory.rig.host_addressable() {
             Ok(())

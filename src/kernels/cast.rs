@@ -1,9 +1,26 @@
 //! The host cast kernel: elements of one array converted into another of the same
 //! shape, over any layouts. Seed: `Nx_array` § Kernels (host kernels).
 
-use super::any::AnyArray;
+use crate::array::{door, AnyArray};
+use crate::dtype::DType;
 use crate::dtype::{convert_bits, convert_run, read_bits, write_bits};
 use crate::error::Error;
+
+impl AnyArray {
+    /// A fresh C-contiguous array on the same device holding each element converted
+    /// into `dtype` by [`crate::dtype::convert_bits`] (one rounding; an equal dtype
+    /// copies bits). Works over any layout: broadcast, negative strides, sub-byte
+    /// elements at odd positions.
+    ///
+    /// # Errors
+    /// What [`AnyArray::create`] returns, and the door's refusal of `self` (a dead
+    /// buffer, memory held exclusive) as [`Error::Invalid`] naming `Nx_array.cast`.
+    pub fn cast(&self, dtype: DType) -> Result<AnyArray, Error> {
+        let out = AnyArray::create(self.rig(), dtype, self.shape())?;
+        cast_into(self, &out)?;
+        Ok(out)
+    }
+}
 
 /// Elements per run handed to a thread of the contiguous kernel.
 #[cfg(not(target_arch = "wasm32"))]
@@ -13,21 +30,28 @@ const PARALLEL_MIN: usize = 1 << 20;
 /// C-contiguous array of the same shape whose buffer `src` does not share.
 pub(crate) fn cast_into(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
     debug_assert_eq!(src.shape(), dst.shape());
-    debug_assert!(dst.layout.is_contiguous());
-    let n = src.layout.numel();
+    debug_assert!(dst.layout().is_contiguous());
+    let mut r = Ok(());
+    let a = door(&[dst], &[src], || r = cast_claimed(src, dst))?;
+    super::answered("Nx_array.cast", a, &[dst, src])?;
+    r
+}
+
+fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
+    let n = src.layout().numel();
     if n == 0 {
         return Ok(());
     }
-    let (sd, dd) = (src.dtype, dst.dtype);
-    let d0 = dst.layout.offset();
-    src.buffer.read_as("Nx_array.cast", |s| {
-        dst.buffer.write_as("Nx_array.cast", |d| {
-            if src.layout.is_contiguous() {
-                let s0 = src.layout.offset();
+    let (sd, dd) = (src.dtype(), dst.dtype());
+    let d0 = dst.layout().offset();
+    src.buffer().read_as("Nx_array.cast", |s| {
+        dst.buffer().write_as("Nx_array.cast", |d| {
+            if src.layout().is_contiguous() {
+                let s0 = src.layout().offset();
                 contiguous(sd, s, s0, dd, d, d0, n);
             } else {
                 let mut i = d0;
-                src.layout.for_each_position(|p| {
+                src.layout().for_each_position(|p| {
                     write_bits(dd, d, i, convert_bits(sd, dd, read_bits(sd, s, p)));
                     i += 1;
                 });

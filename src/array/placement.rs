@@ -1,0 +1,203 @@
+//! Placement: an array's elements stored bit for bit on a device, into another array,
+//! or shared with a device. Runs no kernel: it computes nothing on the values (NaN
+//! payloads are kept). Seed: `Nx_array` § Placement.
+
+use super::any::{describe, AnyArray};
+use super::door::{door, Answer};
+use crate::dtype::{read_bits, write_bits};
+use crate::error::Error;
+use crate::layout::Layout;
+use crate::rig::{Buffer, Kind, Rig};
+
+impl AnyArray {
+    /// The array's elements on `rig` (also when it is on `rig`), bit for bit, in a fresh
+    /// buffer of at most [`crate::DType::bytes`] of one element per index, an axis of
+    /// stride 0 counted once. Where the bytes from the first to the last position are
+    /// no more than those, the copy keeps the layout shifted to it (a sub-byte copy's
+    /// first and last bytes keep the source's bits beside the elements). Otherwise the
+    /// copy's axes go by decreasing magnitude of stride, ties in axis order, the last at
+    /// stride 1 and each other at the product of the extents after it; each takes the
+    /// sign of the source's stride, an axis of stride 0 keeps 0, and the least position
+    /// is at 0 (shape `[3, 2]` at strides `[2, 2]` gets strides `[2, 1]`). Seed:
+    /// `Nx_array.to_device`.
+    ///
+    /// # Errors
+    /// [`Error::Dead`], [`Error::HeldExclusive`], [`Error::Lost`]; what
+    /// [`Buffer::create`] returns.
+    pub fn to_device(&self, rig: &Rig) -> Result<AnyArray, Error> {
+        const OP: &str = "Nx_array.to_device";
+        self.buffer.check(OP)?;
+        let l = &self.layout;
+        let d = self.dtype;
+        let counted: usize = l.shape().iter().zip(l.strides()).map(|(&n, &s)| if s == 0 { n.min(1) } else { n }).product();
+        let budget = d.bytes(counted)?;
+        let Some((lo, hi)) = l.bounds() else {
+            let buffer = Buffer::create(rig, 0, Kind::Device)?;
+            let layout = Layout::new(l.shape(), &vec![0; l.rank()], 0)?;
+            return AnyArray::v(d, layout, buffer);
+        };
+        // Bytes from the first to the last position.
+        let (b0, b1) = if d.is_sub_byte() { (lo / 2, hi / 2 + 1) } else { (lo * d.storage_bytes(), (hi + 1) * d.storage_bytes()) };
+        if b1 - b0 <= budget {
+            let buffer = Buffer::create(rig, b1 - b0, Kind::Device)?;
+            Buffer::blit(&self.buffer, b0, &buffer, 0, b1 - b0).map_err(|e| rename(e, OP))?;
+            let shift = if d.is_sub_byte() { 2 * b0 } else { b0 / d.storage_bytes() };
+            let layout = Layout::new(l.shape(), l.strides(), l.offset() - shift)?;
+            return AnyArray::v(d, layout, buffer);
+        }
+        let layout = packed_layout(l)?;
+        let out = AnyArray::v(d, layout, Buffer::create(rig, budget, Kind::Device)?)?;
+        transfer(self, &out, OP)?;
+        Ok(out)
+    }
+
+    /// Stores `src`'s elements into `dst`, of the same shape and dtype, bit for bit. It
+    /// writes `dst`'s elements and no other bit of its buffer, a sub-byte neighbour
+    /// included. Seed: `Nx_array.transfer`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if the shapes or dtypes differ, `dst` reaches an element twice,
+    /// `dst` shares a byte with `src` without being identical to it, or the host does
+    /// not address a memory; [`Error::Dead`], [`Error::HeldExclusive`],
+    /// [`Error::ReadOnly`], [`Error::Lost`].
+    pub fn transfer(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
+        transfer(src, dst, "Nx_array.transfer")
+    }
+
+    /// `Some` of the array over a borrow of its buffer for `rig`, sharing its memory
+    /// (writes through either show in the other); `Some` of the array itself on `rig`;
+    /// `None` where `rig` cannot map the memory. Seed: `Nx_array.borrow`.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] for a lost device.
+    pub fn borrow(&self, rig: &Rig) -> Result<Option<AnyArray>, Error> {
+        if self.rig() == rig {
+            self.buffer.check("Nx_array.borrow")?;
+            return Ok(Some(self.clone()));
+        }
+        Ok(self.buffer.borrow(rig)?.map(|buffer| AnyArray { buffer, ..self.clone() }))
+    }
+}
+
+fn rename(e: Error, op: &'static str) -> Error {
+    match e {
+        Error::Dead { why, .. } => Error::Dead { op, why },
+        Error::HeldExclusive { .. } => Error::HeldExclusive { op },
+        Error::Lost { device, .. } => Error::Lost { op, device },
+        e => e,
+    }
+}
+
+/// The layout `to_device` gives a copy that cannot keep the source's: axes by
+/// decreasing stride magnitude (ties in axis order) packed C-contiguously, signs kept,
+/// stride-0 axes at 0, the least position at 0.
+fn packed_layout(l: &Layout) -> Result<Layout, Error> {
+    let r = l.rank();
+    let mut order: Vec<usize> = (0..r).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(l.strides()[k].unsigned_abs()));
+    let mut strides = vec![0isize; r];
+    let mut acc = 1isize;
+    for &k in order.iter().rev() {
+        if l.strides()[k] == 0 {
+            continue;
+        }
+        strides[k] = acc * l.strides()[k].signum();
+        acc *= l.shape()[k] as isize;
+    }
+    let offset: isize = (0..r).filter(|&k| strides[k] < 0).map(|k| -(l.shape()[k] as isize - 1) * strides[k]).sum();
+    Layout::new(l.shape(), &strides, offset as usize)
+}
+
+/// The door's refusal of a transfer, as an error naming `op`.
+fn refusal(op: &'static str, a: Answer, src: &AnyArray, dst: &AnyArray) -> Error {
+    super::door::refused(op, a, &[dst, src])
+}
+
+pub(crate) fn transfer(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
+    if src.shape() != dst.shape() || src.dtype != dst.dtype {
+        return Err(Error::Invalid {
+            op,
+            reason: "the arrays differ in shape or dtype".into(),
+            operands: format!("{}, {}", describe(dst.dtype, &dst.layout), describe(src.dtype, &src.layout)),
+        });
+    }
+    let mut r = Ok(());
+    let answer = door(&[dst], &[src], || r = copy_elements(src, dst, op))?;
+    if answer != Answer::Done {
+        return Err(refusal(op, answer, src, dst));
+    }
+    r
+}
+
+/// Copies the elements, under the door's claims: a byte copy where both layouts are
+/// contiguous over whole bytes, else element by element.
+fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
+    let d = src.dtype;
+    let n = src.layout.numel();
+    if n == 0 {
+        return Ok(());
+    }
+    if super::identical(src, dst) {
+        return Ok(());
+    }
+    let whole = |a: &AnyArray| a.layout.is_contiguous() && (!d.is_sub_byte() || (a.layout.offset() % 2 == 0 && n % 2 == 0));
+    if whole(src) && whole(dst) {
+        let (s0, d0) = (byte_of(src), byte_of(dst));
+        let len = d.bytes(n)?;
+        return Buffer::blit(&src.buffer, s0, &dst.buffer, d0, len).map_err(|e| rename(e, op));
+    }
+    if src.buffer.same_memory(&dst.buffer) {
+        // Distinct but overlapping is refused by the door; sharing a memory without
+        // sharing bytes: read the source's elements first.
+        let bits = src.to_bits_vec()?;
+        let mut it = bits.into_iter();
+        return dst.buffer.write_as(op, |b| dst.layout.for_each_position(|p| write_bits(d, b, p, it.next().unwrap_or(0))));
+    }
+    Buffer::read_write(&src.buffer, &dst.buffer, op, |s, b| {
+        let mut it = PositionIter::new(&src.layout);
+        dst.layout.for_each_position(|q| {
+            let p = it.next_position();
+            write_bits(d, b, q, read_bits(d, s, p));
+        });
+    })
+}
+
+fn byte_of(a: &AnyArray) -> usize {
+    let d = a.dtype;
+    if d.is_sub_byte() {
+        a.layout.offset() / 2
+    } else {
+        a.layout.offset() * d.storage_bytes()
+    }
+}
+
+/// The positions (elements) of a layout in C order, one at a time, for kernels that
+/// walk several layouts together.
+pub struct PositionIter<'a> {
+    layout: &'a Layout,
+    index: [usize; crate::layout::MAX_RANK],
+    pos: isize,
+}
+
+impl<'a> PositionIter<'a> {
+    /// The walk of `layout`, from its first index.
+    pub fn new(layout: &'a Layout) -> Self {
+        PositionIter { layout, index: [0; crate::layout::MAX_RANK], pos: layout.offset() as isize }
+    }
+
+    /// The current position, then advance (callers take exactly numel positions).
+    pub fn next_position(&mut self) -> usize {
+        let p = self.pos as usize;
+        let (shape, strides) = (self.layout.shape(), self.layout.strides());
+        for k in (0..shape.len()).rev() {
+            self.index[k] += 1;
+            self.pos += strides[k];
+            if self.index[k] < shape[k] {
+                return p;
+            }
+            self.pos -= strides[k] * shape[k] as isize;
+            self.index[k] = 0;
+        }
+        p
+    }
+}

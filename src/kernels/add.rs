@@ -1,0 +1,137 @@
+//! The host add kernel: `out = x + y` elementwise, `x` and `y` broadcast to `out`'s
+//! shape (NumPy's rule), over any layouts and every dtype; and a donating add that
+//! writes in place when its input is held exclusive. Seed: `Nx_array` § Kernels.
+//!
+//! Floats add exactly in float64 and round once into their dtype: float64 holds the
+//! exact sum of two float32 (or narrower) values' rounding by the rule p' >= 2p + 2, so
+//! the result is the correctly rounded sum. Integers wrap; bool is `or`; complex adds
+//! each component.
+
+use super::answered;
+use crate::array::{door, AnyArray, Answer};
+use crate::dtype::{bits_of_f64, f64_of_bits, write_bits, Class, DType};
+use crate::error::Error;
+use crate::layout::Move;
+use crate::rig::Claim;
+
+const NAME: &str = "Nx.add";
+
+/// The sum of two elements' bits of dtype `d`.
+pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
+    match d.class() {
+        Class::Float if d == DType::Float64 => (f64::from_bits(a as u64) + f64::from_bits(b as u64)).to_bits() as u128,
+        Class::Float => bits_of_f64(d, f64_of_bits(d, a) + f64_of_bits(d, b)),
+        Class::Complex => {
+            let c = if d == DType::Complex64 { DType::Float32 } else { DType::Float64 };
+            let w = c.bits();
+            let m = (1u128 << w) - 1;
+            add_bits(c, a & m, b & m) | add_bits(c, (a >> w) & m, (b >> w) & m) << w
+        }
+        Class::Signed | Class::Unsigned => (a.wrapping_add(b)) & ((1u128 << d.bits()) - 1),
+        Class::Bool => ((a | b) & 0xff != 0) as u128,
+    }
+}
+
+/// `a` broadcast to `shape` as NumPy does (unit axes prepended, then unit axes
+/// expanded), or `None` where it does not broadcast.
+fn broadcast(a: &AnyArray, shape: &[usize]) -> Result<Option<AnyArray>, Error> {
+    if a.shape().len() > shape.len() {
+        return Ok(None);
+    }
+    let mut b = a.clone();
+    while b.shape().len() < shape.len() {
+        b = b.move_(&Move::Unsqueeze(0))?.expect("unsqueeze is a view");
+    }
+    if b.shape().iter().zip(shape).any(|(&n, &m)| n != m && n != 1) {
+        return Ok(None);
+    }
+    Ok(b.move_(&Move::Expand(shape.to_vec()))?)
+}
+
+/// The shape `x` and `y` broadcast to, NumPy's rule.
+fn broadcast_shape(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
+    let r = x.len().max(y.len());
+    (0..r)
+        .map(|k| {
+            let a = if k + x.len() >= r { x[k + x.len() - r] } else { 1 };
+            let b = if k + y.len() >= r { y[k + y.len() - r] } else { 1 };
+            match (a, b) {
+                (a, b) if a == b => Some(a),
+                (1, b) => Some(b),
+                (a, 1) => Some(a),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Stores `x + y` into `out`: one dtype, `x` and `y` broadcast to `out`'s shape. `out`
+/// may be identical to `x` or `y` (an add in place).
+///
+/// # Errors
+/// [`Error::Invalid`] naming `Nx.add` for the door's refusals (a wrong dtype, shapes
+/// that do not broadcast, a dead buffer, memory held exclusive or read-only, an `out`
+/// that reaches an element twice or shares bytes with `x` or `y` without being
+/// identical to it); [`Error::Lost`].
+pub fn add_into(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
+    let ops = [out, x, y];
+    if x.dtype() != out.dtype() || y.dtype() != out.dtype() {
+        return answered(NAME, Answer::WrongDtype, &ops);
+    }
+    let (Some(xb), Some(yb)) = (broadcast(x, out.shape())?, broadcast(y, out.shape())?) else {
+        return answered(NAME, Answer::ShapeMismatch, &ops);
+    };
+    let mut r = Ok(());
+    let a = door(&[out], &[&xb, &yb], || r = add_claimed(out, &xb, &yb))?;
+    answered(NAME, a, &ops)?;
+    r
+}
+
+fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
+    let d = out.dtype();
+    let (xs, ys) = (x.to_bits_vec()?, y.to_bits_vec()?);
+    let mut i = 0;
+    out.buffer().write_as(NAME, |b| {
+        out.layout().for_each_position(|p| {
+            write_bits(d, b, p, add_bits(d, xs[i], ys[i]));
+            i += 1;
+        })
+    })
+}
+
+/// `x + y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape.
+///
+/// # Errors
+/// As [`add_into`], and what [`AnyArray::create`] returns.
+pub fn add(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
+    let Some(shape) = broadcast_shape(x.shape(), y.shape()) else {
+        return Err(crate::array::refused(NAME, Answer::ShapeMismatch, &[x, y]));
+    };
+    let out = AnyArray::create(x.rig(), x.dtype(), &shape)?;
+    add_into(&out, x, y)?;
+    Ok(out)
+}
+
+/// `x + y`, donating `x`: where the call holds `x`'s memory exclusive (nothing else
+/// claims it, its buffer spans it) and `x` reaches no element twice and has the
+/// result's shape, the sum is written in place over `x`'s memory, which `x` and every
+/// buffer over it lose ("donated to Nx.add"); otherwise the sum goes into a fresh array
+/// and `x` stays as it was.
+///
+/// # Errors
+/// As [`add`]; [`Error::Claim`] at once if `y` shares `x`'s memory (a call that donates
+/// `x` and also reads it).
+pub fn add_donated(x: AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
+    let shape = broadcast_shape(x.shape(), y.shape());
+    Claim::with(&[y.buffer()], &[x.buffer()], |c| {
+        let fits = shape.as_deref() == Some(x.shape()) && x.dtype() == y.dtype() && x.layout().is_distinct();
+        if fits && c.exclusive(x.buffer()) {
+            let buffer = c.consume("donated to Nx.add", x.buffer())?;
+            let out = AnyArray::v(x.dtype(), *x.layout(), buffer)?;
+            add_into(&out, &out, y)?;
+            Ok(out)
+        } else {
+            add(&x, y)
+        }
+    })?
+}

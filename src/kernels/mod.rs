@@ -1,0 +1,23 @@
+//! Kernels over arrays: host kernels in Rust (and, natively, C through
+//! `include/nx_array.h`), each called through the door ([`crate::array::door`]).
+//!
+//! Above [`crate::array`] in the layers: kernels use arrays, arrays know no kernel.
+//! Seed: `Nx_array` § Kernels.
+
+mod add;
+mod cast;
+mod fill;
+
+pub use add::{add, add_donated, add_into};
+pub use fill::fill;
+
+use crate::array::{refused, AnyArray, Answer};
+use crate::error::Error;
+
+/// `Ok` for `Done`; the refusal as the seed's error, naming `name`, otherwise.
+pub(crate) fn answered(name: &'static str, a: Answer, operands: &[&AnyArray]) -> Result<(), Error> {
+    match a {
+        Answer::Done => Ok(()),
+        a => Err(refused(name, a, operands)),
+    }
+}
