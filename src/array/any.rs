@@ -150,7 +150,6 @@ impl AnyArray {
         super::placement::transfer(self, &out, "Nx_array.copy")?;
         Ok(out)
     }
-
 }
 
 #[cold]

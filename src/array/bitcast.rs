@@ -38,7 +38,10 @@ impl AnyArray {
             if l.rank() == MAX_RANK {
                 return Err(Error::Layout {
                     op: OP,
-                    reason: format!("narrowing {} to {dtype} needs an axis past max_rank {MAX_RANK}", self.dtype),
+                    reason: format!(
+                        "narrowing {} to {dtype} needs an axis past max_rank {MAX_RANK}",
+                        self.dtype
+                    ),
                 });
             }
             let mut s = shape.to_vec();
@@ -56,7 +59,10 @@ impl AnyArray {
             if !empty
                 && (strides[k - 1] != 1
                     || l.offset() % r != 0
-                    || strides[..k - 1].iter().zip(&shape[..k - 1]).any(|(&t, &n)| n > 1 && t % r as isize != 0))
+                    || strides[..k - 1]
+                        .iter()
+                        .zip(&shape[..k - 1])
+                        .any(|(&t, &n)| n > 1 && t % r as isize != 0))
             {
                 return Ok(None);
             }

@@ -58,7 +58,9 @@ impl Answer {
 
     /// The answer of C code `code`, `None` for another number.
     pub fn of_code(code: i32) -> Option<Answer> {
-        usize::try_from(code).ok().and_then(|i| Answer::ALL.get(i).copied())
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| Answer::ALL.get(i).copied())
     }
 
     /// The reason a refusal gives.
@@ -114,7 +116,11 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
     if all().any(|a| !a.buffer.is_live()) {
         return Ok(Answer::DeadBuffer);
     }
-    let mut t = Taken { written, read, taken: 0 };
+    let mut t = Taken {
+        written,
+        read,
+        taken: 0,
+    };
     for a in all() {
         if a.buffer.memory.claim_read().is_err() {
             return Ok(Answer::HeldExclusive);
@@ -125,15 +131,23 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
     if all().any(|a| !a.buffer.is_live()) {
         return Ok(Answer::DeadBuffer);
     }
-    if written.iter().any(|a| a.buffer.access() == crate::rig::Access::Read) {
+    if written
+        .iter()
+        .any(|a| a.buffer.access() == crate::rig::Access::Read)
+    {
         return Ok(Answer::ReadOnly);
     }
     if written.iter().any(|a| !a.layout.is_distinct()) {
         return Ok(Answer::RepeatedElements);
     }
     for (i, w) in written.iter().enumerate() {
-        let other_written = written.iter().enumerate().any(|(j, o)| j != i && super::shares_bytes(w, o));
-        let other_read = read.iter().any(|r| super::shares_bytes(w, r) && !super::identical(w, r));
+        let other_written = written
+            .iter()
+            .enumerate()
+            .any(|(j, o)| j != i && super::shares_bytes(w, o));
+        let other_read = read
+            .iter()
+            .any(|r| super::shares_bytes(w, r) && !super::identical(w, r));
         if other_written || other_read {
             return Ok(Answer::Overlapping);
         }
@@ -150,14 +164,26 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
 /// `float32 [3] was donated to Nx.mul`. `Done` and `Declined` refuse nothing, and say
 /// so. Seed: `Nx_array.refused`.
 pub fn refused(name: &'static str, answer: Answer, operands: &[&AnyArray]) -> Error {
-    let list = operands.iter().map(|a| describe(a.dtype, &a.layout)).collect::<Vec<_>>().join(", ");
+    let list = operands
+        .iter()
+        .map(|a| describe(a.dtype, &a.layout))
+        .collect::<Vec<_>>()
+        .join(", ");
     let dead: Vec<String> = operands
         .iter()
-        .filter_map(|a| a.buffer.dead().map(|why| format!("{} was {why}", describe(a.dtype, &a.layout))))
+        .filter_map(|a| {
+            a.buffer
+                .dead()
+                .map(|why| format!("{} was {why}", describe(a.dtype, &a.layout)))
+        })
         .collect();
     let reason = match answer {
         Answer::DeadBuffer | Answer::HeldExclusive if !dead.is_empty() => dead.join(", "),
         a => a.reason().to_owned(),
     };
-    Error::Invalid { op: name, reason, operands: list }
+    Error::Invalid {
+        op: name,
+        reason,
+        operands: list,
+    }
 }

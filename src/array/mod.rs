@@ -17,7 +17,11 @@ pub use typed::Array;
 fn byte_span(a: &AnyArray) -> Option<(usize, usize)> {
     let (lo, hi) = a.layout.bounds()?;
     let d = a.dtype;
-    let (b0, b1) = if d.is_sub_byte() { (lo / 2, hi / 2 + 1) } else { (lo * d.storage_bytes(), (hi + 1) * d.storage_bytes()) };
+    let (b0, b1) = if d.is_sub_byte() {
+        (lo / 2, hi / 2 + 1)
+    } else {
+        (lo * d.storage_bytes(), (hi + 1) * d.storage_bytes())
+    };
     Some((a.buffer.start() + b0, a.buffer.start() + b1))
 }
 
@@ -68,15 +72,23 @@ pub(crate) fn shares_bytes(a: &AnyArray, b: &AnyArray) -> bool {
 /// True when the two arrays have one element width and place every index at the same
 /// bits of one memory. Seed: `Nx_array` § Kernels (identical arrays).
 pub(crate) fn identical(a: &AnyArray, b: &AnyArray) -> bool {
-    if a.dtype.bits() != b.dtype.bits() || a.shape() != b.shape() || !a.buffer.same_memory(&b.buffer) {
+    if a.dtype.bits() != b.dtype.bits()
+        || a.shape() != b.shape()
+        || !a.buffer.same_memory(&b.buffer)
+    {
         return false;
     }
     if a.layout.is_empty() {
         return true;
     }
-    let bit = |x: &AnyArray, p: usize| (x.buffer.start() as u128) * 8 + p as u128 * x.dtype.bits() as u128;
+    let bit = |x: &AnyArray, p: usize| {
+        (x.buffer.start() as u128) * 8 + p as u128 * x.dtype.bits() as u128
+    };
     if bit(a, a.layout.offset()) != bit(b, b.layout.offset()) {
         return false;
     }
-    a.shape().iter().zip(a.layout.strides().iter().zip(b.layout.strides())).all(|(&n, (&s, &t))| n <= 1 || s == t)
+    a.shape()
+        .iter()
+        .zip(a.layout.strides().iter().zip(b.layout.strides()))
+        .all(|(&n, (&s, &t))| n <= 1 || s == t)
 }

@@ -29,7 +29,12 @@ impl AnyArray {
         self.buffer.check(OP)?;
         let l = &self.layout;
         let d = self.dtype;
-        let counted: usize = l.shape().iter().zip(l.strides()).map(|(&n, &s)| if s == 0 { n.min(1) } else { n }).product();
+        let counted: usize = l
+            .shape()
+            .iter()
+            .zip(l.strides())
+            .map(|(&n, &s)| if s == 0 { n.min(1) } else { n })
+            .product();
         let budget = d.bytes(counted)?;
         let Some((lo, hi)) = l.bounds() else {
             let buffer = Buffer::create(rig, 0, Kind::Device)?;
@@ -37,11 +42,19 @@ impl AnyArray {
             return AnyArray::v(d, layout, buffer);
         };
         // Bytes from the first to the last position.
-        let (b0, b1) = if d.is_sub_byte() { (lo / 2, hi / 2 + 1) } else { (lo * d.storage_bytes(), (hi + 1) * d.storage_bytes()) };
+        let (b0, b1) = if d.is_sub_byte() {
+            (lo / 2, hi / 2 + 1)
+        } else {
+            (lo * d.storage_bytes(), (hi + 1) * d.storage_bytes())
+        };
         if b1 - b0 <= budget {
             let buffer = Buffer::create(rig, b1 - b0, Kind::Device)?;
             Buffer::blit(&self.buffer, b0, &buffer, 0, b1 - b0).map_err(|e| rename(e, OP))?;
-            let shift = if d.is_sub_byte() { 2 * b0 } else { b0 / d.storage_bytes() };
+            let shift = if d.is_sub_byte() {
+                2 * b0
+            } else {
+                b0 / d.storage_bytes()
+            };
             let layout = Layout::new(l.shape(), l.strides(), l.offset() - shift)?;
             return AnyArray::v(d, layout, buffer);
         }
@@ -75,7 +88,10 @@ impl AnyArray {
             self.buffer.check("Nx_array.borrow")?;
             return Ok(Some(self.clone()));
         }
-        Ok(self.buffer.borrow(rig)?.map(|buffer| AnyArray { buffer, ..self.clone() }))
+        Ok(self.buffer.borrow(rig)?.map(|buffer| AnyArray {
+            buffer,
+            ..self.clone()
+        }))
     }
 }
 
@@ -104,7 +120,10 @@ fn packed_layout(l: &Layout) -> Result<Layout, Error> {
         strides[k] = acc * l.strides()[k].signum();
         acc *= l.shape()[k] as isize;
     }
-    let offset: isize = (0..r).filter(|&k| strides[k] < 0).map(|k| -(l.shape()[k] as isize - 1) * strides[k]).sum();
+    let offset: isize = (0..r)
+        .filter(|&k| strides[k] < 0)
+        .map(|k| -(l.shape()[k] as isize - 1) * strides[k])
+        .sum();
     Layout::new(l.shape(), &strides, offset as usize)
 }
 
@@ -118,7 +137,11 @@ pub(crate) fn transfer(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Resu
         return Err(Error::Invalid {
             op,
             reason: "the arrays differ in shape or dtype".into(),
-            operands: format!("{}, {}", describe(dst.dtype, &dst.layout), describe(src.dtype, &src.layout)),
+            operands: format!(
+                "{}, {}",
+                describe(dst.dtype, &dst.layout),
+                describe(src.dtype, &src.layout)
+            ),
         });
     }
     let mut r = Ok(());
@@ -140,7 +163,9 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
     if super::identical(src, dst) {
         return Ok(());
     }
-    let whole = |a: &AnyArray| a.layout.is_contiguous() && (!d.is_sub_byte() || (a.layout.offset() % 2 == 0 && n % 2 == 0));
+    let whole = |a: &AnyArray| {
+        a.layout.is_contiguous() && (!d.is_sub_byte() || (a.layout.offset() % 2 == 0 && n % 2 == 0))
+    };
     if whole(src) && whole(dst) {
         let (s0, d0) = (byte_of(src), byte_of(dst));
         let len = d.bytes(n)?;
@@ -151,7 +176,10 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
         // sharing bytes: read the source's elements first.
         let bits = src.to_bits_vec()?;
         let mut it = bits.into_iter();
-        return dst.buffer.write_as(op, |b| dst.layout.for_each_position(|p| write_bits(d, b, p, it.next().unwrap_or(0))));
+        return dst.buffer.write_as(op, |b| {
+            dst.layout
+                .for_each_position(|p| write_bits(d, b, p, it.next().unwrap_or(0)))
+        });
     }
     Buffer::read_write(&src.buffer, &dst.buffer, op, |s, b| {
         let mut it = PositionIter::new(&src.layout);
@@ -182,7 +210,11 @@ pub struct PositionIter<'a> {
 impl<'a> PositionIter<'a> {
     /// The walk of `layout`, from its first index.
     pub fn new(layout: &'a Layout) -> Self {
-        PositionIter { layout, index: [0; crate::layout::MAX_RANK], pos: layout.offset() as isize }
+        PositionIter {
+            layout,
+            index: [0; crate::layout::MAX_RANK],
+            pos: layout.offset() as isize,
+        }
     }
 
     /// The current position, then advance (callers take exactly numel positions).

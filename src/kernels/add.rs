@@ -8,7 +8,7 @@
 //! each component.
 
 use super::answered;
-use crate::array::{door, AnyArray, Answer};
+use crate::array::{door, Answer, AnyArray};
 use crate::dtype::{bits_of_f64, f64_of_bits, write_bits, Class, DType};
 use crate::error::Error;
 use crate::layout::Move;
@@ -19,10 +19,16 @@ const NAME: &str = "Nx.add";
 /// The sum of two elements' bits of dtype `d`.
 pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
     match d.class() {
-        Class::Float if d == DType::Float64 => (f64::from_bits(a as u64) + f64::from_bits(b as u64)).to_bits() as u128,
+        Class::Float if d == DType::Float64 => {
+            (f64::from_bits(a as u64) + f64::from_bits(b as u64)).to_bits() as u128
+        }
         Class::Float => bits_of_f64(d, f64_of_bits(d, a) + f64_of_bits(d, b)),
         Class::Complex => {
-            let c = if d == DType::Complex64 { DType::Float32 } else { DType::Float64 };
+            let c = if d == DType::Complex64 {
+                DType::Float32
+            } else {
+                DType::Float64
+            };
             let w = c.bits();
             let m = (1u128 << w) - 1;
             add_bits(c, a & m, b & m) | add_bits(c, (a >> w) & m, (b >> w) & m) << w
@@ -53,8 +59,16 @@ fn broadcast_shape(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
     let r = x.len().max(y.len());
     (0..r)
         .map(|k| {
-            let a = if k + x.len() >= r { x[k + x.len() - r] } else { 1 };
-            let b = if k + y.len() >= r { y[k + y.len() - r] } else { 1 };
+            let a = if k + x.len() >= r {
+                x[k + x.len() - r]
+            } else {
+                1
+            };
+            let b = if k + y.len() >= r {
+                y[k + y.len() - r]
+            } else {
+                1
+            };
             match (a, b) {
                 (a, b) if a == b => Some(a),
                 (1, b) => Some(b),
@@ -124,7 +138,9 @@ pub fn add(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
 pub fn add_donated(x: AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
     let shape = broadcast_shape(x.shape(), y.shape());
     Claim::with(&[y.buffer()], &[x.buffer()], |c| {
-        let fits = shape.as_deref() == Some(x.shape()) && x.dtype() == y.dtype() && x.layout().is_distinct();
+        let fits = shape.as_deref() == Some(x.shape())
+            && x.dtype() == y.dtype()
+            && x.layout().is_distinct();
         if fits && c.exclusive(x.buffer()) {
             let buffer = c.consume("donated to Nx.add", x.buffer())?;
             let out = AnyArray::v(x.dtype(), *x.layout(), buffer)?;

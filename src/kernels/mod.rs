@@ -11,7 +11,7 @@ mod fill;
 pub use add::{add, add_donated, add_into};
 pub use fill::fill;
 
-use crate::array::{refused, AnyArray, Answer};
+use crate::array::{refused, Answer, AnyArray};
 use crate::error::Error;
 
 /// `Ok` for `Done`; the refusal as the seed's error, naming `name`, otherwise.

@@ -243,7 +243,12 @@ impl Buffer {
     /// read and the write must follow; two memories are locked in address order, so
     /// two calls in opposite directions never deadlock. The buffers must be of two
     /// memories.
-    pub(crate) fn read_write<R>(src: &Buffer, dst: &Buffer, op: &'static str, f: impl FnOnce(&[u8], &mut [u8]) -> R) -> Result<R, Error> {
+    pub(crate) fn read_write<R>(
+        src: &Buffer,
+        dst: &Buffer,
+        op: &'static str,
+        f: impl FnOnce(&[u8], &mut [u8]) -> R,
+    ) -> Result<R, Error> {
         debug_assert!(!src.same_memory(dst));
         let _cs = src.claim(op)?;
         let _cd = dst.claim(op)?;

@@ -127,7 +127,10 @@ fn the_async_wait_resolves_at_once_on_the_host_and_fails_on_a_lost_device() {
     let d = Rig::virtual_host("lost");
     let l = Buffer::create(&d, 4, Kind::Device).unwrap();
     d.lose();
-    assert!(matches!(poll_once(l.wait_async(false)), Poll::Ready(Err(Error::Lost { .. }))));
+    assert!(matches!(
+        poll_once(l.wait_async(false)),
+        Poll::Ready(Err(Error::Lost { .. }))
+    ));
 }
 
 #[test]
@@ -147,14 +150,26 @@ fn a_timeline_waiter_is_woken_when_its_stamp_completes_or_the_device_is_lost() {
     let count = StdArc::new(Count(AtomicUsize::new(0)));
     let waker = Waker::from(count.clone());
     let mut f = std::pin::pin!(t.reached(s));
-    assert!(f.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    assert!(f
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
     t.complete(s);
     assert_eq!(count.0.load(Ordering::SeqCst), 1);
-    assert_eq!(f.as_mut().poll(&mut Context::from_waker(&waker)), Poll::Ready(true));
+    assert_eq!(
+        f.as_mut().poll(&mut Context::from_waker(&waker)),
+        Poll::Ready(true)
+    );
     let s2 = t.next();
     let mut g = std::pin::pin!(t.reached(s2));
-    assert!(g.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+    assert!(g
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
     t.lose();
     assert_eq!(count.0.load(Ordering::SeqCst), 2);
-    assert_eq!(g.as_mut().poll(&mut Context::from_waker(&waker)), Poll::Ready(false));
+    assert_eq!(
+        g.as_mut().poll(&mut Context::from_waker(&waker)),
+        Poll::Ready(false)
+    );
 }

@@ -1,0 +1,266 @@
+//! Host kernels through the door: add (broadcast, negative strides, sub-byte at odd
+//! offsets, every dtype), fill, cast, and the donating add (K12). The add oracle is
+//! independent of nxrig's conversions: native arithmetic, the `half` crate, and a
+//! brute-force nearest-value search over every float8 pattern.
+
+use half::{bf16, f16};
+use nxrig::dtype::{write_bits, Class};
+use nxrig::kernels::{add, add_donated, add_into, fill};
+use nxrig::rig::Claim;
+use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+/// The value of a float8 pattern, by its definition.
+fn f8_value(bits: u8, e4m3: bool) -> f64 {
+    let (eb, mb, bias) = if e4m3 { (4, 3, 7) } else { (5, 2, 15) };
+    let s = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
+    let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
+    let m = (bits & ((1 << mb) - 1)) as f64;
+    let all = (1 << eb) - 1;
+    if e4m3 && e == all && m == 7.0 || !e4m3 && e == all && m != 0.0 {
+        return f64::NAN;
+    }
+    if !e4m3 && e == all {
+        return s * f64::INFINITY;
+    }
+    if e == 0 {
+        s * m * 2f64.powi(1 - bias - mb as i32)
+    } else {
+        s * (1.0 + m / (1 << mb) as f64) * 2f64.powi(e - bias)
+    }
+}
+
+/// The float8 pattern nearest `x` (ties to the even pattern), by searching all 256.
+fn f8_nearest(x: f64, e4m3: bool) -> u8 {
+    if x.is_nan() {
+        return if e4m3 { 0x7f } else { 0x7e };
+    }
+    // Past the midpoint beyond the largest value (448, 57344), whose pattern is odd:
+    // the tie goes to the next, even, pattern, which is NaN or infinity.
+    let limit = if e4m3 { 464.0 } else { 61440.0 };
+    if x.abs() >= limit {
+        let sign = if x < 0.0 { 0x80 } else { 0 };
+        return sign | if e4m3 { 0x7f } else { 0x7c };
+    }
+    let mut best = (f64::INFINITY, 0u8);
+    for b in 0..=255u8 {
+        let v = f8_value(b, e4m3);
+        if !v.is_finite() || (v == 0.0 && v.is_sign_negative() != x.is_sign_negative()) {
+            continue;
+        }
+        let d = (v - x).abs();
+        if d < best.0 || (d == best.0 && b & 1 == 0 && best.1 & 1 == 1) {
+            best = (d, b);
+        }
+    }
+    best.1
+}
+
+/// The oracle: `a + b` for dtype `d` on raw bits (a few values per dtype are tested).
+fn oracle(d: DType, a: u128, b: u128) -> u128 {
+    match d {
+        DType::Float16 => {
+            f16::from_f64(f16::from_bits(a as u16).to_f64() + f16::from_bits(b as u16).to_f64())
+                .to_bits() as u128
+        }
+        DType::Bfloat16 => {
+            bf16::from_f64(bf16::from_bits(a as u16).to_f64() + bf16::from_bits(b as u16).to_f64())
+                .to_bits() as u128
+        }
+        DType::Float8E4m3 => {
+            f8_nearest(f8_value(a as u8, true) + f8_value(b as u8, true), true) as u128
+        }
+        DType::Float8E5m2 => {
+            f8_nearest(f8_value(a as u8, false) + f8_value(b as u8, false), false) as u128
+        }
+        DType::Float32 => (f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits() as u128,
+        DType::Float64 => (f64::from_bits(a as u64) + f64::from_bits(b as u64)).to_bits() as u128,
+        DType::Complex64 => {
+            oracle(DType::Float32, a & 0xffff_ffff, b & 0xffff_ffff)
+                | oracle(DType::Float32, a >> 32, b >> 32) << 32
+        }
+        DType::Complex128 => {
+            oracle(DType::Float64, a & u64::MAX as u128, b & u64::MAX as u128)
+                | oracle(DType::Float64, a >> 64, b >> 64) << 64
+        }
+        DType::Bool => (a != 0 || b != 0) as u128,
+        d => (a + b) % (1u128 << d.bits()),
+    }
+}
+
+/// Small values of every dtype, as bits: 0, 1, 2, 3, 5, 7 in the dtype (and for
+/// floats 1.5, -2.25, 0.1 rounded by the oracle's own means where it can).
+fn values(d: DType, n: usize) -> Vec<u128> {
+    (0..n)
+        .map(|i| {
+            let k = (i * 7 + 3) % 11;
+            match d.class() {
+                Class::Float | Class::Complex => match d {
+                    DType::Float16 => f16::from_f64(k as f64 * 0.375 - 1.0).to_bits() as u128,
+                    DType::Bfloat16 => bf16::from_f64(k as f64 * 0.375 - 1.0).to_bits() as u128,
+                    DType::Float8E4m3 => f8_nearest(k as f64 * 0.375 - 1.0, true) as u128,
+                    DType::Float8E5m2 => f8_nearest(k as f64 * 0.375 - 1.0, false) as u128,
+                    DType::Float32 => ((k as f32) * 0.1 - 0.3).to_bits() as u128,
+                    DType::Float64 => ((k as f64) * 0.1 - 0.3).to_bits() as u128,
+                    DType::Complex64 => {
+                        ((k as f32) * 0.25).to_bits() as u128
+                            | (((k as f32) - 5.0).to_bits() as u128) << 32
+                    }
+                    _ => {
+                        ((k as f64) * 0.25).to_bits() as u128
+                            | (((k as f64) - 5.0).to_bits() as u128) << 64
+                    }
+                },
+                Class::Bool => (k % 2) as u128,
+                _ => (k as u128 * 29) % (1u128 << d.bits()),
+            }
+        })
+        .collect()
+}
+
+fn array(d: DType, shape: &[usize], bits: &[u128]) -> AnyArray {
+    let mut bytes = vec![0u8; d.bytes(bits.len()).unwrap()];
+    for (i, &b) in bits.iter().enumerate() {
+        write_bits(d, &mut bytes, i, b);
+    }
+    AnyArray::of_bytes(d, shape, bytes).unwrap()
+}
+
+#[test]
+fn add_every_dtype_with_broadcast_and_negative_strides() {
+    for d in DType::ALL {
+        // x: [3, 4] flipped on axis 1; y: a row [4] broadcast; one odd-offset sub-byte view.
+        let xs = values(d, 13);
+        let x0 = array(d, &[13], &xs);
+        let x = x0
+            .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
+            .unwrap()
+            .unwrap()
+            .move_(&Move::Reshape(vec![3, 4]))
+            .unwrap()
+            .unwrap()
+            .move_(&Move::Flip(vec![1]))
+            .unwrap()
+            .unwrap();
+        let ys = values(d, 4).into_iter().rev().collect::<Vec<_>>();
+        let y = array(d, &[4], &ys);
+        let z = add(&x, &y).unwrap();
+        assert_eq!(z.shape(), [3, 4]);
+        let got = z.to_bits_vec().unwrap();
+        for i in 0..3 {
+            for j in 0..4 {
+                let a = xs[1 + i * 4 + (3 - j)];
+                let want = oracle(d, a, ys[j]);
+                assert_eq!(got[i * 4 + j], want, "{d}: [{i},{j}] {a:#x} + {:#x}", ys[j]);
+            }
+        }
+    }
+}
+
+#[test]
+fn add_in_place_into_an_identical_output_and_refusals() {
+    let x = Array::<i16>::of_array(&[3], &[1, 2, 32767]).unwrap();
+    let y = Array::<i16>::of_array(&[1], &[1]).unwrap();
+    add_into(x.any(), x.any(), y.any()).unwrap();
+    assert_eq!(x.to_vec().unwrap(), [2, 3, -32768], "wraps");
+    let f = Array::<f32>::of_array(&[3], &[0.0; 3]).unwrap();
+    let e = add_into(f.any(), x.any(), y.any()).unwrap_err();
+    assert!(
+        e.to_string().starts_with("Nx.add: an operand's dtype"),
+        "{e}"
+    );
+    let z = Array::<i16>::of_array(&[2], &[0; 2]).unwrap();
+    let e = add_into(z.any(), x.any(), y.any()).unwrap_err();
+    assert!(e.to_string().contains("do not fit"), "{e}");
+    let e = add(x.any(), z.any()).unwrap_err();
+    assert!(e.to_string().contains("do not fit"), "{e}");
+}
+
+#[test]
+fn fill_every_layout_keeps_sub_byte_neighbours() {
+    let n: AnyArray = Array::<nxrig::dtype::U4>::of_array(
+        &[5],
+        &[1, 2, 3, 4, 5].map(|x| nxrig::dtype::U4::new(x).unwrap()),
+    )
+    .unwrap()
+    .into();
+    let odd = n
+        .move_(&Move::Slice(vec![Slice::new(Some(1), None, 2)]))
+        .unwrap()
+        .unwrap();
+    fill(&odd, 9.0).unwrap();
+    assert_eq!(n.to_bits_vec().unwrap(), [1, 9, 3, 9, 5]);
+    let b = Array::<u8>::of_array(&[1], &[0])
+        .unwrap()
+        .move_(&Move::Expand(vec![3]))
+        .unwrap()
+        .unwrap();
+    assert!(fill(b.any(), 1.0)
+        .unwrap_err()
+        .to_string()
+        .contains("twice"));
+    for d in DType::ALL {
+        let a = AnyArray::create(&Rig::host(), d, &[2, 3]).unwrap();
+        fill(&a, 1.0).unwrap();
+        let one = nxrig::dtype::bits_of_f64(d, 1.0);
+        assert!(a.to_bits_vec().unwrap().iter().all(|&x| x == one), "{d}");
+    }
+}
+
+#[test]
+fn donating_add_writes_in_place_only_when_exclusive() {
+    let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap();
+    let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0]).unwrap();
+    let addr = x.buffer().addr();
+    let z = add_donated(x.any().clone(), y.any()).unwrap();
+    assert_eq!(z.buffer().addr(), addr, "in place");
+    assert_eq!(
+        z.expect::<f32>().unwrap().to_vec().unwrap(),
+        [11.0, 22.0, 33.0]
+    );
+    let e = x.to_vec().unwrap_err();
+    assert!(e.to_string().contains("donated to Nx.add"), "{e}");
+    // A caller that still needs x holds a read claim across the call: x is untouched.
+    let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap();
+    let z = Claim::with(&[x.buffer()], &[], |_| {
+        add_donated(x.any().clone(), y.any())
+    })
+    .unwrap()
+    .unwrap();
+    assert_ne!(z.buffer().addr(), x.buffer().addr());
+    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0]);
+    assert_eq!(
+        z.expect::<f32>().unwrap().to_vec().unwrap(),
+        [11.0, 22.0, 33.0]
+    );
+}
+
+#[test]
+fn k12_copy_then_donate_and_the_aliased_call() {
+    let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap();
+    let y = x.copy().unwrap();
+    let one = Array::<f64>::of_array(&[1], &[1.0]).unwrap();
+    add_donated(x.any().clone(), one.any()).unwrap();
+    assert_eq!(y.to_vec().unwrap(), [1.0, 2.0], "the copy keeps its values");
+    let e = x.get(&[0]).unwrap_err();
+    assert!(e.to_string().contains("donated to Nx.add"), "{e}");
+    // A call that donates x and also reads x: an error at once, never a hang.
+    let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap();
+    let e = add_donated(x.any().clone(), x.any()).unwrap_err();
+    assert!(matches!(e, Error::Claim { .. }), "{e}");
+    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0]);
+}
+
+#[test]
+fn cast_goes_through_the_door() {
+    let x = Array::<f32>::of_array(&[2], &[1.0, 2.0]).unwrap();
+    Claim::with(&[], &[x.buffer()], |_| {
+        let e = x.cast::<f64>().unwrap_err();
+        assert!(e.to_string().contains("held exclusive"), "{e}");
+    })
+    .unwrap();
+}

@@ -1,0 +1,237 @@
+//! Placement (seed: `Nx_array` § Placement): to_device's layout rule, transfer's
+//! errors and overlap rule, copy and borrow, all bit for bit (K5).
+
+use nxrig::dtype::U4;
+use nxrig::rig::{Buffer, Claim, Kind};
+use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+fn iota(shape: &[usize]) -> Array<i32> {
+    let n: usize = shape.iter().product();
+    Array::of_array(shape, &(0..n as i32).collect::<Vec<_>>()).unwrap()
+}
+
+#[test]
+fn to_device_keeps_a_compact_layout_shifted() {
+    let a = iota(&[4, 3]);
+    let f = a.move_(&Move::Flip(vec![0])).unwrap().unwrap();
+    let c = f.any().to_device(&Rig::host()).unwrap();
+    assert_eq!(c.layout().strides(), [-3, 1], "the flipped layout is kept");
+    assert_eq!(c.buffer().len(), 48);
+    assert_eq!(
+        c.expect::<i32>().unwrap().to_vec().unwrap(),
+        f.to_vec().unwrap()
+    );
+    // A slice from the middle: the same strides, shifted to offset 0.
+    let s = a
+        .move_(&Move::Slice(vec![Slice::new(Some(1), Some(3), 1)]))
+        .unwrap()
+        .unwrap();
+    let c = s.any().to_device(&Rig::host()).unwrap();
+    assert_eq!((c.layout().offset(), c.buffer().len()), (0, 24));
+    // A sub-byte array at an odd nibble keeps the source's neighbour bits.
+    let n = Array::<U4>::of_array(&[5], &[1, 2, 3, 4, 5].map(|x| U4::new(x).unwrap())).unwrap();
+    let tail = n
+        .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
+        .unwrap()
+        .unwrap();
+    let c = tail.any().to_device(&Rig::host()).unwrap();
+    assert_eq!(c.layout().offset(), 1);
+    assert_eq!(c.buffer().read(|b| b.to_vec()).unwrap(), [0x21, 0x43]);
+    assert_eq!(c.to_bits_vec().unwrap(), [2, 3, 4]);
+}
+
+#[test]
+fn to_device_packs_by_decreasing_stride_otherwise() {
+    // The seed's example: shape [3, 2] at strides [2, 2] gets strides [2, 1].
+    let buf = Buffer::create(&Rig::host(), 64, Kind::Device).unwrap();
+    let l = nxrig::Layout::new(&[3, 2], &[2, 2], 0).unwrap();
+    let a = AnyArray::v(DType::Int32, l, buf).unwrap();
+    assert_eq!(
+        a.to_device(&Rig::host()).unwrap().layout().strides(),
+        [2, 1]
+    );
+    // A transposed, every-other-column view: axes by decreasing |stride|, signs kept.
+    let x = iota(&[4, 6]);
+    let v = x
+        .move_(&Move::Slice(vec![Slice::FULL, Slice::new(None, None, -2)]))
+        .unwrap()
+        .unwrap();
+    let t = v.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
+    let c = t.any().to_device(&Rig::host()).unwrap();
+    assert_eq!(c.layout().strides(), [-1, 3]);
+    assert_eq!(c.layout().offset(), 2);
+    assert_eq!(c.buffer().len(), 48);
+    assert_eq!(
+        c.expect::<i32>().unwrap().to_vec().unwrap(),
+        t.to_vec().unwrap()
+    );
+    // Broadcast axes keep stride 0 and count once.
+    let r = iota(&[1, 3])
+        .move_(&Move::Expand(vec![5, 3]))
+        .unwrap()
+        .unwrap();
+    let c = r.any().to_device(&Rig::host()).unwrap();
+    assert_eq!(c.layout().strides(), [0, 1]);
+    assert_eq!(c.buffer().len(), 12);
+}
+
+#[test]
+fn k5_nan_payloads_survive_to_device_transfer_and_copy() {
+    let bits = [0x7FF0000000000001u64, 0xFFF0000000000002];
+    let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits)).unwrap();
+    let dev = Rig::virtual_host("second");
+    let on = a.any().to_device(&dev).unwrap();
+    assert_eq!(on.rig(), &dev);
+    let back = on.copy().unwrap();
+    let dst = AnyArray::create(&Rig::host(), DType::Float64, &[2]).unwrap();
+    AnyArray::transfer(&back, &dst).unwrap();
+    let got: Vec<u64> = dst
+        .expect::<f64>()
+        .unwrap()
+        .to_vec()
+        .unwrap()
+        .iter()
+        .map(|x| x.to_bits())
+        .collect();
+    assert_eq!(got, bits);
+    let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)]).unwrap();
+    let g = f.any().to_device(&dev).unwrap().copy().unwrap();
+    assert_eq!(
+        g.expect::<f32>().unwrap().to_vec().unwrap()[0].to_bits(),
+        0x7F802000
+    );
+}
+
+#[test]
+fn transfer_writes_only_the_destinations_elements() {
+    let n = Array::<U4>::of_array(&[6], &[15; 6].map(|x| U4::new(x).unwrap())).unwrap();
+    let mid = n
+        .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
+        .unwrap()
+        .unwrap();
+    let src = Array::<U4>::of_array(&[3], &[1, 2, 3].map(|x| U4::new(x).unwrap())).unwrap();
+    AnyArray::transfer(src.any(), mid.any()).unwrap();
+    assert_eq!(
+        n.any().buffer().read(|b| b.to_vec()).unwrap(),
+        [0x1f, 0x32, 0xff]
+    );
+    // Strided and broadcast sources, negative-stride destinations.
+    let d = iota(&[2, 3]);
+    let r = iota(&[1, 3])
+        .move_(&Move::Expand(vec![2, 3]))
+        .unwrap()
+        .unwrap();
+    let df = d.move_(&Move::Flip(vec![1])).unwrap().unwrap();
+    AnyArray::transfer(r.any(), df.any()).unwrap();
+    assert_eq!(d.to_vec().unwrap(), [2, 1, 0, 2, 1, 0]);
+}
+
+#[test]
+fn transfer_errors() {
+    let a = iota(&[2, 3]);
+    let b = iota(&[3, 2]);
+    let e = AnyArray::transfer(a.any(), b.any()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Invalid {
+                op: "Nx_array.transfer",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // A destination that reaches an element twice.
+    let r = iota(&[1, 3])
+        .move_(&Move::Expand(vec![2, 3]))
+        .unwrap()
+        .unwrap();
+    let e = AnyArray::transfer(a.any(), r.any()).unwrap_err();
+    assert!(e.to_string().contains("twice"), "{e}");
+    // Overlap: a destination sharing bytes with a source not identical to it.
+    let x = iota(&[6]);
+    let lo = x
+        .move_(&Move::Slice(vec![Slice::new(Some(0), Some(4), 1)]))
+        .unwrap()
+        .unwrap();
+    let hi = x
+        .move_(&Move::Slice(vec![Slice::new(Some(2), Some(6), 1)]))
+        .unwrap()
+        .unwrap();
+    let e = AnyArray::transfer(lo.any(), hi.any()).unwrap_err();
+    assert!(e.to_string().contains("shares bytes"), "{e}");
+    // Identical arrays are fine (a transfer onto itself), and disjoint views of one memory.
+    AnyArray::transfer(x.any(), x.any()).unwrap();
+    let even = x
+        .move_(&Move::Slice(vec![Slice::new(None, None, 2)]))
+        .unwrap()
+        .unwrap();
+    let odd = x
+        .move_(&Move::Slice(vec![Slice::new(Some(1), None, 2)]))
+        .unwrap()
+        .unwrap();
+    AnyArray::transfer(even.any(), odd.any()).unwrap();
+    assert_eq!(x.to_vec().unwrap(), [0, 0, 2, 2, 4, 4]);
+    // Read-only memory as destination.
+    #[repr(align(16))]
+    struct Aligned([u8; 4]);
+    static RO: Aligned = Aligned([0; 4]);
+    let ro = AnyArray::v(
+        DType::Int32,
+        nxrig::Layout::contiguous(&[1]).unwrap(),
+        Buffer::of_bytes(&RO.0[..]),
+    )
+    .unwrap();
+    let one = iota(&[1]);
+    let e = AnyArray::transfer(one.any(), &ro).unwrap_err();
+    assert!(e.to_string().contains("only reads"), "{e}");
+    // A dead source, named with its consumer's reason.
+    let dead = iota(&[1]);
+    Claim::with(&[], &[dead.buffer()], |c| {
+        c.consume("donated to Nx.mul", dead.buffer()).unwrap()
+    })
+    .unwrap();
+    let e = AnyArray::transfer(dead.any(), one.any()).unwrap_err();
+    assert!(
+        e.to_string().contains("int32 [1] was donated to Nx.mul"),
+        "{e}"
+    );
+}
+
+#[test]
+fn borrow_shares_memory() {
+    let a = iota(&[3]);
+    let same = a.any().borrow(&Rig::host()).unwrap().unwrap();
+    assert!(same.buffer().same_memory(a.buffer()));
+    let other = Rig::virtual_host("peer");
+    let b = a.any().borrow(&other).unwrap().unwrap();
+    b.clone().expect::<i32>().unwrap().set(&[0], 7).unwrap();
+    assert_eq!(
+        a.get(&[0]).unwrap(),
+        7,
+        "writes through either show in the other"
+    );
+}
+
+#[test]
+fn copy_is_c_contiguous_and_bit_for_bit_for_every_dtype() {
+    for d in DType::ALL {
+        let n = 7;
+        let mut bytes = vec![0u8; d.bytes(n).unwrap()];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = (i * 37 + 11) as u8;
+        }
+        let a = AnyArray::of_bytes(d, &[n], bytes).unwrap();
+        let f = a.move_(&Move::Flip(vec![0])).unwrap().unwrap();
+        let c = f.copy().unwrap();
+        assert!(c.layout().is_contiguous() && c.layout().offset() == 0);
+        let mut want = a.to_bits_vec().unwrap();
+        want.reverse();
+        assert_eq!(c.to_bits_vec().unwrap(), want, "{d}");
+    }
+}
