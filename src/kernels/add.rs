@@ -40,7 +40,7 @@ pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
 
 /// `a` broadcast to `shape` as NumPy does (unit axes prepended, then unit axes
 /// expanded), or `None` where it does not broadcast.
-fn broadcast(a: &AnyArray, shape: &[usize]) -> Result<Option<AnyArray>, Error> {
+pub(crate) fn broadcast(a: &AnyArray, shape: &[usize]) -> Result<Option<AnyArray>, Error> {
     if a.shape().len() > shape.len() {
         return Ok(None);
     }
@@ -89,9 +89,7 @@ fn broadcast_shape(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
 /// identical to it); [`Error::Lost`].
 pub fn add_into(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
     let ops = [out, x, y];
-    if x.dtype() != out.dtype() || y.dtype() != out.dtype() {
-        return answered(NAME, Answer::WrongDtype, &ops);
-    }
+    check_add(out, x, y)?;
     let (Some(xb), Some(yb)) = (broadcast(x, out.shape())?, broadcast(y, out.shape())?) else {
         return answered(NAME, Answer::ShapeMismatch, &ops);
     };
@@ -99,6 +97,14 @@ pub fn add_into(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error>
     let a = door(&[out], &[&xb, &yb], || r = add_claimed(out, &xb, &yb))?;
     answered(NAME, a, &ops)?;
     r
+}
+
+/// The refusal of an add whose operands' dtypes differ.
+pub(crate) fn check_add(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
+    if x.dtype() != out.dtype() || y.dtype() != out.dtype() {
+        return answered(NAME, Answer::WrongDtype, &[out, x, y]);
+    }
+    Ok(())
 }
 
 fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {

@@ -5,10 +5,14 @@
 //! Seed: `Nx_array` § Kernels.
 
 mod add;
+#[cfg(nx_c_kernels)]
+mod c_add;
 mod cast;
 mod fill;
 
 pub use add::{add, add_donated, add_into};
+#[cfg(nx_c_kernels)]
+pub use c_add::c_add_into;
 pub use fill::fill;
 
 use crate::array::{refused, Answer, AnyArray};

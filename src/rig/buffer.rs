@@ -263,6 +263,41 @@ impl Buffer {
         }))
     }
 
+    /// `f` of host addresses of `written`'s first byte and of each of `read`'s, with
+    /// `written`'s memory locked for writing and the others for reading (in address
+    /// order, one lock a memory), after the work they must follow. For C kernels, which
+    /// reach bytes through pointers; the caller holds the door's claims.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if the host does not address a memory; [`Error::ReadOnly`],
+    /// [`Error::Lost`].
+    pub fn with_host_pointers<R>(
+        written: &Buffer,
+        read: &[&Buffer],
+        op: &'static str,
+        f: impl FnOnce(*mut u8, &[*const u8]) -> R,
+    ) -> Result<R, Error> {
+        written.write_check(op)?;
+        written.wait_for(op, true)?;
+        for b in read {
+            b.host_check(op)?;
+            b.wait_for(op, false)?;
+        }
+        let mut mems: Vec<&Memory> = std::iter::once(&*written.memory)
+            .chain(read.iter().map(|b| &*b.memory))
+            .collect();
+        mems.sort_by_key(|m| *m as *const Memory as usize);
+        mems.dedup_by_key(|m| *m as *const Memory as usize);
+        let w: &Memory = &written.memory;
+        Ok(Memory::locked(&mems, w, || {
+            let ptrs: Vec<*const u8> = read
+                .iter()
+                .map(|b| (b.memory.addr() + b.start) as *const u8)
+                .collect();
+            f((w.addr() + written.start) as *mut u8, &ptrs)
+        }))
+    }
+
     pub(crate) fn host_check(&self, op: &'static str) -> Result<(), Error> {
         if self.memory.rig.host_addressable() {
             Ok(())

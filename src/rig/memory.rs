@@ -337,6 +337,23 @@ impl Memory {
         f(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 
+    /// Runs `f` with every memory of `mems` (sorted by address, without repeats)
+    /// locked: `written` for writing, the others for reading.
+    pub(crate) fn locked<R>(mems: &[&Memory], written: &Memory, f: impl FnOnce() -> R) -> R {
+        match mems.split_first() {
+            None => f(),
+            Some((m, rest)) => {
+                if std::ptr::eq(*m, written) {
+                    let _g = m.order.write().unwrap_or_else(|e| e.into_inner());
+                    Memory::locked(rest, written, f)
+                } else {
+                    let _g = m.order.read().unwrap_or_else(|e| e.into_inner());
+                    Memory::locked(rest, written, f)
+                }
+            }
+        }
+    }
+
     /// `f` of two memories' bytes, `src` read and `dst` written; the same memory twice
     /// gives `f` one slice for both (`None` for `src`). The two locks are taken in
     /// address order, so two copies in opposite directions never deadlock.
