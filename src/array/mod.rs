@@ -5,6 +5,7 @@
 mod any;
 mod bitcast;
 mod door;
+mod interop;
 mod placement;
 mod typed;
 

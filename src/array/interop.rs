@@ -1,0 +1,93 @@
+//! Host-array interop: `ndarray`'s arrays (the Bigarray of Rust) in both directions,
+//! without a copy. Seed: `Nx_array` § Bigarrays (`of_bigarray`, `read`, `bigarray`).
+//!
+//! Rust's aliasing rules want every view of nxrig's bytes to be scoped: a view is
+//! lent to a function while the memory's host lock and a read claim are held, never
+//! returned. `from_ndarray` takes an owned array, so nothing outside reaches its bytes.
+
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
+
+use super::any::describe;
+use super::typed::Array;
+use crate::dtype::Element;
+use crate::error::Error;
+use crate::layout::Layout;
+use crate::rig::Buffer;
+
+impl<E: Element + bytemuck::Pod> Array<E> {
+    /// The host array over `a`'s own elements, without a copy, with `a`'s shape and
+    /// strides (negative ones too) and the offset of its first element. nxrig owns the
+    /// elements from now on. Seed: `Nx_array.of_bigarray`.
+    ///
+    /// # Errors
+    /// [`Error::Layout`] if the rank exceeds 16; [`Error::Invalid`] as
+    /// [`crate::AnyArray::v`] (never, for an array `ndarray` made).
+    pub fn from_ndarray(a: ArrayD<E>) -> Result<Array<E>, Error> {
+        let shape = a.shape().to_vec();
+        let strides = a.strides().to_vec();
+        let (v, offset) = a.into_raw_vec_and_offset();
+        let layout = Layout::new(&shape, &strides, offset.unwrap_or(0))?;
+        crate::AnyArray::v(E::DTYPE, layout, Buffer::of_vec(v))?.expect()
+    }
+
+    fn check_c(&self, op: &'static str) -> Result<(), Error> {
+        if self.layout().is_contiguous() {
+            Ok(())
+        } else {
+            Err(Error::Invalid { op, reason: "the array is not C-contiguous".into(), operands: describe(E::DTYPE, self.layout()) })
+        }
+    }
+
+    /// `f` of an `ndarray` view of the array's own elements, under a read claim and
+    /// after the device work a read must follow; the claim ends when `f` returns. The
+    /// array must be C-contiguous. Seed: `Nx_array.read`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming `Nx_array.read` if the array is not C-contiguous or
+    /// the host does not address its memory; [`Error::Dead`], [`Error::HeldExclusive`],
+    /// [`Error::Lost`].
+    pub fn read_nd<R>(&self, f: impl FnOnce(ArrayViewD<'_, E>) -> R) -> Result<R, Error> {
+        const OP: &str = "Nx_array.read";
+        self.check_c(OP)?;
+        let (shape, off, n) = (self.shape().to_vec(), self.layout().offset(), self.layout().numel());
+        self.buffer().read_as(OP, |b| {
+            let w = std::mem::size_of::<E>();
+            let s: &[E] = bytemuck::cast_slice(&b[off * w..(off + n) * w]);
+            f(ArrayViewD::from_shape(IxDyn(&shape), s).expect("a C-contiguous shape over its elements"))
+        })
+    }
+
+    /// `f` of a mutable `ndarray` view of the array's own elements (C-contiguous), to
+    /// write them in place.
+    ///
+    /// # Errors
+    /// As [`Array::read_nd`], and [`Error::ReadOnly`] if the memory admits only reads.
+    pub fn write_nd<R>(&self, f: impl FnOnce(ArrayViewMutD<'_, E>) -> R) -> Result<R, Error> {
+        const OP: &str = "Nx_array.write";
+        self.check_c(OP)?;
+        let (shape, off, n) = (self.shape().to_vec(), self.layout().offset(), self.layout().numel());
+        self.buffer().write_as(OP, |b| {
+            let w = std::mem::size_of::<E>();
+            let s: &mut [E] = bytemuck::cast_slice_mut(&mut b[off * w..(off + n) * w]);
+            f(ArrayViewMutD::from_shape(IxDyn(&shape), s).expect("a C-contiguous shape over its elements"))
+        })
+    }
+
+    /// A fresh `ndarray` holding the array's elements in C order (a copy, any layout).
+    ///
+    /// # Errors
+    /// What [`Array::to_vec`] returns.
+    pub fn to_ndarray(&self) -> Result<ArrayD<E>, Error> {
+        let v = self.to_vec()?;
+        Ok(ArrayD::from_shape_vec(IxDyn(self.shape()).strides(IxDyn(&c_strides(self.shape()))), v)
+            .expect("a C-order vector of the shape's length"))
+    }
+}
+
+fn c_strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        s[k] = s[k + 1] * shape[k + 1].max(1);
+    }
+    s
+}
