@@ -18,7 +18,11 @@ fn from_ndarray_takes_the_elements_without_a_copy_strides_and_all() {
     assert_eq!(n.buffer().addr(), p);
     assert_eq!(n.to_vec().unwrap(), [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
     // A reversed axis: negative stride and an offset, still no copy.
-    let mut b = ArrayD::from_shape_vec(IxDyn(&[2, 3]), (0..6).map(|x| f16::from_f32(x as f32)).collect()).unwrap();
+    let mut b = ArrayD::from_shape_vec(
+        IxDyn(&[2, 3]),
+        (0..6).map(|x| f16::from_f32(x as f32)).collect(),
+    )
+    .unwrap();
     b.invert_axis(Axis(1));
     let want: Vec<f16> = b.iter().copied().collect();
     let m = Array::from_ndarray(b).unwrap();
@@ -30,13 +34,27 @@ fn from_ndarray_takes_the_elements_without_a_copy_strides_and_all() {
 fn read_nd_lends_a_view_under_a_read_claim() {
     let x = Array::<i32>::of_array(&[2, 2], &[1, 2, 3, 4]).unwrap();
     let (sum, excl) = x
-        .read_nd(|v| (v.sum(), Claim::with(&[], &[x.buffer()], |c| c.exclusive(x.buffer())).unwrap()))
+        .read_nd(|v| {
+            (
+                v.sum(),
+                Claim::with(&[], &[x.buffer()], |c| c.exclusive(x.buffer())).unwrap(),
+            )
+        })
         .unwrap();
     assert_eq!(sum, 10);
     assert!(!excl, "no donation writes what the view reads");
     x.write_nd(|mut v| v[[1, 1]] = 40).unwrap();
     assert_eq!(x.get(&[1, 1]).unwrap(), 40);
     let t = x.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
-    assert!(matches!(t.read_nd(|_| ()), Err(Error::Invalid { op: "Nx_array.read", .. })));
-    assert_eq!(t.to_ndarray().unwrap(), ndarray::arr2(&[[1, 3], [2, 40]]).into_dyn());
+    assert!(matches!(
+        t.read_nd(|_| ()),
+        Err(Error::Invalid {
+            op: "Nx_array.read",
+            ..
+        })
+    ));
+    assert_eq!(
+        t.to_ndarray().unwrap(),
+        ndarray::arr2(&[[1, 3], [2, 40]]).into_dyn()
+    );
 }

@@ -21,14 +21,14 @@ fn f8_value(bits: u8, e4m3: bool) -> f64 {
     let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
     let m = (bits & ((1 << mb) - 1)) as f64;
     let all = (1 << eb) - 1;
-    if e4m3 && e == all && m == 7.0 || !e4m3 && e == all && m != 0.0 {
+    if e == all && (if e4m3 { m == 7.0 } else { m != 0.0 }) {
         return f64::NAN;
     }
     if !e4m3 && e == all {
         return s * f64::INFINITY;
     }
     if e == 0 {
-        s * m * 2f64.powi(1 - bias - mb as i32)
+        s * m * 2f64.powi(1 - bias - mb)
     } else {
         s * (1.0 + m / (1 << mb) as f64) * 2f64.powi(e - bias)
     }

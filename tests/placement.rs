@@ -235,3 +235,50 @@ fn copy_is_c_contiguous_and_bit_for_bit_for_every_dtype() {
         assert_eq!(c.to_bits_vec().unwrap(), want, "{d}");
     }
 }
+
+/// Transfers between many pairs of layouts (permuted, flipped, sliced, broadcast
+/// sources) of every byte width, checked element by element against `to_bits_vec`.
+#[test]
+fn transfer_between_many_layouts_of_every_width() {
+    let shapes: [&[usize]; 5] = [&[], &[7], &[3, 5], &[2, 3, 4], &[33, 40]];
+    for d in [
+        DType::Uint8,
+        DType::Float16,
+        DType::Float32,
+        DType::Float64,
+        DType::Complex128,
+        DType::Int4,
+    ] {
+        for shape in shapes {
+            let n: usize = shape.iter().product();
+            let r = shape.len();
+            let mut bytes = vec![0u8; d.bytes(n).unwrap()];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = (i * 131 + 7) as u8;
+            }
+            let a = AnyArray::of_bytes(d, shape, bytes).unwrap();
+            let views: Vec<AnyArray> = vec![
+                a.clone(),
+                a.move_(&Move::Flip((0..r).collect())).unwrap().unwrap(),
+                a.move_(&Move::Permute((0..r).rev().collect()))
+                    .unwrap()
+                    .unwrap(),
+            ];
+            for v in &views {
+                // Into a fresh array laid out as the transpose of a C-contiguous one.
+                let vs: Vec<usize> = v.shape().iter().rev().copied().collect();
+                let dst0 = AnyArray::create(&Rig::host(), d, &vs).unwrap();
+                let dst = dst0
+                    .move_(&Move::Permute((0..r).rev().collect()))
+                    .unwrap()
+                    .unwrap();
+                AnyArray::transfer(v, &dst).unwrap();
+                assert_eq!(
+                    dst.to_bits_vec().unwrap(),
+                    v.to_bits_vec().unwrap(),
+                    "{d} {shape:?}"
+                );
+            }
+        }
+    }
+}

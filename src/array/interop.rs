@@ -34,7 +34,11 @@ impl<E: Element + bytemuck::Pod> Array<E> {
         if self.layout().is_contiguous() {
             Ok(())
         } else {
-            Err(Error::Invalid { op, reason: "the array is not C-contiguous".into(), operands: describe(E::DTYPE, self.layout()) })
+            Err(Error::Invalid {
+                op,
+                reason: "the array is not C-contiguous".into(),
+                operands: describe(E::DTYPE, self.layout()),
+            })
         }
     }
 
@@ -49,11 +53,16 @@ impl<E: Element + bytemuck::Pod> Array<E> {
     pub fn read_nd<R>(&self, f: impl FnOnce(ArrayViewD<'_, E>) -> R) -> Result<R, Error> {
         const OP: &str = "Nx_array.read";
         self.check_c(OP)?;
-        let (shape, off, n) = (self.shape().to_vec(), self.layout().offset(), self.layout().numel());
+        let (shape, off, n) = (
+            self.shape().to_vec(),
+            self.layout().offset(),
+            self.layout().numel(),
+        );
         self.buffer().read_as(OP, |b| {
             let w = std::mem::size_of::<E>();
             let s: &[E] = bytemuck::cast_slice(&b[off * w..(off + n) * w]);
-            f(ArrayViewD::from_shape(IxDyn(&shape), s).expect("a C-contiguous shape over its elements"))
+            f(ArrayViewD::from_shape(IxDyn(&shape), s)
+                .expect("a C-contiguous shape over its elements"))
         })
     }
 
@@ -65,11 +74,16 @@ impl<E: Element + bytemuck::Pod> Array<E> {
     pub fn write_nd<R>(&self, f: impl FnOnce(ArrayViewMutD<'_, E>) -> R) -> Result<R, Error> {
         const OP: &str = "Nx_array.write";
         self.check_c(OP)?;
-        let (shape, off, n) = (self.shape().to_vec(), self.layout().offset(), self.layout().numel());
+        let (shape, off, n) = (
+            self.shape().to_vec(),
+            self.layout().offset(),
+            self.layout().numel(),
+        );
         self.buffer().write_as(OP, |b| {
             let w = std::mem::size_of::<E>();
             let s: &mut [E] = bytemuck::cast_slice_mut(&mut b[off * w..(off + n) * w]);
-            f(ArrayViewMutD::from_shape(IxDyn(&shape), s).expect("a C-contiguous shape over its elements"))
+            f(ArrayViewMutD::from_shape(IxDyn(&shape), s)
+                .expect("a C-contiguous shape over its elements"))
         })
     }
 
@@ -79,8 +93,11 @@ impl<E: Element + bytemuck::Pod> Array<E> {
     /// What [`Array::to_vec`] returns.
     pub fn to_ndarray(&self) -> Result<ArrayD<E>, Error> {
         let v = self.to_vec()?;
-        Ok(ArrayD::from_shape_vec(IxDyn(self.shape()).strides(IxDyn(&c_strides(self.shape()))), v)
-            .expect("a C-order vector of the shape's length"))
+        Ok(ArrayD::from_shape_vec(
+            IxDyn(self.shape()).strides(IxDyn(&c_strides(self.shape()))),
+            v,
+        )
+        .expect("a C-order vector of the shape's length"))
     }
 }
 

@@ -7,6 +7,7 @@ mod bitcast;
 mod door;
 mod interop;
 mod placement;
+mod strided;
 mod typed;
 
 pub use any::AnyArray;

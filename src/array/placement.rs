@@ -182,11 +182,15 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
         });
     }
     Buffer::read_write(&src.buffer, &dst.buffer, op, |s, b| {
-        let mut it = PositionIter::new(&src.layout);
-        dst.layout.for_each_position(|q| {
-            let p = it.next_position();
-            write_bits(d, b, q, read_bits(d, s, p));
-        });
+        if d.is_sub_byte() {
+            let mut it = PositionIter::new(&src.layout);
+            dst.layout.for_each_position(|q| {
+                let p = it.next_position();
+                write_bits(d, b, q, read_bits(d, s, p));
+            });
+        } else {
+            super::strided::copy(d.storage_bytes(), s, &src.layout, b, &dst.layout);
+        }
     })
 }
 

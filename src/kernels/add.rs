@@ -51,7 +51,7 @@ pub(crate) fn broadcast(a: &AnyArray, shape: &[usize]) -> Result<Option<AnyArray
     if b.shape().iter().zip(shape).any(|(&n, &m)| n != m && n != 1) {
         return Ok(None);
     }
-    Ok(b.move_(&Move::Expand(shape.to_vec()))?)
+    b.move_(&Move::Expand(shape.to_vec()))
 }
 
 /// The shape `x` and `y` broadcast to, NumPy's rule.

@@ -1,0 +1,127 @@
+//! Copying elements between two layouts of one shape, bit for bit, for dtypes of a
+//! byte or more: the inner two axes in tiles, so that a transposed copy reads and
+//! writes whole cache lines; the outer axes one index at a time.
+
+use crate::layout::{Layout, MAX_RANK};
+
+/// Side of a tile, in elements.
+const TILE: usize = 16;
+
+/// Copies the elements of `src` (over `s`'s bytes) into `dst` (over `d`'s bytes), of
+/// one shape, each `w` bytes wide (1, 2, 4, 8 or 16; another width panics).
+///
+/// # Panics
+/// If a layout reaches past its bytes (callers check layouts first).
+pub(crate) fn copy(w: usize, s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
+    match w {
+        1 => copy_w::<1>(s, src, d, dst),
+        2 => copy_w::<2>(s, src, d, dst),
+        4 => copy_w::<4>(s, src, d, dst),
+        8 => copy_w::<8>(s, src, d, dst),
+        16 => copy_w::<16>(s, src, d, dst),
+        _ => unreachable_width(w),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unreachable_width(w: usize) -> ! {
+    panic!("nxrig bug: a strided copy of {w}-byte elements")
+}
+
+fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
+    let (Some((_, shi)), Some((_, dhi))) = (src.bounds(), dst.bounds()) else {
+        return;
+    };
+    // Every position lies inside its bytes; the loops below then use raw pointers.
+    assert!(
+        (shi + 1) * W <= s.len() && (dhi + 1) * W <= d.len(),
+        "nxrig bug: a layout past its bytes"
+    );
+    let shape = src.shape();
+    let r = shape.len();
+    // Pad to two inner axes.
+    let (n0, n1, ss0, ss1, ds0, ds1) = match r {
+        0 => (1, 1, 0, 0, 0, 0),
+        1 => (1, shape[0], 0, src.strides()[0], 0, dst.strides()[0]),
+        _ => (
+            shape[r - 2],
+            shape[r - 1],
+            src.strides()[r - 2],
+            src.strides()[r - 1],
+            dst.strides()[r - 2],
+            dst.strides()[r - 1],
+        ),
+    };
+    let outer = r.saturating_sub(2);
+    let mut idx = [0usize; MAX_RANK];
+    let (mut sb, mut db) = (src.offset() as isize, dst.offset() as isize);
+    let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
+    loop {
+        // SAFETY: every position reached is in `0..=shi` or `0..=dhi` (checked above),
+        // so each W-byte access is inside `s` or `d`, which do not overlap (one is
+        // borrowed shared, the other exclusive).
+        unsafe {
+            if ss1 == 1 && ds1 == 1 {
+                // Rows contiguous on both sides: one copy a row.
+                for i in 0..n0 {
+                    let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
+                    std::ptr::copy_nonoverlapping(
+                        sp.offset(si * W as isize),
+                        dp.offset(di * W as isize),
+                        n1 * W,
+                    );
+                }
+            } else if ds1 == 1 && (ss1 == -1 || ss1 == 0) || n0 == 1 {
+                // Rows walked in order on the destination side.
+                for i in 0..n0 {
+                    let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
+                    for j in 0..n1 as isize {
+                        let e = sp
+                            .offset((si + j * ss1) * W as isize)
+                            .cast::<[u8; W]>()
+                            .read_unaligned();
+                        dp.offset((di + j * ds1) * W as isize)
+                            .cast::<[u8; W]>()
+                            .write_unaligned(e);
+                    }
+                }
+            } else {
+                // Tiles, so that a transpose touches whole cache lines on both sides.
+                for i0 in (0..n0).step_by(TILE) {
+                    for j0 in (0..n1).step_by(TILE) {
+                        for i in i0..(i0 + TILE).min(n0) {
+                            let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
+                            for j in j0 as isize..(j0 + TILE).min(n1) as isize {
+                                let e = sp
+                                    .offset((si + j * ss1) * W as isize)
+                                    .cast::<[u8; W]>()
+                                    .read_unaligned();
+                                dp.offset((di + j * ds1) * W as isize)
+                                    .cast::<[u8; W]>()
+                                    .write_unaligned(e);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Advance the outer axes like an odometer.
+        let mut k = outer;
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            sb += src.strides()[k];
+            db += dst.strides()[k];
+            if idx[k] < shape[k] {
+                break;
+            }
+            sb -= src.strides()[k] * shape[k] as isize;
+            db -= dst.strides()[k] * shape[k] as isize;
+            idx[k] = 0;
+        }
+    }
+}
