@@ -392,3 +392,48 @@ fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
         }
     }
 }
+
+/// Two threads set the even and the odd nibbles of one int4 array at once: every
+/// store is kept (seed: "Stores to the other elements of a sub-byte element's byte,
+/// from any domain, are kept").
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn concurrent_sub_byte_sets_keep_each_others_nibbles() {
+    let a = Array::<I4>::of_array(&[64], &[I4::new(0).unwrap(); 64]).unwrap();
+    std::thread::scope(|s| {
+        for parity in 0..2usize {
+            let a = &a;
+            s.spawn(move || {
+                for round in 0..50 {
+                    for i in (parity..64).step_by(2) {
+                        let v = ((round + i) % 8) as i8 - if parity == 1 { 8 } else { 0 };
+                        a.set(&[i], I4::new(v).unwrap()).unwrap();
+                    }
+                }
+            });
+        }
+    });
+    let got: Vec<i8> = a.to_vec().unwrap().iter().map(|x| x.get()).collect();
+    let want: Vec<i8> = (0..64)
+        .map(|i| ((49 + i) % 8) as i8 - if i % 2 == 1 { 8 } else { 0 })
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn set_on_read_only_memory_is_an_error() {
+    #[repr(align(16))]
+    struct Aligned([u8; 8]);
+    static RO: Aligned = Aligned([0; 8]);
+    let a = AnyArray::v(
+        DType::Int32,
+        nxrig::Layout::contiguous(&[2]).unwrap(),
+        nxrig::rig::Buffer::of_bytes(&RO.0[..]),
+    )
+    .unwrap()
+    .expect::<i32>()
+    .unwrap();
+    let e = a.set(&[0], 1).unwrap_err();
+    assert!(matches!(e, Error::ReadOnly { op: "Nx_array.set" }), "{e}");
+    assert_eq!(a.get(&[1]).unwrap(), 0);
+}

@@ -58,3 +58,28 @@ fn read_nd_lends_a_view_under_a_read_claim() {
         ndarray::arr2(&[[1, 3], [2, 40]]).into_dyn()
     );
 }
+
+#[test]
+fn bigarray_exports_the_memory_for_good() {
+    let x = Array::<f64>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap();
+    let e = x.bigarray().unwrap();
+    e.view_mut(|mut v| v[[0]] = 10.0).unwrap();
+    assert_eq!(e.view(|v| v.sum()).unwrap(), 15.0);
+    assert_eq!(x.get(&[0]).unwrap(), 10.0, "writes through it write x");
+    assert!(
+        !Claim::with(&[], &[x.buffer()], |c| c.exclusive(x.buffer())).unwrap(),
+        "never exclusive again"
+    );
+    let t = Array::<f64>::of_array(&[2, 2], &[0.0; 4])
+        .unwrap()
+        .move_(&Move::Permute(vec![1, 0]))
+        .unwrap()
+        .unwrap();
+    assert!(matches!(
+        t.bigarray(),
+        Err(Error::Invalid {
+            op: "Nx_array.bigarray",
+            ..
+        })
+    ));
+}

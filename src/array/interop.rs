@@ -108,3 +108,49 @@ fn c_strides(shape: &[usize]) -> Vec<usize> {
     }
     s
 }
+
+/// An array whose memory was exported to the host for good ([`Array::bigarray`]): no
+/// donation will ever write it, so its views need no claim. Seed: `Nx_array.bigarray`.
+#[derive(Clone, Debug)]
+pub struct Exported<E: Element> {
+    array: Array<E>,
+}
+
+impl<E: Element + bytemuck::Pod> Array<E> {
+    /// Exports the array's memory (C-contiguous, on the host): waits once for the work
+    /// on it, and from then on it is never held exclusive again ([`Buffer::export`]), so
+    /// the returned handle lends views of its elements without claims. Seed:
+    /// `Nx_array.bigarray`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming `Nx_array.bigarray` unless the array is C-contiguous
+    /// on a device the host addresses; [`Error::Dead`], [`Error::HeldExclusive`],
+    /// [`Error::Lost`].
+    pub fn bigarray(&self) -> Result<Exported<E>, Error> {
+        const OP: &str = "Nx_array.bigarray";
+        self.check_c(OP)?;
+        self.buffer().read_as(OP, |_| ())?;
+        self.buffer().export()?;
+        Ok(Exported {
+            array: self.clone(),
+        })
+    }
+}
+
+impl<E: Element + bytemuck::Pod> Exported<E> {
+    /// `f` of a view of the elements.
+    ///
+    /// # Errors
+    /// What [`Array::read_nd`] returns (a lost device).
+    pub fn view<R>(&self, f: impl FnOnce(ArrayViewD<'_, E>) -> R) -> Result<R, Error> {
+        self.array.read_nd(f)
+    }
+
+    /// `f` of a mutable view of the elements, where the memory admits writes.
+    ///
+    /// # Errors
+    /// What [`Array::write_nd`] returns ([`Error::ReadOnly`], a lost device).
+    pub fn view_mut<R>(&self, f: impl FnOnce(ArrayViewMutD<'_, E>) -> R) -> Result<R, Error> {
+        self.array.write_nd(f)
+    }
+}

@@ -12,6 +12,7 @@ mod typed;
 
 pub use any::AnyArray;
 pub use door::{door, refused, Answer, MAX_OPERANDS};
+pub use interop::Exported;
 pub use placement::PositionIter;
 pub use typed::Array;
 
