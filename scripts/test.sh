@@ -28,7 +28,7 @@ for to in float16 bfloat16 float8_e4m3 float8_e5m2; do
 done
 
 step "wasm32 in headless Chromium"
-wasm-pack test --headless --chrome --release --no-default-features -- --test vectors --test arrays --test views --test placement --test door --test kernels --test interop
+wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop
 
 step "loom: the claims racing on two and three threads"
 RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
