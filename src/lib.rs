@@ -12,6 +12,7 @@ mod error;
 pub mod formats;
 pub mod kernels;
 pub mod layout;
+pub mod wgsl;
 pub mod rig;
 mod sync;
 

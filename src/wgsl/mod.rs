@@ -1,0 +1,67 @@
+//! WGSL generated from the dtype table: loads and stores over `u32` words, and the
+//! kernels built from them. No per-dtype shader is written by hand: templates in
+//! `shaders/` are filled from [`Words`], which [`crate::dtype`]'s widths decide.
+//!
+//! Uses only [`crate::dtype`]. DESIGN.md decision 6; the GPU backend (issue 5) binds
+//! device memory as `array<u32>` and runs these modules.
+
+mod words;
+
+pub use words::{load_fn, store_fn, Words};
+
+/// The template of the transfer kernel.
+const TRANSFER: &str = include_str!("../../shaders/transfer.wgsl");
+
+/// The WGSL module of the transfer kernel for elements `bits` wide: every element of
+/// `src` into `dst`, any layouts, bit for bit. Bindings: 0 the parameters (uniform), 1
+/// `src` (`array<u32>`), 2 `dst` (`array<u32>`, or `array<atomic<u32>>` for elements
+/// narrower than a word).
+///
+/// # Panics
+/// For a width no dtype has.
+pub fn transfer_module(bits: u32) -> String {
+    let w = Words::of_bits(bits);
+    TRANSFER
+        .replace("{{DST_WORD}}", if w.shares_words() { "atomic<u32>" } else { "u32" })
+        .replace("{{LOAD}}", &load_fn(w))
+        .replace("{{STORE}}", &store_fn(w))
+}
+
+/// Every element width a dtype has, narrowest first.
+pub fn widths() -> Vec<u32> {
+    let mut w: Vec<u32> = crate::dtype::DType::ALL.iter().map(|d| d.bits()).collect();
+    w.sort_unstable();
+    w.dedup();
+    w
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    /// Parses and validates `src` with naga, as wgpu will.
+    fn validate(src: &str) {
+        let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+    }
+
+    #[test]
+    fn every_transfer_module_validates() {
+        assert_eq!(widths(), [4, 8, 16, 32, 64, 128]);
+        for b in widths() {
+            let m = transfer_module(b);
+            assert!(!m.contains("{{"), "unfilled placeholder for {b} bits");
+            validate(&m);
+        }
+    }
+
+    #[test]
+    fn sub_word_stores_use_atomics_and_whole_words_do_not() {
+        for b in widths() {
+            let m = transfer_module(b);
+            assert_eq!(m.contains("atomicOr"), b < 32, "{b} bits");
+        }
+    }
+}

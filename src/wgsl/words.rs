@@ -1,0 +1,104 @@
+//! How each dtype's elements lie in the `u32` words WGSL binds: the one table from
+//! which every load and store is generated. Seed: DESIGN.md decision 6.
+//!
+//! Element position `p` of a dtype `b` bits wide:
+//! - `b` < 32 (4, 8, 16): bit field `(p % (32 / b)) * b` of word `p / (32 / b)`;
+//! - `b` = 32: word `p`;
+//! - `b` = 64 or 128: words `p * b / 32` onward, low word first.
+
+use crate::dtype::DType;
+
+/// The word layout of elements `bits` wide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Words {
+    /// Several elements a word: each a bit field of `bits` bits.
+    Field {
+        /// Element width in bits (4, 8 or 16).
+        bits: u32,
+    },
+    /// One element a word.
+    Word,
+    /// `count` words an element (2 for 64-bit, 4 for 128-bit).
+    Multi {
+        /// Words an element.
+        count: u32,
+    },
+}
+
+impl Words {
+    /// The word layout of `d`'s elements.
+    pub fn of(d: DType) -> Words {
+        Words::of_bits(d.bits())
+    }
+
+    /// The word layout of elements `bits` wide (4, 8, 16, 32, 64 or 128).
+    ///
+    /// # Panics
+    /// For another width, which no dtype has.
+    pub fn of_bits(bits: u32) -> Words {
+        match bits {
+            4 | 8 | 16 => Words::Field { bits },
+            32 => Words::Word,
+            64 | 128 => Words::Multi { count: bits / 32 },
+            b => no_dtype_is(b),
+        }
+    }
+
+    /// The WGSL type that holds one element's raw bits.
+    pub fn bits_type(self) -> &'static str {
+        match self {
+            Words::Field { .. } | Words::Word => "u32",
+            Words::Multi { count: 2 } => "vec2<u32>",
+            Words::Multi { .. } => "vec4<u32>",
+        }
+    }
+
+    /// True when a store writes part of a word that other elements share, so that a
+    /// kernel storing at arbitrary positions must use atomics.
+    pub fn shares_words(self) -> bool {
+        matches!(self, Words::Field { .. })
+    }
+}
+
+#[cold]
+fn no_dtype_is(bits: u32) -> ! {
+    panic!("nxrig bug: no dtype is {bits} bits wide")
+}
+
+/// `fn load(p: u32) -> T` reading element position `p` of `src` (an `array<u32>`).
+pub fn load_fn(w: Words) -> String {
+    match w {
+        Words::Field { bits } => {
+            let per = 32 / bits;
+            format!(
+                "fn load(p: u32) -> u32 {{\n    let shift = (p % {per}u) * {bits}u;\n    return (src[p / {per}u] >> shift) & {mask:#x}u;\n}}",
+                mask = (1u64 << bits) - 1
+            )
+        }
+        Words::Word => "fn load(p: u32) -> u32 {\n    return src[p];\n}".to_owned(),
+        Words::Multi { count: 2 } => "fn load(p: u32) -> vec2<u32> {\n    return vec2<u32>(src[2u * p], src[2u * p + 1u]);\n}".to_owned(),
+        Words::Multi { .. } => {
+            "fn load(p: u32) -> vec4<u32> {\n    let q = 4u * p;\n    return vec4<u32>(src[q], src[q + 1u], src[q + 2u], src[q + 3u]);\n}".to_owned()
+        }
+    }
+}
+
+/// `fn store(p: u32, x: T)` writing element position `p` of `dst`. Bit fields are
+/// stored with `atomicAnd` then `atomicOr` on an `array<atomic<u32>>`: each
+/// invocation changes only its own element's bits, so no neighbour's store is lost.
+pub fn store_fn(w: Words) -> String {
+    match w {
+        Words::Field { bits } => {
+            let per = 32 / bits;
+            format!(
+                "fn store(p: u32, x: u32) {{\n    let shift = (p % {per}u) * {bits}u;\n    let q = p / {per}u;\n    atomicAnd(&dst[q], ~({mask:#x}u << shift));\n    atomicOr(&dst[q], (x & {mask:#x}u) << shift);\n}}",
+                mask = (1u64 << bits) - 1
+            )
+        }
+        Words::Word => "fn store(p: u32, x: u32) {\n    dst[p] = x;\n}".to_owned(),
+        Words::Multi { count: 2 } => "fn store(p: u32, x: vec2<u32>) {\n    dst[2u * p] = x.x;\n    dst[2u * p + 1u] = x.y;\n}".to_owned(),
+        Words::Multi { .. } => {
+            "fn store(p: u32, x: vec4<u32>) {\n    let q = 4u * p;\n    dst[q] = x.x;\n    dst[q + 1u] = x.y;\n    dst[q + 2u] = x.z;\n    dst[q + 3u] = x.w;\n}".to_owned()
+        }
+    }
+}
