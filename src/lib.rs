@@ -12,9 +12,9 @@ mod error;
 pub mod formats;
 pub mod kernels;
 pub mod layout;
-pub mod wgsl;
 pub mod rig;
 mod sync;
+pub mod wgsl;
 
 pub use dtype::DType;
 pub use error::{Error, Result};

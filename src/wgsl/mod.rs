@@ -22,7 +22,14 @@ const TRANSFER: &str = include_str!("../../shaders/transfer.wgsl");
 pub fn transfer_module(bits: u32) -> String {
     let w = Words::of_bits(bits);
     TRANSFER
-        .replace("{{DST_WORD}}", if w.shares_words() { "atomic<u32>" } else { "u32" })
+        .replace(
+            "{{DST_WORD}}",
+            if w.shares_words() {
+                "atomic<u32>"
+            } else {
+                "u32"
+            },
+        )
         .replace("{{LOAD}}", &load_fn(w))
         .replace("{{STORE}}", &store_fn(w))
 }
@@ -41,10 +48,14 @@ mod tests {
 
     /// Parses and validates `src` with naga, as wgpu will.
     fn validate(src: &str) {
-        let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+        let module = naga::front::wgsl::parse_str(src)
+            .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
     }
 
     #[test]
