@@ -5,8 +5,10 @@
 //! Uses only [`crate::dtype`]. DESIGN.md decision 6; the GPU backend (issue 5) binds
 //! device memory as `array<u32>` and runs these modules.
 
+mod cast;
 mod words;
 
+pub use cast::cast_module;
 pub use words::{load_fn, store_fn, Words};
 
 /// The template of the transfer kernel.
@@ -65,6 +67,18 @@ mod tests {
             let m = transfer_module(b);
             assert!(!m.contains("{{"), "unfilled placeholder for {b} bits");
             validate(&m);
+        }
+    }
+
+    #[test]
+    fn every_cast_module_validates() {
+        use crate::dtype::DType;
+        for s in DType::ALL {
+            for d in DType::ALL {
+                let m = cast_module(s, d);
+                assert!(!m.contains("{{"), "unfilled placeholder: {s} -> {d}");
+                validate(&m);
+            }
         }
     }
 

@@ -1,6 +1,9 @@
 //! Shared by the integration tests: the committed conversion vectors.
 #![allow(dead_code)]
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod gpu;
+
 use std::io::Read;
 
 use nxrig::DType;

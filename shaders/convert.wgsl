@@ -1,0 +1,259 @@
+// convert: one element of dtype SRC into dtype DST, correctly rounded, in 32-bit
+// integer arithmetic only (WebGPU has no 64-bit integers and often no f16): the same
+// algorithm as nxrig's src/dtype/convert.rs. Decode into an exact value (a NaN with
+// its payload, an infinity, or mant * 2^exp with a 64-bit mant), then encode into the
+// target with one rounding to nearest, ties to even. The dtype facts SRC_* and DST_*
+// are constants that nxrig's src/wgsl fills in from the dtype table.
+//
+// 64-bit values are vec2<u32> (x low word, y high word); an element's raw bits are
+// vec4<u32>, lowest word first (a complex value's real part, then its imaginary part).
+
+const FIN: u32 = 0u;
+const INF: u32 = 1u;
+const NAN: u32 = 2u;
+
+// Classes, as src/dtype's Class.
+const FLOAT: u32 = 0u;
+const SIGNED: u32 = 1u;
+const UNSIGNED: u32 = 2u;
+const COMPLEX: u32 = 3u;
+const BOOL: u32 = 4u;
+
+struct Num {
+    kind: u32,
+    neg: bool,
+    mant: vec2<u32>,
+    exp: i32,
+}
+
+struct Fmt {
+    e: u32,
+    m: u32,
+    bias: i32,
+    ieee: bool,
+}
+
+fn is_zero64(a: vec2<u32>) -> bool {
+    return a.x == 0u && a.y == 0u;
+}
+
+fn shl64(a: vec2<u32>, s: u32) -> vec2<u32> {
+    if (s == 0u) { return a; }
+    if (s >= 64u) { return vec2<u32>(0u, 0u); }
+    if (s >= 32u) { return vec2<u32>(0u, a.x << (s - 32u)); }
+    return vec2<u32>(a.x << s, (a.y << s) | (a.x >> (32u - s)));
+}
+
+fn shr64(a: vec2<u32>, s: u32) -> vec2<u32> {
+    if (s == 0u) { return a; }
+    if (s >= 64u) { return vec2<u32>(0u, 0u); }
+    if (s >= 32u) { return vec2<u32>(a.y >> (s - 32u), 0u); }
+    return vec2<u32>((a.x >> s) | (a.y << (32u - s)), a.y >> s);
+}
+
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    let carry = select(0u, 1u, lo < a.x);
+    return vec2<u32>(lo, a.y + b.y + carry);
+}
+
+fn sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let borrow = select(0u, 1u, a.x < b.x);
+    return vec2<u32>(a.x - b.x, a.y - b.y - borrow);
+}
+
+fn neg64(a: vec2<u32>) -> vec2<u32> {
+    return sub64(vec2<u32>(0u, 0u), a);
+}
+
+fn gt64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y > b.y || (a.y == b.y && a.x > b.x);
+}
+
+fn eq64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.x == b.x && a.y == b.y;
+}
+
+// (1 << n) - 1 for n in 0..=64.
+fn mask64(n: u32) -> vec2<u32> {
+    if (n >= 64u) { return vec2<u32>(0xffffffffu, 0xffffffffu); }
+    return sub64(shl64(vec2<u32>(1u, 0u), n), vec2<u32>(1u, 0u));
+}
+
+fn bitlen64(a: vec2<u32>) -> u32 {
+    if (a.y != 0u) { return 64u - countLeadingZeros(a.y); }
+    return 32u - countLeadingZeros(a.x);
+}
+
+fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
+    let e_all = (1u << f.e) - 1u;
+    let neg = (shr64(bits, f.e + f.m).x & 1u) == 1u;
+    let e = shr64(bits, f.m).x & e_all;
+    let fmask = mask64(f.m);
+    let frac = bits & fmask;
+    if (f.ieee && e == e_all) {
+        if (is_zero64(frac)) { return Num(INF, neg, vec2<u32>(0u, 0u), 0); }
+        return Num(NAN, neg, shl64(frac, 64u - f.m), 0);
+    }
+    if (!f.ieee && e == e_all && eq64(frac, fmask)) {
+        return Num(NAN, neg, vec2<u32>(0u, 0x80000000u), 0);
+    }
+    if (e == 0u) {
+        return Num(FIN, neg, frac, 1 - f.bias - i32(f.m));
+    }
+    return Num(FIN, neg, frac | shl64(vec2<u32>(1u, 0u), f.m), i32(e) - f.bias - i32(f.m));
+}
+
+fn encode_float(x: Num, f: Fmt) -> vec2<u32> {
+    let e_all = (1u << f.e) - 1u;
+    let sign_bit = shl64(vec2<u32>(1u, 0u), f.e + f.m);
+    let sign = select(vec2<u32>(0u, 0u), sign_bit, x.neg);
+    let all_ones = sub64(sign_bit, vec2<u32>(1u, 0u));
+    let inf = shl64(vec2<u32>(e_all, 0u), f.m);
+    let over = select(all_ones, inf, f.ieee);
+    if (x.kind == NAN) {
+        if (f.ieee) {
+            return sign | inf | shl64(vec2<u32>(1u, 0u), f.m - 1u) | shr64(x.mant, 64u - f.m);
+        }
+        return sign | all_ones;
+    }
+    if (x.kind == INF || is_zero64(x.mant)) {
+        return sign | select(vec2<u32>(0u, 0u), over, x.kind == INF);
+    }
+    let len = i32(bitlen64(x.mant));
+    let e = x.exp + len - 1;
+    let emin = 1 - f.bias;
+    let emax = i32(e_all) - f.bias;
+    if (e > emax) {
+        return sign | over;
+    }
+    let ulp_exp = max(e, emin) - i32(f.m);
+    let shift = ulp_exp - x.exp;
+    var q: vec2<u32>;
+    if (shift <= 0) {
+        q = shl64(x.mant, u32(-shift));
+    } else if (shift > 64) {
+        q = vec2<u32>(0u, 0u);
+    } else {
+        let s = u32(shift);
+        q = shr64(x.mant, s);
+        let rem = sub64(x.mant, shl64(q, s));
+        let half = shl64(vec2<u32>(1u, 0u), s - 1u);
+        if (gt64(rem, half) || (eq64(rem, half) && (q.x & 1u) == 1u)) {
+            q = add64(q, vec2<u32>(1u, 0u));
+        }
+    }
+    var bits = q;
+    if (e >= emin) {
+        bits = add64(shl64(vec2<u32>(u32(e + f.bias - 1), 0u), f.m), q);
+    }
+    let max_bits = sub64(over, vec2<u32>(1u, 0u));
+    if (gt64(bits, max_bits)) {
+        return sign | over;
+    }
+    return sign | bits;
+}
+
+// An integer element (w bits, raw bits in a) as an exact value; `signed` sign-extends.
+fn decode_int(a: vec2<u32>, w: u32, signed: bool) -> Num {
+    var v = a & mask64(w);
+    var neg = false;
+    if (signed && (shr64(v, w - 1u).x & 1u) == 1u) {
+        v = v | ~mask64(w);
+        neg = true;
+        v = neg64(v);
+    }
+    return Num(FIN, neg, v, 0);
+}
+
+// The two's complement bits (64) of an exact integer value.
+fn int_bits(x: Num) -> vec2<u32> {
+    return select(x.mant, neg64(x.mant), x.neg);
+}
+
+// A float's value truncated toward zero and saturated into a w-bit integer.
+fn float_to_int(x: Num, w: u32, signed: bool) -> vec2<u32> {
+    if (x.kind == NAN) { return vec2<u32>(0u, 0u); }
+    let top = select(w, w - 1u, signed);
+    let max_mag = mask64(top);
+    var sat = x.kind == INF;
+    var mag = vec2<u32>(0u, 0u);
+    if (!sat) {
+        if (x.exp >= 0) {
+            let s = u32(x.exp);
+            if (s >= 64u || bitlen64(x.mant) + s > 64u) {
+                sat = true;
+            } else {
+                mag = shl64(x.mant, s);
+            }
+        } else {
+            mag = shr64(x.mant, u32(-x.exp));
+        }
+    }
+    if (!x.neg) {
+        if (sat || gt64(mag, max_mag)) { return max_mag; }
+        return mag;
+    }
+    if (!signed) { return vec2<u32>(0u, 0u); }
+    let min_mag = add64(max_mag, vec2<u32>(1u, 0u));
+    if (sat || gt64(mag, min_mag)) { return neg64(min_mag) & mask64(w); }
+    return neg64(mag) & mask64(w);
+}
+
+fn nonzero(x: Num) -> bool {
+    return x.kind != FIN || !is_zero64(x.mant);
+}
+
+// One real component: `bits` of class `cls`, width `w`, format `f`, into class `dc`,
+// width `dw`, format `df`.
+fn convert_real(bits: vec2<u32>, cls: u32, w: u32, f: Fmt, dc: u32, dw: u32, df: Fmt) -> vec2<u32> {
+    var x: Num;
+    var is_int = true;
+    if (cls == FLOAT || cls == COMPLEX) {
+        x = decode_float(bits, f);
+        is_int = false;
+    } else if (cls == BOOL) {
+        x = Num(FIN, false, select(vec2<u32>(0u, 0u), vec2<u32>(1u, 0u), (bits.x & 0xffu) != 0u), 0);
+    } else {
+        x = decode_int(bits, w, cls == SIGNED);
+    }
+    if (dc == BOOL) {
+        return vec2<u32>(select(0u, 1u, nonzero(x)), 0u);
+    }
+    if (dc == SIGNED || dc == UNSIGNED) {
+        if (is_int) { return int_bits(x) & mask64(dw); }
+        return float_to_int(x, dw, dc == SIGNED);
+    }
+    return encode_float(x, df);
+}
+
+fn convert(a: vec4<u32>) -> vec4<u32> {
+    let sf = Fmt(SRC_E, SRC_M, SRC_BIAS, SRC_IEEE);
+    let df = Fmt(DST_E, DST_M, DST_BIAS, DST_IEEE);
+    // Real and imaginary parts of a complex source; a real source's imaginary part is 0.
+    var re = a.xy;
+    var im = vec2<u32>(0u, 0u);
+    var sw = SRC_BITS;
+    if (SRC_CLASS == COMPLEX) {
+        sw = SRC_BITS / 2u;
+        if (sw == 32u) { re = vec2<u32>(a.x, 0u); im = vec2<u32>(a.y, 0u); } else { re = a.xy; im = a.zw; }
+    }
+    var scls = SRC_CLASS;
+    let dw = select(DST_BITS, DST_BITS / 2u, DST_CLASS == COMPLEX);
+    if (DST_CLASS == BOOL && SRC_CLASS == COMPLEX) {
+        let r = convert_real(re, FLOAT, sw, sf, BOOL, 8u, df).x | convert_real(im, FLOAT, sw, sf, BOOL, 8u, df).x;
+        return vec4<u32>(r & 1u, 0u, 0u, 0u);
+    }
+    let r = convert_real(re, scls, sw, sf, select(DST_CLASS, FLOAT, DST_CLASS == COMPLEX), dw, df);
+    if (DST_CLASS != COMPLEX) {
+        return vec4<u32>(r, 0u, 0u);
+    }
+    var i = vec2<u32>(0u, 0u);
+    if (SRC_CLASS == COMPLEX) {
+        i = convert_real(im, FLOAT, sw, sf, FLOAT, dw, df);
+    }
+    if (dw == 32u) {
+        return vec4<u32>(r.x, i.x, 0u, 0u);
+    }
+    return vec4<u32>(r, i);
+}

@@ -1,0 +1,72 @@
+//! The cast kernel: `shaders/cast.wgsl` with `shaders/convert.wgsl`, one module a
+//! (source, target) pair, the dtype facts filled in from the dtype table.
+
+use super::words::{load_fn, store_fn, Words};
+use crate::dtype::{Class, DType};
+
+const CAST: &str = include_str!("../../shaders/cast.wgsl");
+const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
+
+/// `convert.wgsl`'s class code of `d` (the order of [`Class`]).
+fn class_code(d: DType) -> u32 {
+    match d.class() {
+        Class::Float => 0,
+        Class::Signed => 1,
+        Class::Unsigned => 2,
+        Class::Complex => 3,
+        Class::Bool => 4,
+    }
+}
+
+/// The constants `PREFIX_CLASS`, `_BITS`, `_E`, `_M`, `_BIAS`, `_IEEE` of `d` (the
+/// format of a float or of a complex component; a placeholder format otherwise).
+fn facts(prefix: &str, d: DType) -> String {
+    let f = d.float_format().unwrap_or(crate::dtype::FloatFormat {
+        exponent_bits: 8,
+        fraction_bits: 23,
+        bias: 127,
+        ieee: true,
+    });
+    format!(
+        "const {prefix}_CLASS: u32 = {}u;\nconst {prefix}_BITS: u32 = {}u;\nconst {prefix}_E: u32 = {}u;\nconst {prefix}_M: u32 = {}u;\nconst {prefix}_BIAS: i32 = {};\nconst {prefix}_IEEE: bool = {};\n",
+        class_code(d),
+        d.bits(),
+        f.exponent_bits,
+        f.fraction_bits,
+        f.bias,
+        f.ieee
+    )
+}
+
+/// `load4`/`store4`: the element's raw bits as `vec4<u32>`, lowest word first.
+fn adapters(src: Words, dst: Words) -> String {
+    let load = match src {
+        Words::Field { .. } | Words::Word => "vec4<u32>(load(p), 0u, 0u, 0u)",
+        Words::Multi { count: 2 } => "vec4<u32>(load(p), 0u, 0u)",
+        Words::Multi { .. } => "load(p)",
+    };
+    let store = match dst {
+        Words::Field { .. } | Words::Word => "store(p, x.x);",
+        Words::Multi { count: 2 } => "store(p, x.xy);",
+        Words::Multi { .. } => "store(p, x);",
+    };
+    format!("fn load4(p: u32) -> vec4<u32> {{\n    return {load};\n}}\n\nfn store4(p: u32, x: vec4<u32>) {{\n    {store}\n}}")
+}
+
+/// The WGSL module that converts elements of `src` into `dst` over any layouts, with
+/// the bindings of [`super::transfer_module`].
+pub fn cast_module(src: DType, dst: DType) -> String {
+    let (sw, dw) = (Words::of(src), Words::of(dst));
+    CAST.replace(
+        "{{DST_WORD}}",
+        if dw.shares_words() {
+            "atomic<u32>"
+        } else {
+            "u32"
+        },
+    )
+    .replace("{{FACTS}}", &(facts("SRC", src) + &facts("DST", dst)))
+    .replace("{{CONVERT}}", CONVERT)
+    .replace("{{LOAD}}", &load_fn(sw))
+    .replace("{{STORE}}", &(store_fn(dw) + "\n\n" + &adapters(sw, dw)))
+}
