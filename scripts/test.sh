@@ -5,7 +5,8 @@
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype;
 #   3. the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
 #      conversion vectors and array tests compiled to wasm32;
-#   4. the claims under loom (every interleaving of two or three threads) and the host
+#   4. the generated WGSL cast kernels on WebGPU in headless Chromium (SwiftShader);
+#   5. the claims under loom (every interleaving of two or three threads) and the host
 #      runtime under Miri.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,9 @@ done
 
 step "wasm32 in headless Chromium"
 wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop
+
+step "WebGPU in headless Chromium: the generated cast kernels against the vectors"
+WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --no-default-features --test gpu_cast_web
 
 step "loom: the claims racing on two and three threads"
 RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
