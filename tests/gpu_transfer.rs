@@ -4,140 +4,42 @@
 //! A machine without an adapter fails this test: install mesa-vulkan-drivers.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
+use common::gpu;
 use nxrig::rig::{Buffer, Kind};
 use nxrig::wgsl::{transfer_module, widths};
 use nxrig::{AnyArray, DType, Layout, Move, Rig, Slice};
-use wgpu::util::DeviceExt;
-
-fn device() -> (wgpu::Device, wgpu::Queue, String) {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-    let adapter = adapters
-        .into_iter()
-        .next()
-        .expect("no GPU adapter: install mesa-vulkan-drivers (lavapipe)");
-    let name = format!(
-        "{} ({:?})",
-        adapter.get_info().name,
-        adapter.get_info().backend
-    );
-    let (d, q) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
-        .expect("a device");
-    (d, q, name)
-}
 
 /// A dtype of each width.
 fn dtype_of(bits: u32) -> DType {
     DType::ALL.into_iter().find(|d| d.bits() == bits).unwrap()
 }
 
-fn padded(b: &[u8]) -> Vec<u8> {
-    let mut v = b.to_vec();
-    v.resize(b.len().div_ceil(4).max(1) * 4, 0);
-    v
-}
-
-/// Runs the transfer kernel for `src` into `dst` (host arrays whose bytes it uploads)
-/// and returns the destination buffer's bytes.
+/// Runs the transfer kernel for `src` into `dst` (host arrays whose whole buffers it
+/// uploads) and returns the destination buffer's bytes.
 fn gpu_transfer(dev: &wgpu::Device, q: &wgpu::Queue, src: &AnyArray, dst: &AnyArray) -> Vec<u8> {
-    let bits = src.dtype().bits();
-    let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("transfer"),
-        source: wgpu::ShaderSource::Wgsl(transfer_module(bits).into()),
-    });
-    let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("transfer"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
     let (sl, dl) = (src.layout(), dst.layout());
-    let r = sl.rank();
-    let mut params: Vec<u32> = vec![
-        sl.numel() as u32,
-        r as u32,
-        sl.offset() as u32,
-        dl.offset() as u32,
-    ];
-    for k in 0..16 {
-        if k < r {
-            let a = r - 1 - k; // innermost first
-            params.extend([
-                sl.shape()[a] as u32,
-                sl.strides()[a] as i32 as u32,
-                dl.strides()[a] as i32 as u32,
-                0,
-            ]);
-        } else {
-            params.extend([1, 0, 0, 0]);
-        }
-    }
-    let usage =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
-    let pbuf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("params"),
-        contents: &params
-            .iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect::<Vec<u8>>(),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let sbytes = padded(&src.buffer().read(|b| b.to_vec()).unwrap());
-    let dbytes = padded(&dst.buffer().read(|b| b.to_vec()).unwrap());
-    let sbuf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("src"),
-        contents: &sbytes,
-        usage,
-    });
-    let dbuf = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("dst"),
-        contents: &dbytes,
-        usage,
-    });
-    let rbuf = dev.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: dbytes.len() as u64,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let group = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: pbuf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: sbuf.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: dbuf.as_entire_binding(),
-            },
-        ],
-    });
-    let mut enc = dev.create_command_encoder(&Default::default());
-    {
-        let mut pass = enc.begin_compute_pass(&Default::default());
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &group, &[]);
-        pass.dispatch_workgroups((sl.numel() as u32).div_ceil(256).max(1), 1, 1);
-    }
-    enc.copy_buffer_to_buffer(&dbuf, 0, &rbuf, 0, dbytes.len() as u64);
-    q.submit([enc.finish()]);
-    rbuf.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
-    dev.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
-    let out = rbuf.get_mapped_range(..).expect("mapped").to_vec();
-    out[..dst.buffer().len()].to_vec()
+    let axes: Vec<(usize, isize, isize)> = (0..sl.rank())
+        .map(|k| (sl.shape()[k], sl.strides()[k], dl.strides()[k]))
+        .collect();
+    let p = gpu::params(sl.numel(), (sl.offset(), dl.offset()), &axes);
+    let sbytes = src.buffer().read(|b| b.to_vec()).unwrap();
+    let dbytes = dst.buffer().read(|b| b.to_vec()).unwrap();
+    gpu::dispatch(
+        dev,
+        q,
+        &transfer_module(src.dtype().bits()),
+        &p,
+        sl.numel(),
+        &sbytes,
+        &dbytes,
+    )
 }
 
 #[test]
 fn generated_transfer_kernels_equal_the_host_transfer_on_a_gpu() {
-    let (dev, q, name) = device();
+    let (dev, q, name) = gpu::device();
     eprintln!("adapter: {name}");
     for bits in widths() {
         let d = dtype_of(bits);

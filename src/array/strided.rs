@@ -29,6 +29,21 @@ fn unreachable_width(w: usize) -> ! {
     panic!("nxrig bug: a strided copy of {w}-byte elements")
 }
 
+/// Copies the `W`-byte element at position `p` of `sp` to position `q` of `dp`.
+///
+/// # Safety
+/// Both elements lie inside their allocations, which do not overlap.
+#[inline(always)]
+unsafe fn one<const W: usize>(sp: *const u8, p: isize, dp: *mut u8, q: isize) {
+    // SAFETY: the caller's.
+    unsafe {
+        let e = sp.offset(p * W as isize).cast::<[u8; W]>().read_unaligned();
+        dp.offset(q * W as isize)
+            .cast::<[u8; W]>()
+            .write_unaligned(e);
+    }
+}
+
 fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     let (Some((_, shi)), Some((_, dhi))) = (src.bounds(), dst.bounds()) else {
         return;

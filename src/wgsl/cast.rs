@@ -57,16 +57,17 @@ fn adapters(src: Words, dst: Words) -> String {
 /// the bindings of [`super::transfer_module`].
 pub fn cast_module(src: DType, dst: DType) -> String {
     let (sw, dw) = (Words::of(src), Words::of(dst));
-    CAST.replace(
-        "{{DST_WORD}}",
-        if dw.shares_words() {
-            "atomic<u32>"
-        } else {
-            "u32"
-        },
-    )
-    .replace("{{FACTS}}", &(facts("SRC", src) + &facts("DST", dst)))
-    .replace("{{CONVERT}}", CONVERT)
-    .replace("{{LOAD}}", &load_fn(sw))
-    .replace("{{STORE}}", &(store_fn(dw) + "\n\n" + &adapters(sw, dw)))
+    CAST.replace("{{WALK}}", super::WALK)
+        .replace(
+            "{{DST_WORD}}",
+            if dw.shares_words() {
+                "atomic<u32>"
+            } else {
+                "u32"
+            },
+        )
+        .replace("{{FACTS}}", &(facts("SRC", src) + &facts("DST", dst)))
+        .replace("{{CONVERT}}", CONVERT)
+        .replace("{{LOAD}}", &load_fn(sw))
+        .replace("{{STORE}}", &(store_fn(dw) + "\n\n" + &adapters(sw, dw)))
 }

@@ -14,6 +14,9 @@ pub use words::{load_fn, store_fn, Words};
 /// The template of the transfer kernel.
 const TRANSFER: &str = include_str!("../../shaders/transfer.wgsl");
 
+/// The parameters and index walk every elementwise kernel shares.
+pub(crate) const WALK: &str = include_str!("../../shaders/walk.wgsl");
+
 /// The WGSL module of the transfer kernel for elements `bits` wide: every element of
 /// `src` into `dst`, any layouts, bit for bit. Bindings: 0 the parameters (uniform), 1
 /// `src` (`array<u32>`), 2 `dst` (`array<u32>`, or `array<atomic<u32>>` for elements
@@ -24,6 +27,7 @@ const TRANSFER: &str = include_str!("../../shaders/transfer.wgsl");
 pub fn transfer_module(bits: u32) -> String {
     let w = Words::of_bits(bits);
     TRANSFER
+        .replace("{{WALK}}", WALK)
         .replace(
             "{{DST_WORD}}",
             if w.shares_words() {

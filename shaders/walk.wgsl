@@ -1,0 +1,36 @@
+// The parameters every elementwise kernel takes, and the walk from an element's C-order
+// number to its positions in the source and the destination layouts (in elements:
+// position = offset + sum(index[k] * strides[k])).
+
+struct Params {
+    // Number of elements, rank, and the two offsets (in elements).
+    n: u32,
+    rank: u32,
+    src_offset: u32,
+    dst_offset: u32,
+    // Per axis, innermost first: extent, source stride, destination stride.
+    axes: array<vec4<i32>, 16>,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+
+// The element this invocation handles, from a dispatch of up to 65535 x Y groups of 256.
+fn element(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return gid.x + gid.y * groups.x * 256u;
+}
+
+// The source and destination positions of element i.
+fn positions(i: u32) -> vec2<u32> {
+    var rest = i;
+    var sp = i32(params.src_offset);
+    var dp = i32(params.dst_offset);
+    for (var k = 0u; k < params.rank; k = k + 1u) {
+        let a = params.axes[k];
+        let e = u32(a.x);
+        let j = rest % e;
+        rest = rest / e;
+        sp = sp + i32(j) * a.y;
+        dp = dp + i32(j) * a.z;
+    }
+    return vec2<u32>(u32(sp), u32(dp));
+}
