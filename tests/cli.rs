@@ -257,3 +257,23 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
         &["missing.safetensors"],
     );
 }
+
+/// `nxrig devices` lists the host and every GPU adapter with its shader features and
+/// limits; this machine must have one (lavapipe in CI): a missing adapter fails.
+#[test]
+fn devices_lists_the_host_and_the_gpu_adapters() {
+    let (code, stdout, stderr) = nxrig(&["devices"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().next(), Some("host"));
+    let gpus: Vec<&str> = stdout.lines().filter(|l| l.starts_with("gpu: ")).collect();
+    assert!(
+        !gpus.is_empty(),
+        "no GPU adapter found (install mesa-vulkan-drivers):\n{stdout}"
+    );
+    for g in gpus {
+        assert!(
+            g.contains("shader-f16") && g.contains("max storage binding"),
+            "{g}"
+        );
+    }
+}

@@ -92,13 +92,7 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                 for i in 0..n0 {
                     let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
                     for j in 0..n1 as isize {
-                        let e = sp
-                            .offset((si + j * ss1) * W as isize)
-                            .cast::<[u8; W]>()
-                            .read_unaligned();
-                        dp.offset((di + j * ds1) * W as isize)
-                            .cast::<[u8; W]>()
-                            .write_unaligned(e);
+                        one::<W>(sp, si + j * ss1, dp, di + j * ds1);
                     }
                 }
             } else {
@@ -108,13 +102,7 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                         for i in i0..(i0 + TILE).min(n0) {
                             let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
                             for j in j0 as isize..(j0 + TILE).min(n1) as isize {
-                                let e = sp
-                                    .offset((si + j * ss1) * W as isize)
-                                    .cast::<[u8; W]>()
-                                    .read_unaligned();
-                                dp.offset((di + j * ds1) * W as isize)
-                                    .cast::<[u8; W]>()
-                                    .write_unaligned(e);
+                                one::<W>(sp, si + j * ss1, dp, di + j * ds1);
                             }
                         }
                     }

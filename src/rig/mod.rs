@@ -18,6 +18,7 @@ mod device;
 mod memory;
 mod submit;
 mod timeline;
+pub mod wgpu;
 
 pub use buffer::Buffer;
 pub use claim::{Claim, Claims, Hold};

@@ -71,6 +71,21 @@ fn devices() -> Result<(), nxrig::Error> {
     for d in Rig::all() {
         println!("{}", d.name());
     }
+    // GPU adapters: found and described; arrays on them come with the GPU runtime.
+    for a in nxrig::rig::wgpu::adapters() {
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        println!(
+            "gpu: {} ({}, {}): shader-f16 {}, shader-int64 {}, shader-f64 {}, max buffer {} bytes, max storage binding {} bytes",
+            a.name,
+            a.backend,
+            a.device_type,
+            yes(a.shader_f16),
+            yes(a.shader_int64),
+            yes(a.shader_f64),
+            a.max_buffer_size,
+            a.max_storage_buffer_binding_size
+        );
+    }
     Ok(())
 }
 

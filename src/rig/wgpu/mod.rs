@@ -1,0 +1,55 @@
+//! Devices through `wgpu`: WebGPU in the browser; Vulkan, Metal and DX12 natively.
+//!
+//! So far: finding the adapters and what they offer (the features nxrig's WGSL can
+//! use natively, the limits that decide how arrays are bound). GPU memory, stamps from
+//! queue submissions and device loss follow (issue 5).
+
+/// What an adapter is and offers, as `nxrig devices` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterInfo {
+    /// The adapter's name, as its driver gives it.
+    pub name: String,
+    /// The API wgpu drives it through: `"Vulkan"`, `"Metal"`, `"Dx12"`, `"BrowserWebGpu"`, ...
+    pub backend: String,
+    /// Discrete, integrated, virtual, CPU (a software rasteriser such as lavapipe), ...
+    pub device_type: String,
+    /// The adapter has native `f16` in shaders (`SHADER_F16`).
+    pub shader_f16: bool,
+    /// The adapter has 64-bit integers in shaders (`SHADER_INT64`).
+    pub shader_int64: bool,
+    /// The adapter has `f64` in shaders (`SHADER_F64`).
+    pub shader_f64: bool,
+    /// The largest buffer, in bytes (`maxBufferSize`).
+    pub max_buffer_size: u64,
+    /// The largest storage binding, in bytes (`maxStorageBufferBindingSize`).
+    pub max_storage_buffer_binding_size: u64,
+    /// The most workgroups a dispatch has on one axis.
+    pub max_compute_workgroups_per_dimension: u32,
+}
+
+impl AdapterInfo {
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    fn of(a: &::wgpu::Adapter) -> AdapterInfo {
+        let (info, f, l) = (a.get_info(), a.features(), a.limits());
+        AdapterInfo {
+            name: info.name,
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            shader_f16: f.contains(::wgpu::Features::SHADER_F16),
+            shader_int64: f.contains(::wgpu::Features::SHADER_INT64),
+            shader_f64: f.contains(::wgpu::Features::SHADER_F64),
+            max_buffer_size: l.max_buffer_size,
+            max_storage_buffer_binding_size: l.max_storage_buffer_binding_size,
+            max_compute_workgroups_per_dimension: l.max_compute_workgroups_per_dimension,
+        }
+    }
+}
+
+/// Every adapter wgpu finds on this machine (natively: every backend compiled in).
+/// Blocking; native only (the browser's adapter is asked for with `async` code).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn adapters() -> Vec<AdapterInfo> {
+    let instance = ::wgpu::Instance::new(::wgpu::InstanceDescriptor::new_without_display_handle());
+    let found = pollster::block_on(instance.enumerate_adapters(::wgpu::Backends::all()));
+    found.iter().map(AdapterInfo::of).collect()
+}
