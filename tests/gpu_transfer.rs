@@ -80,3 +80,29 @@ fn generated_transfer_kernels_equal_the_host_transfer_on_a_gpu() {
         assert_eq!(gpu, host, "{bits}-bit elements on {name}");
     }
 }
+
+/// K8: a float32 arange of shape [27, 31, 31], permuted [1, 2, 0], made contiguous by
+/// the generated transfer kernel on a GPU: element [30, 30, 26] is 25946, and every
+/// element equals the source's (the tail of an odd-sized dispatch included).
+#[test]
+fn k8_the_tail_of_an_odd_sized_kernel() {
+    let (dev, q, name) = gpu::device();
+    let n = 27 * 31 * 31;
+    let bytes: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let a = AnyArray::of_bytes(DType::Float32, &[27, 31, 31], bytes).unwrap();
+    let p = a.move_(&Move::Permute(vec![1, 2, 0])).unwrap().unwrap();
+    let dst = AnyArray::create(&Rig::host(), DType::Float32, &[31, 31, 27]).unwrap();
+    let out = gpu_transfer(&dev, &q, &p, &dst);
+    let got: Vec<f32> = out
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got[(30 * 31 + 30) * 27 + 26], 25946.0, "on {name}");
+    let want = p.to_bits_vec().unwrap();
+    assert!(
+        got.iter()
+            .zip(&want)
+            .all(|(g, w)| g.to_bits() as u128 == *w),
+        "on {name}"
+    );
+}
