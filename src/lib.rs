@@ -1,8 +1,20 @@
 //! nxrig: n-dimensional arrays over device buffers.
 //!
 //! Every dtype of the field on every device, views that move no element, copies that
-//! keep every bit. See `DESIGN.md` for the layers; each module uses only those above it:
-//! [`dtype`], [`layout`], [`rig`], [`array`].
+//! keep every bit, and claims that let a function donate an input's memory with no
+//! race. The layers, each using only those before it (`DESIGN.md`): [`dtype`],
+//! [`layout`], [`wgsl`], [`rig`], [`mod@array`], [`formats`], [`kernels`].
+//!
+//! ```
+//! use nxrig::{Array, Move};
+//! use nxrig::dtype::F8E4m3;
+//!
+//! let a = Array::<f32>::of_array(&[2, 2], &[1.0, 4.25, -2.5, 1e6])?;
+//! let t = a.move_(&Move::Permute(vec![1, 0]))?.expect("a permutation is a view");
+//! let q = t.cast::<F8E4m3>()?; // one rounding, ties to even; 1e6 overflows to NaN
+//! assert_eq!(q.to_vec()?, [F8E4m3(0x38), F8E4m3(0xc2), F8E4m3(0x48), F8E4m3(0x7f)]);
+//! # Ok::<(), nxrig::Error>(())
+//! ```
 
 #![warn(missing_docs)]
 

@@ -22,6 +22,16 @@ impl AnyArray {
     /// `Ok(None)` where widening's conditions fail or the result's first element is not
     /// on a multiple of `dtype`'s alignment. Seed: `Nx_array.bitcast`.
     ///
+    /// ```
+    /// use nxrig::{AnyArray, Array, DType};
+    /// let a: AnyArray = Array::<f32>::of_array(&[2], &[1.0, -2.0])?.into();
+    /// let b = a.bitcast(DType::Uint16)?.unwrap(); // [2] float32 as [2, 2] uint16
+    /// assert_eq!(b.shape(), [2, 2]);
+    /// assert_eq!(b.to_bits_vec()?, [0x0000, 0x3f80, 0x0000, 0xc000]);
+    /// assert_eq!(b.bitcast(DType::Float32)?.unwrap().shape(), [2]);
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Dead`] if the buffer is dead; [`Error::Layout`] on a narrowing of an
     /// array of rank [`MAX_RANK`].

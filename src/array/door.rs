@@ -105,6 +105,19 @@ impl Drop for Taken<'_> {
 /// [`crate::rig::Rig::submit`] (or host reads and writes). Allocates nothing. Seed:
 /// `Nx_array.door`.
 ///
+/// ```
+/// use nxrig::array::{door, refused, Answer};
+/// use nxrig::{AnyArray, Array, Move};
+/// let x: AnyArray = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0])?.into();
+/// let out = AnyArray::create(x.rig(), x.dtype(), &[3])?;
+/// assert_eq!(door(&[&out], &[&x], || { /* the kernel */ })?, Answer::Done);
+/// let reversed = x.move_(&Move::Flip(vec![0]))?.unwrap();
+/// let a = door(&[&x], &[&reversed], || unreachable!())?; // shares bytes, not identical
+/// assert_eq!(a, Answer::Overlapping);
+/// assert!(refused("Nx.add", a, &[&x, &reversed]).to_string().starts_with("Nx.add: "));
+/// # Ok::<(), nxrig::Error>(())
+/// ```
+///
 /// # Errors
 /// [`Error::Lost`], without running `f`, if an array's memory is a lost device's.
 pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Result<Answer, Error> {

@@ -21,6 +21,16 @@ impl AnyArray {
     /// is at 0 (shape `[3, 2]` at strides `[2, 2]` gets strides `[2, 1]`). Seed:
     /// `Nx_array.to_device`.
     ///
+    /// ```
+    /// use nxrig::{Array, Move, Rig};
+    /// let a = Array::<i32>::of_array(&[2, 3], &[0, 1, 2, 3, 4, 5])?;
+    /// let t = a.move_(&Move::Permute(vec![1, 0]))?.unwrap();
+    /// let c = t.any().to_device(&Rig::host())?; // compact: the layout is kept
+    /// assert_eq!(c.layout().strides(), [1, 3]);
+    /// assert_eq!(c.expect::<i32>()?.to_vec()?, [0, 3, 1, 4, 2, 5]);
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Dead`], [`Error::HeldExclusive`], [`Error::Lost`]; what
     /// [`Buffer::create`] returns.

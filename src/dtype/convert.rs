@@ -259,6 +259,17 @@ pub(crate) fn component(d: DType) -> DType {
 /// above its width zero.
 ///
 /// Seed: `Nx_array` § Dtypes (conversions); the rules are in this module's docs.
+///
+/// ```
+/// use nxrig::dtype::convert_bits;
+/// use nxrig::DType;
+/// // float64 0.499994 into float16: the carry reaches the exponent, 0.5.
+/// assert_eq!(convert_bits(DType::Float64, DType::Float16, 0.499994f64.to_bits() as u128), 0x3800);
+/// // A NaN with payload only in its low bits stays a NaN.
+/// assert_eq!(convert_bits(DType::Float64, DType::Float16, 0x7FF0000000000001), 0x7E00);
+/// // Float into integer truncates and saturates; NaN gives 0.
+/// assert_eq!(convert_bits(DType::Float32, DType::Uint8, 300f32.to_bits() as u128), 255);
+/// ```
 pub fn convert_bits(src: DType, dst: DType, bits: u128) -> u128 {
     let src_complex = src.class() == Class::Complex;
     let dst_complex = dst.class() == Class::Complex;

@@ -12,6 +12,14 @@ use crate::error::Error;
 ///
 /// The discriminant is nxrig's dtype code (`nx_dtype.h`'s `NX_DTYPE_*`), stable across
 /// releases. Seed: `Nx_array.Dtype`.
+///
+/// ```
+/// use nxrig::DType;
+/// let d: DType = "float8_e4m3fn".parse()?;
+/// assert_eq!((d, d.bits(), d.align(), d.dlpack()), (DType::Float8E4m3, 8, 1, (10, 8)));
+/// assert_eq!(DType::Int4.bytes(5)?, 3); // two a byte
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum DType {

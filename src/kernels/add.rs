@@ -121,6 +121,16 @@ fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> 
 
 /// `x + y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape.
 ///
+/// ```
+/// use nxrig::kernels::add;
+/// use nxrig::{AnyArray, Array};
+/// let x: AnyArray = Array::<i8>::of_array(&[2, 2], &[1, 2, 127, -128])?.into();
+/// let y: AnyArray = Array::<i8>::of_array(&[2], &[10, 1])?.into();
+/// let z = add(&x, &y)?.expect::<i8>()?;
+/// assert_eq!(z.to_vec()?, [11, 3, -119, -127]); // broadcast; integers wrap
+/// # Ok::<(), nxrig::Error>(())
+/// ```
+///
 /// # Errors
 /// As [`add_into`], and what [`AnyArray::create`] returns.
 pub fn add(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {

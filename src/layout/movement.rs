@@ -230,6 +230,17 @@ impl Layout {
     /// the same positions exists (a reshape of a non-contiguous layout): the caller
     /// copies. Seed: `Layout.move`.
     ///
+    /// ```
+    /// use nxrig::{Layout, Move, Slice};
+    /// let l = Layout::contiguous(&[2, 2])?;
+    /// let t = l.move_(&Move::Permute(vec![1, 0]))?.unwrap();
+    /// assert_eq!(t.strides(), [1, 2]);
+    /// assert!(t.move_(&Move::Reshape(vec![4]))?.is_none()); // no view: copy
+    /// let r = Layout::contiguous(&[10])?.move_(&Move::Slice(vec![Slice::new(Some(5), Some(2), -1)]))?.unwrap();
+    /// assert_eq!((r.shape(), r.strides(), r.offset()), (&[3][..], &[-1][..], 5));
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// What [`Move::shape`] returns.
     pub fn move_(&self, m: &Move) -> Result<Option<Layout>, Error> {

@@ -33,6 +33,16 @@ impl Rig {
     /// `work` must touch the bytes of `reads` only to read them, and of no buffer not
     /// named.
     ///
+    /// ```
+    /// use nxrig::rig::{Buffer, Kind, Rig};
+    /// let b = Buffer::create(&Rig::host(), 4, Kind::Device)?;
+    /// let s1 = Rig::host().submit(&[], &[&b], || b.write(|d| d.fill(7)))?;
+    /// let s2 = Rig::host().submit(&[&b], &[], || Ok(()))?;
+    /// assert!(s2 > s1);
+    /// assert_eq!(b.read(|d| d.to_vec())?, [7; 4]);
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Lost`] if this device or a buffer's is lost; [`Error::Dead`] and
     /// [`Error::HeldExclusive`] for a buffer, [`Error::ReadOnly`] for a written buffer

@@ -55,6 +55,13 @@ fn adapters(src: Words, dst: Words) -> String {
 
 /// The WGSL module that converts elements of `src` into `dst` over any layouts, with
 /// the bindings of [`super::transfer_module`].
+///
+/// ```
+/// use nxrig::wgsl::cast_module;
+/// use nxrig::DType;
+/// let m = cast_module(DType::Float32, DType::Float8E4m3);
+/// assert!(m.contains("fn convert(") && m.contains("atomicOr")); // 8-bit targets share words
+/// ```
 pub fn cast_module(src: DType, dst: DType) -> String {
     let (sw, dw) = (Words::of(src), Words::of(dst));
     CAST.replace("{{WALK}}", super::WALK)
