@@ -282,3 +282,27 @@ fn transfer_between_many_layouts_of_every_width() {
         }
     }
 }
+
+/// Transposed copies of 4-byte elements go through 4 x 4 vector blocks in whole tiles
+/// and element by element at the edges: batches of tiles, odd edges, every element
+/// checked (float32 NaN payloads included).
+#[test]
+fn transposed_copies_of_every_size_keep_every_bit() {
+    for (b, r, c) in [(1, 16, 16), (3, 48, 64), (2, 50, 35), (1, 17, 33)] {
+        let n = b * r * c;
+        let bytes: Vec<u8> = (0..n as u32)
+            .flat_map(|i| (0x7f80_0001u32 ^ i.wrapping_mul(2654435761)).to_le_bytes())
+            .collect();
+        for d in [DType::Float32, DType::Uint32] {
+            let a = AnyArray::of_bytes(d, &[b, r, c], bytes.clone()).unwrap();
+            let t = a.move_(&Move::Permute(vec![0, 2, 1])).unwrap().unwrap();
+            let copy = t.copy().unwrap();
+            assert!(copy.layout().is_contiguous());
+            assert_eq!(
+                copy.to_bits_vec().unwrap(),
+                t.to_bits_vec().unwrap(),
+                "{d} {b}x{r}x{c}"
+            );
+        }
+    }
+}

@@ -44,6 +44,34 @@ unsafe fn one<const W: usize>(sp: *const u8, p: isize, dp: *mut u8, q: isize) {
     }
 }
 
+/// Transposes a 4 x 4 block of 4-byte elements: row `r` of `d` (rows `dstep` bytes
+/// apart) gets column `r` of `s` (rows `sstep` bytes apart), bit for bit (the vectors
+/// only move bits: SSE shuffles, no arithmetic).
+///
+/// # Safety
+/// All 16 source and destination elements lie inside their allocations, which do not
+/// overlap.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn transpose4(s: *const u8, sstep: isize, d: *mut u8, dstep: isize) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let r0 = _mm_loadu_si128(s.cast());
+        let r1 = _mm_loadu_si128(s.offset(sstep).cast());
+        let r2 = _mm_loadu_si128(s.offset(2 * sstep).cast());
+        let r3 = _mm_loadu_si128(s.offset(3 * sstep).cast());
+        let t0 = _mm_unpacklo_epi32(r0, r1);
+        let t1 = _mm_unpacklo_epi32(r2, r3);
+        let t2 = _mm_unpackhi_epi32(r0, r1);
+        let t3 = _mm_unpackhi_epi32(r2, r3);
+        _mm_storeu_si128(d.cast(), _mm_unpacklo_epi64(t0, t1));
+        _mm_storeu_si128(d.offset(dstep).cast(), _mm_unpackhi_epi64(t0, t1));
+        _mm_storeu_si128(d.offset(2 * dstep).cast(), _mm_unpacklo_epi64(t2, t3));
+        _mm_storeu_si128(d.offset(3 * dstep).cast(), _mm_unpackhi_epi64(t2, t3));
+    }
+}
+
 fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     let (Some((_, shi)), Some((_, dhi))) = (src.bounds(), dst.bounds()) else {
         return;
@@ -99,9 +127,23 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                 // Tiles, so that a transpose touches whole cache lines on both sides.
                 for i0 in (0..n0).step_by(TILE) {
                     for j0 in (0..n1).step_by(TILE) {
-                        for i in i0..(i0 + TILE).min(n0) {
+                        let (i1, j1) = ((i0 + TILE).min(n0), (j0 + TILE).min(n1));
+                        // 4-byte elements read down columns, written along rows: 4 x 4
+                        // blocks through vector registers.
+                        #[cfg(target_arch = "x86_64")]
+                        if W == 4 && ss0 == 1 && ds1 == 1 && i1 - i0 == TILE && j1 - j0 == TILE {
+                            for i in (i0..i1).step_by(4) {
+                                for j in (j0..j1).step_by(4) {
+                                    let s = sp.offset((sb + i as isize + j as isize * ss1) * 4);
+                                    let d = dp.offset((db + i as isize * ds0 + j as isize) * 4);
+                                    transpose4(s, ss1 * 4, d, ds0 * 4);
+                                }
+                            }
+                            continue;
+                        }
+                        for i in i0..i1 {
                             let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
-                            for j in j0 as isize..(j0 + TILE).min(n1) as isize {
+                            for j in j0 as isize..j1 as isize {
                                 one::<W>(sp, si + j * ss1, dp, di + j * ds1);
                             }
                         }
