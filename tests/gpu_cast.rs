@@ -13,7 +13,7 @@ use nxrig::DType;
 
 #[test]
 fn generated_cast_kernels_equal_the_oracle_vectors_on_a_gpu() {
-    let (dev, q, name) = gpu::device();
+    let (dev, q, name) = pollster::block_on(gpu::device());
     eprintln!("adapter: {name}");
     let mut bad = Vec::new();
     for src in DType::ALL {
@@ -29,7 +29,7 @@ fn generated_cast_kernels_equal_the_oracle_vectors_on_a_gpu() {
         for dst in DType::ALL {
             let dw = common::width(dst);
             let p = gpu::params(n, (0, 0), &[(n, 1, 1)]);
-            let out = gpu::dispatch(
+            let out = pollster::block_on(gpu::dispatch(
                 &dev,
                 &q,
                 &cast_module(src, dst),
@@ -37,7 +37,7 @@ fn generated_cast_kernels_equal_the_oracle_vectors_on_a_gpu() {
                 n,
                 &sbytes,
                 &vec![0u8; dst.bytes(n).unwrap()],
-            );
+            ));
             let mut wrong = 0;
             for (i, rec) in data.chunks_exact(rl).enumerate() {
                 let want = common::le(&rec[at..at + dw]);

@@ -26,7 +26,7 @@ fn gpu_transfer(dev: &wgpu::Device, q: &wgpu::Queue, src: &AnyArray, dst: &AnyAr
     let p = gpu::params(sl.numel(), (sl.offset(), dl.offset()), &axes);
     let sbytes = src.buffer().read(|b| b.to_vec()).unwrap();
     let dbytes = dst.buffer().read(|b| b.to_vec()).unwrap();
-    gpu::dispatch(
+    pollster::block_on(gpu::dispatch(
         dev,
         q,
         &transfer_module(src.dtype().bits()),
@@ -34,12 +34,12 @@ fn gpu_transfer(dev: &wgpu::Device, q: &wgpu::Queue, src: &AnyArray, dst: &AnyAr
         sl.numel(),
         &sbytes,
         &dbytes,
-    )
+    ))
 }
 
 #[test]
 fn generated_transfer_kernels_equal_the_host_transfer_on_a_gpu() {
-    let (dev, q, name) = gpu::device();
+    let (dev, q, name) = pollster::block_on(gpu::device());
     eprintln!("adapter: {name}");
     for bits in widths() {
         let d = dtype_of(bits);
@@ -86,7 +86,7 @@ fn generated_transfer_kernels_equal_the_host_transfer_on_a_gpu() {
 /// element equals the source's (the tail of an odd-sized dispatch included).
 #[test]
 fn k8_the_tail_of_an_odd_sized_kernel() {
-    let (dev, q, name) = gpu::device();
+    let (dev, q, name) = pollster::block_on(gpu::device());
     let n = 27 * 31 * 31;
     let bytes: Vec<u8> = (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect();
     let a = AnyArray::of_bytes(DType::Float32, &[27, 31, 31], bytes).unwrap();

@@ -1,24 +1,29 @@
 //! A wgpu device for the GPU tests, and one dispatch of a generated module over the
 //! bindings of `nxrig::wgsl` (0 parameters, 1 source words, 2 destination words).
+//! Async, so that the same code runs natively (driven by `pollster`) and in the
+//! browser (driven by its event loop).
 #![allow(dead_code)]
 
 use wgpu::util::DeviceExt;
 
-/// The first adapter's device and queue, and the adapter's name. A machine without
-/// an adapter fails: install mesa-vulkan-drivers (lavapipe).
-pub fn device() -> (wgpu::Device, wgpu::Queue, String) {
+/// A device and queue of the first adapter, and the adapter's name. A machine without
+/// an adapter fails: install mesa-vulkan-drivers (lavapipe); a browser needs WebGPU.
+pub async fn device() -> (wgpu::Device, wgpu::Queue, String) {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
-    let adapters = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-    let adapter = adapters
-        .into_iter()
-        .next()
-        .expect("no GPU adapter: install mesa-vulkan-drivers (lavapipe)");
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions::default())
+        .await
+        .expect(
+            "no GPU adapter: install mesa-vulkan-drivers (lavapipe), or give the browser WebGPU",
+        );
     let name = format!(
         "{} ({:?})",
         adapter.get_info().name,
         adapter.get_info().backend
     );
-    let (d, q) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default()))
+    let (d, q) = adapter
+        .request_device(&wgpu::DeviceDescriptor::default())
+        .await
         .expect("a device");
     (d, q, name)
 }
@@ -49,7 +54,7 @@ fn padded(b: &[u8]) -> Vec<u8> {
 
 /// Runs `module` once over `n` elements and returns the destination's bytes (as long
 /// as `dst`).
-pub fn dispatch(
+pub async fn dispatch(
     dev: &wgpu::Device,
     q: &wgpu::Queue,
     module: &str,
@@ -127,8 +132,14 @@ pub fn dispatch(
     }
     enc.copy_buffer_to_buffer(&dbuf, 0, &rbuf, 0, db.len() as u64);
     q.submit([enc.finish()]);
-    rbuf.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
+    let (tx, rx) = futures_channel::oneshot::channel();
+    rbuf.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    // Natively the callback runs inside a poll; in the browser, from its event loop.
+    #[cfg(not(target_arch = "wasm32"))]
     dev.poll(wgpu::PollType::wait_indefinitely()).expect("poll");
+    rx.await.expect("map callback").expect("map");
     let out = rbuf.get_mapped_range(..).expect("mapped").to_vec();
     out[..dst.len()].to_vec()
 }

@@ -1,7 +1,6 @@
 //! Shared by the integration tests: the committed conversion vectors.
 #![allow(dead_code)]
 
-#[cfg(not(target_arch = "wasm32"))]
 pub mod gpu;
 
 use std::io::Read;
