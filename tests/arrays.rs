@@ -366,11 +366,7 @@ fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
             .iter()
             .map(|&x| nxrig::dtype::bits_of_f64(src, x))
             .collect();
-        let mut bytes = vec![0u8; src.bytes(12).unwrap()];
-        for (i, &b) in bits.iter().enumerate() {
-            nxrig::dtype::write_bits(src, &mut bytes, i, b);
-        }
-        let a = AnyArray::of_bytes(src, &[3, 4], bytes).unwrap();
+        let a = AnyArray::of_bits(src, &[3, 4], &bits).unwrap();
         let t = a
             .move_(&Move::Permute(vec![1, 0]))
             .unwrap()

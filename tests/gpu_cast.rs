@@ -7,9 +7,9 @@
 mod common;
 
 use common::gpu;
-use nxrig::dtype::{read_bits, write_bits};
+use nxrig::dtype::read_bits;
 use nxrig::wgsl::cast_module;
-use nxrig::DType;
+use nxrig::{AnyArray, DType};
 
 #[test]
 fn generated_cast_kernels_equal_the_oracle_vectors_on_a_gpu() {
@@ -21,10 +21,8 @@ fn generated_cast_kernels_equal_the_oracle_vectors_on_a_gpu() {
         let rl = common::record_len(src);
         let n = data.len() / rl;
         let w = common::width(src);
-        let mut sbytes = vec![0u8; src.bytes(n).unwrap()];
-        for (i, rec) in data.chunks_exact(rl).enumerate() {
-            write_bits(src, &mut sbytes, i, common::le(&rec[..w]));
-        }
+        let a = AnyArray::of_bits(src, &[n], &common::source_bits(src, &data)).unwrap();
+        let sbytes = a.buffer().read(|b| b.to_vec()).unwrap();
         let mut at = w;
         for dst in DType::ALL {
             let dw = common::width(dst);

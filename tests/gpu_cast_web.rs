@@ -7,9 +7,9 @@
 mod common;
 
 use common::gpu;
-use nxrig::dtype::{read_bits, write_bits};
+use nxrig::dtype::read_bits;
 use nxrig::wgsl::cast_module;
-use nxrig::DType;
+use nxrig::{AnyArray, DType};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -27,10 +27,9 @@ async fn generated_cast_kernels_equal_the_oracle_vectors_on_webgpu() {
         let recs: Vec<&[u8]> = data.chunks_exact(rl).step_by(step).collect();
         let n = recs.len();
         let w = common::width(src);
-        let mut sbytes = vec![0u8; src.bytes(n).unwrap()];
-        for (i, rec) in recs.iter().enumerate() {
-            write_bits(src, &mut sbytes, i, common::le(&rec[..w]));
-        }
+        let bits: Vec<u128> = recs.iter().map(|r| common::le(&r[..w])).collect();
+        let a = AnyArray::of_bits(src, &[n], &bits).unwrap();
+        let sbytes = a.buffer().read(|b| b.to_vec()).unwrap();
         let mut at = w;
         for dst in DType::ALL {
             let dw = common::width(dst);

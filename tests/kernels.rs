@@ -4,7 +4,7 @@
 //! brute-force nearest-value search over every float8 pattern.
 
 use half::{bf16, f16};
-use nxrig::dtype::{write_bits, Class};
+use nxrig::dtype::Class;
 use nxrig::kernels::{add, add_donated, add_into, fill};
 use nxrig::rig::Claim;
 use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
@@ -123,11 +123,7 @@ fn values(d: DType, n: usize) -> Vec<u128> {
 }
 
 fn array(d: DType, shape: &[usize], bits: &[u128]) -> AnyArray {
-    let mut bytes = vec![0u8; d.bytes(bits.len()).unwrap()];
-    for (i, &b) in bits.iter().enumerate() {
-        write_bits(d, &mut bytes, i, b);
-    }
-    AnyArray::of_bytes(d, shape, bytes).unwrap()
+    AnyArray::of_bits(d, shape, bits).unwrap()
 }
 
 #[test]

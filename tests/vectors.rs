@@ -34,11 +34,7 @@ fn check_cast(src: DType) {
     let rl = common::record_len(src);
     let n = data.len() / rl;
     let w = common::width(src);
-    let mut bytes = vec![0u8; src.bytes(n).unwrap()];
-    for (i, rec) in data.chunks_exact(rl).enumerate() {
-        nxrig::dtype::write_bits(src, &mut bytes, i, common::le(&rec[..w]));
-    }
-    let a = AnyArray::of_bytes(src, &[n], bytes).unwrap();
+    let a = AnyArray::of_bits(src, &[n], &common::source_bits(src, &data)).unwrap();
     let mut at = w;
     for &t in &DType::ALL {
         let got = a.cast(t).unwrap().to_bits_vec().unwrap();

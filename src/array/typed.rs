@@ -93,7 +93,7 @@ impl<E: Element> Array<E> {
     /// [`Error::Invalid`] if `xs` does not have one value per index of `shape`, and what
     /// [`Layout::contiguous`] returns.
     pub fn of_array(shape: &[usize], xs: &[E]) -> Result<Array<E>, Error> {
-        Self::of_bits(shape, xs.len(), xs.iter().map(|x| x.to_bits()))
+        AnyArray::of_bits_iter(E::DTYPE, shape, xs.len(), xs.iter().map(|x| x.to_bits()))?.expect()
     }
 
     /// A fresh C-contiguous host array of `shape` holding each of `xs` (C order) as
@@ -103,33 +103,13 @@ impl<E: Element> Array<E> {
     /// # Errors
     /// As [`Array::of_array`].
     pub fn of_f64(shape: &[usize], xs: &[f64]) -> Result<Array<E>, Error> {
-        Self::of_bits(
+        AnyArray::of_bits_iter(
+            E::DTYPE,
             shape,
             xs.len(),
             xs.iter().map(|&x| E::from_f64(x).to_bits()),
-        )
-    }
-
-    fn of_bits(
-        shape: &[usize],
-        len: usize,
-        bits: impl Iterator<Item = u128>,
-    ) -> Result<Array<E>, Error> {
-        let n = numel(shape)?;
-        if n != len {
-            return Err(Error::Invalid {
-                op: "Nx_array.of_array",
-                reason: format!("{len} values for shape {shape:?}, which has {n} indices"),
-                operands: format!("{} {shape:?}", E::DTYPE),
-            });
-        }
-        let a = Self::create(&Rig::host(), shape)?;
-        a.any.buffer.write_as("Nx_array.of_array", |d| {
-            for (i, b) in bits.enumerate() {
-                write_bits(E::DTYPE, d, i, b);
-            }
-        })?;
-        Ok(a)
+        )?
+        .expect()
     }
 
     /// The C-contiguous host array of `shape` over `v`'s bytes, without a copy; writes
@@ -251,6 +231,41 @@ impl AnyArray {
     /// `dtype`, and what [`Layout::contiguous`] returns.
     pub fn of_bytes(dtype: DType, shape: &[usize], bytes: Vec<u8>) -> Result<AnyArray, Error> {
         AnyArray::v(dtype, Layout::contiguous(shape)?, Buffer::of_vec(bytes))
+    }
+
+    /// A fresh C-contiguous host array of `dtype` and `shape` holding `bits` in C order
+    /// of indices, each an element's bits as [`Element::to_bits`] gives them (the
+    /// inverse of [`AnyArray::to_bits_vec`]); bits above the dtype's width are ignored.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if `bits` does not have one value per index of `shape`, and
+    /// what [`Layout::contiguous`] returns.
+    pub fn of_bits(dtype: DType, shape: &[usize], bits: &[u128]) -> Result<AnyArray, Error> {
+        AnyArray::of_bits_iter(dtype, shape, bits.len(), bits.iter().copied())
+    }
+
+    /// [`AnyArray::of_bits`] from `len` values of an iterator.
+    pub(crate) fn of_bits_iter(
+        dtype: DType,
+        shape: &[usize],
+        len: usize,
+        bits: impl Iterator<Item = u128>,
+    ) -> Result<AnyArray, Error> {
+        let n = numel(shape)?;
+        if n != len {
+            return Err(Error::Invalid {
+                op: "Nx_array.of_array",
+                reason: format!("{len} values for shape {shape:?}, which has {n} indices"),
+                operands: format!("{dtype} {shape:?}"),
+            });
+        }
+        let a = AnyArray::create(&Rig::host(), dtype, shape)?;
+        a.buffer.write_as("Nx_array.of_array", |d| {
+            for (i, b) in bits.enumerate() {
+                write_bits(dtype, d, i, b);
+            }
+        })?;
+        Ok(a)
     }
 
     /// The array's elements' bits in C order of indices, each as [`Element::to_bits`]

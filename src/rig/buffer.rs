@@ -34,15 +34,8 @@ impl Buffer {
     /// A buffer spanning `memory`, of the memory's current life.
     pub(crate) fn spanning(memory: Memory) -> Buffer {
         let memory = Arc::new(memory);
-        let life = memory.current_life();
-        let (len, access) = (memory.len(), memory.access());
-        Buffer {
-            memory,
-            life,
-            start: 0,
-            len,
-            access,
-        }
+        let (life, access) = (memory.current_life(), memory.access());
+        Buffer::with_life(memory, life, access)
     }
 
     pub(crate) fn with_life(memory: Arc<Memory>, life: Arc<Life>, access: Access) -> Buffer {

@@ -81,6 +81,14 @@ pub fn records(src: DType) -> Vec<u8> {
     out
 }
 
+/// The source bits of `records` (records of source `src`), in order.
+pub fn source_bits(src: DType, records: &[u8]) -> Vec<u128> {
+    records
+        .chunks_exact(record_len(src))
+        .map(|r| le(&r[..width(src)]))
+        .collect()
+}
+
 /// Calls `f(source bits, target, expected bits)` for every record and target.
 pub fn for_each(src: DType, mut f: impl FnMut(u128, DType, u128)) -> usize {
     let data = records(src);
