@@ -5,6 +5,7 @@
 mod any;
 mod bitcast;
 mod door;
+mod gpu;
 mod interop;
 mod placement;
 mod strided;

@@ -68,10 +68,15 @@ impl AnyArray {
             let layout = Layout::new(l.shape(), l.strides(), l.offset() - shift)?;
             return AnyArray::v(d, layout, buffer);
         }
+        // Packed on the array's own device, then (a compact copy) onto `rig`.
         let layout = packed_layout(l)?;
-        let out = AnyArray::v(d, layout, Buffer::create(rig, budget, Kind::Device)?)?;
+        let out = AnyArray::v(d, layout, Buffer::create(self.rig(), budget, Kind::Device)?)?;
         transfer(self, &out, OP)?;
-        Ok(out)
+        if self.rig() == rig {
+            Ok(out)
+        } else {
+            out.to_device(rig)
+        }
     }
 
     /// Stores `src`'s elements into `dst`, of the same shape and dtype, bit for bit. It
@@ -180,6 +185,17 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
         let (s0, d0) = (byte_of(src), byte_of(dst));
         let len = d.bytes(n)?;
         return Buffer::blit(&src.buffer, s0, &dst.buffer, d0, len).map_err(|e| rename(e, op));
+    }
+    if src.rig() != dst.rig() {
+        // Across devices: a compact copy on the destination's device first.
+        return copy_elements(&src.to_device(dst.rig())?, dst, op);
+    }
+    if dst.buffer.gpu_memory().is_some() {
+        if src.buffer.same_memory(&dst.buffer) {
+            // WebGPU binds no buffer as a kernel's source and destination at once.
+            return super::gpu::transfer_on_gpu(&src.to_device(dst.rig())?, dst, op);
+        }
+        return super::gpu::transfer_on_gpu(src, dst, op);
     }
     if src.buffer.same_memory(&dst.buffer) {
         // Distinct but overlapping is refused by the door; sharing a memory without

@@ -42,6 +42,20 @@ fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
     if n == 0 {
         return Ok(());
     }
+    if src.rig() != dst.rig() {
+        return Err(crate::error::Error::Invalid {
+            op: "Nx_array.cast",
+            reason: format!(
+                "the arrays are on two devices ({} and {})",
+                src.rig().name(),
+                dst.rig().name()
+            ),
+            operands: String::new(),
+        });
+    }
+    if src.buffer().gpu_memory().is_some() {
+        return super::gpu::cast(src, dst, "Nx_array.cast");
+    }
     let (sd, dd) = (src.dtype(), dst.dtype());
     let d0 = dst.layout().offset();
     src.buffer().read_as("Nx_array.cast", |s| {

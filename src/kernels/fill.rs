@@ -19,6 +19,10 @@ pub fn fill(out: &AnyArray, x: f64) -> Result<(), Error> {
     let bits = bits_of_f64(d, x);
     let mut r = Ok(());
     let a = door(&[out], &[], || {
+        if out.buffer().gpu_memory().is_some() {
+            r = super::gpu::fill(out, bits, NAME);
+            return;
+        }
         r = out.buffer().write_as(NAME, |b| {
             out.layout()
                 .for_each_position(|p| write_bits(d, b, p, bits))

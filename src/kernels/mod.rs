@@ -9,6 +9,7 @@ mod add;
 mod c_add;
 mod cast;
 mod fill;
+mod gpu;
 
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]

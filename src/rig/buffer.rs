@@ -57,6 +57,9 @@ impl Buffer {
     /// allocated.
     pub fn create(rig: &Rig, len: usize, kind: Kind) -> Result<Buffer, Error> {
         rig.check("Rig.Buffer.create")?;
+        if rig.gpu().is_some() {
+            return Ok(Buffer::spanning(Memory::on_gpu(rig, len, kind)?));
+        }
         Ok(Buffer::spanning(Memory::zeroed(rig, len, kind)?))
     }
 
@@ -105,7 +108,8 @@ impl Buffer {
         self.access
     }
 
-    /// Address of the buffer's first byte, on a device the host addresses.
+    /// Address of the buffer's first byte, on a device the host addresses; on a GPU,
+    /// its byte offset in its memory.
     pub fn addr(&self) -> usize {
         self.memory.addr() + self.start
     }
@@ -185,11 +189,12 @@ impl Buffer {
     }
 
     /// `f` of the buffer's bytes on the host, under a read claim, after the device
-    /// work that wrote them. Seed: `Rig.Buffer.read`.
+    /// work that wrote them. GPU memory is copied back first, blocking (native only:
+    /// in the browser use [`Buffer::read_async`]). Seed: `Rig.Buffer.read`.
     ///
     /// # Errors
     /// [`Error::Dead`], [`Error::HeldExclusive`], [`Error::Lost`]; [`Error::Invalid`]
-    /// if the host does not address the memory.
+    /// for GPU memory in the browser.
     pub fn read<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
         self.read_as("Rig.Buffer.read", f)
     }
@@ -201,6 +206,10 @@ impl Buffer {
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, Error> {
         let _c = self.claim(op)?;
+        if self.memory.gpu_buffer().is_some() {
+            let bytes = self.gpu_read_blocking(op)?;
+            return Ok(f(&bytes));
+        }
         self.host_check(op)?;
         self.wait_for(op, false)?;
         Ok(self
@@ -210,7 +219,9 @@ impl Buffer {
 
     /// `f` of the buffer's bytes on the host, to write them, under a read claim (as
     /// the seed says: the claims order donations, not host writes), after the device
-    /// work that reads or writes them. Seed: `Rig.Buffer.write`.
+    /// work that reads or writes them. GPU memory is copied back, changed and written
+    /// through the queue, blocking (native only: in the browser use
+    /// [`Buffer::write_bytes`]). Seed: `Rig.Buffer.write`.
     ///
     /// # Errors
     /// As [`Buffer::read`], and [`Error::ReadOnly`] if the buffer admits only reads.
@@ -225,6 +236,15 @@ impl Buffer {
         f: impl FnOnce(&mut [u8]) -> R,
     ) -> Result<R, Error> {
         let _c = self.claim(op)?;
+        if self.memory.gpu_buffer().is_some() {
+            if self.access == Access::Read {
+                return Err(Error::ReadOnly { op });
+            }
+            let mut bytes = self.gpu_read_blocking(op)?;
+            let r = f(&mut bytes);
+            self.gpu_upload(op, 0, &bytes)?;
+            return Ok(r);
+        }
         self.write_check(op)?;
         self.wait_for(op, true)?;
         Ok(self
@@ -330,15 +350,25 @@ impl Buffer {
             match rig.timeline().state(s) {
                 Some(true) => {}
                 None => return Err(rig.lost(op)),
-                // Only GPU timelines leave work unfinished; their backend blocks here.
+                // Only GPU timelines leave work unfinished; natively their backend
+                // blocks here.
                 Some(false) => {
+                    #[cfg(not(target_arch = "wasm32"))]
+                    if let Some(g) = rig.gpu() {
+                        g.block();
+                        match rig.timeline().state(s) {
+                            Some(true) => continue,
+                            None => return Err(rig.lost(op)),
+                            Some(false) => {}
+                        }
+                    }
                     return Err(Error::Invalid {
                         op,
                         reason: format!(
                             "work {s:?} on {rig:?} is unfinished and {rig:?} cannot be waited for"
                         ),
                         operands: String::new(),
-                    })
+                    });
                 }
             }
         }
@@ -346,7 +376,8 @@ impl Buffer {
     }
 
     /// Resolves once the device work a read (`write` false) or a write of the buffer
-    /// must follow is done. Never blocks. Seed: `Rig.Buffer.wait`.
+    /// must follow is done. Never blocks in the browser (natively, waiting for a GPU
+    /// blocks the polling thread). Seed: `Rig.Buffer.wait`.
     ///
     /// # Errors
     /// As [`Buffer::wait`].
@@ -355,6 +386,10 @@ impl Buffer {
         self.check(OP)?;
         let need = lock(&self.memory.stamps).must_follow(write);
         for (rig, s) in need {
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some(g) = rig.gpu() {
+                g.block();
+            }
             if !rig.timeline().reached(s).await {
                 return Err(rig.lost(OP));
             }
@@ -394,8 +429,10 @@ impl Buffer {
         const OP: &str = "Rig.Buffer.borrow";
         self.check(OP)?;
         rig.check(OP)?;
-        // Host memory is addressed by every host device; GPU backends map what they can.
-        if self.memory.rig.host_addressable() && rig.host_addressable() {
+        // Host memory is addressed by every host device; a GPU maps none of another
+        // device's memory (WebGPU maps only staging buffers).
+        if *rig == self.memory.rig || (self.memory.rig.host_addressable() && rig.host_addressable())
+        {
             Ok(Some(self.clone()))
         } else {
             Ok(None)

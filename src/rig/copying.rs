@@ -9,11 +9,14 @@ use crate::error::Error;
 
 impl Buffer {
     /// Copies `len` bytes from `src` at byte `src_start` into `dst` at byte `dst_start`,
-    /// as `memmove` does where the ranges overlap. Seed: `Rig.Buffer.blit`.
+    /// as `memmove` does where the ranges overlap, between any two devices: on one GPU
+    /// by the copy engine where the range is whole words, else by the strided blit;
+    /// into a GPU through its queue; out of a GPU through a staging buffer (blocking:
+    /// native only). No byte of `dst` outside the range changes. Seed: `Rig.Buffer.blit`.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if a range is not inside its buffer or the host does not
-    /// address both memories; what [`super::Rig::submit`] returns.
+    /// [`Error::Invalid`] if a range is not inside its buffer, or for a copy out of a
+    /// GPU in the browser; what [`super::Rig::submit`] returns.
     pub fn blit(
         src: &Buffer,
         src_start: usize,
@@ -36,8 +39,9 @@ impl Buffer {
         if dst_start.checked_add(len).is_none_or(|e| e > dst.len()) {
             return Err(bad("destination", dst_start, dst));
         }
-        src.host_check(OP)?;
-        dst.host_check(OP)?;
+        if src.gpu_memory().is_some() || dst.gpu_memory().is_some() {
+            return blit_gpu(src, src_start, dst, dst_start, len);
+        }
         let (s0, d0) = (src.start() + src_start, dst.start() + dst_start);
         dst.rig().submit(&[src], &[dst], || {
             Memory::bytes_pair(&src.memory, &dst.memory, |s, d| match s {
@@ -67,10 +71,17 @@ impl Buffer {
     /// Sets every byte of `dst` to `byte`. Seed: `Rig.Buffer.fill`.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the host does not address the memory; what
-    /// [`super::Rig::submit`] returns.
+    /// What [`super::Rig::submit`] returns.
     pub fn fill(dst: &Buffer, byte: u8) -> Result<(), Error> {
-        dst.host_check("Rig.Buffer.fill")?;
+        const OP: &str = "Rig.Buffer.fill";
+        if dst.gpu_memory().is_some() {
+            return dst
+                .rig()
+                .submit(&[], &[dst], || {
+                    dst.gpu_upload(OP, 0, &vec![byte; dst.len()])
+                })
+                .map(|_| ());
+        }
         let d0 = dst.start();
         dst.rig().submit(&[], &[dst], || {
             dst.memory.bytes_mut(|d| d[d0..d0 + dst.len()].fill(byte));
@@ -78,4 +89,60 @@ impl Buffer {
         })?;
         Ok(())
     }
+}
+
+/// [`Buffer::blit`] where a memory is on a GPU.
+fn blit_gpu(
+    src: &Buffer,
+    src_start: usize,
+    dst: &Buffer,
+    dst_start: usize,
+    len: usize,
+) -> Result<(), Error> {
+    const OP: &str = "Rig.Buffer.blit";
+    if len == 0 {
+        return Ok(());
+    }
+    let r = dst.rig().clone();
+    match (src.gpu_memory(), dst.gpu_memory()) {
+        (Some((sb, s0)), Some((db, d0))) if src.rig() == dst.rig() => {
+            let g = r.gpu().expect("GPU memory is on a GPU");
+            let (s0, d0) = (s0 + src_start, d0 + dst_start);
+            r.submit(&[src], &[dst], || {
+                if src.same_memory(dst) {
+                    // WebGPU binds or copies one buffer as source and destination at
+                    // once nowhere: go through a fresh one.
+                    let t = g.create(OP, len)?;
+                    g.blit_bytes(OP, sb, s0, &t, 0, len)?;
+                    g.blit_bytes(OP, &t, 0, db, d0, len)
+                } else {
+                    g.blit_bytes(OP, sb, s0, db, d0, len)
+                }
+            })?;
+        }
+        (None, Some(_)) => {
+            let s0 = src.start() + src_start;
+            r.submit(&[src], &[dst], || {
+                src.memory
+                    .bytes(|b| dst.gpu_upload(OP, dst_start, &b[s0..s0 + len]))
+            })?;
+        }
+        (Some(_), _) => {
+            let part = src.view(src_start, len)?;
+            r.submit(&[src], &[dst], || {
+                let bytes = part.gpu_read_blocking(OP)?;
+                match dst.gpu_memory() {
+                    Some(_) => dst.gpu_upload(OP, dst_start, &bytes),
+                    None => {
+                        let d0 = dst.start() + dst_start;
+                        dst.memory
+                            .bytes_mut(|d| d[d0..d0 + len].copy_from_slice(&bytes));
+                        Ok(())
+                    }
+                }
+            })?;
+        }
+        (None, None) => unreachable!("host blits do not come here"),
+    }
+    Ok(())
 }

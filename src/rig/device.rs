@@ -13,16 +13,22 @@ pub enum RigKind {
     /// The host: memory in the host's address space (wasm linear memory under wasm32);
     /// its work runs at once, on the calling thread.
     Host,
+    /// A GPU through wgpu (WebGPU in the browser; Vulkan, Metal or DX12 natively): its
+    /// memory is wgpu buffers the host does not address, its work goes through the
+    /// device's queue in submission order.
+    Gpu,
 }
 
 struct Inner {
     id: u64,
     name: String,
     kind: RigKind,
-    timeline: Timeline,
+    /// A std `Arc` also under loom: the GPU's callbacks hold it weakly.
+    timeline: std::sync::Arc<Timeline>,
+    gpu: Option<super::wgpu::Gpu>,
 }
 
-/// A device: the host, or (with the GPU backend) one per adapter. `Clone` copies the
+/// A device: the host, or one per GPU adapter. `Clone` copies the
 /// handle; two handles are equal when they name the same device. Seed: `Rig.t`.
 #[derive(Clone)]
 pub struct Rig(Arc<Inner>);
@@ -38,8 +44,29 @@ impl Rig {
             id: next_id(),
             name: name.to_owned(),
             kind,
-            timeline: Timeline::new(),
+            timeline: std::sync::Arc::new(Timeline::new()),
+            gpu: None,
         }))
+    }
+
+    /// A GPU device named `name` over `gpu`.
+    pub(crate) fn with_gpu(name: &str, gpu: super::wgpu::Gpu) -> Rig {
+        Rig(Arc::new(Inner {
+            id: next_id(),
+            name: name.to_owned(),
+            kind: RigKind::Gpu,
+            timeline: std::sync::Arc::new(Timeline::new()),
+            gpu: Some(gpu),
+        }))
+    }
+
+    /// The wgpu device and queue of a GPU device; `None` for the host.
+    pub fn wgpu(&self) -> Option<&super::wgpu::Gpu> {
+        self.0.gpu.as_ref()
+    }
+
+    pub(crate) fn gpu(&self) -> Option<&super::wgpu::Gpu> {
+        self.0.gpu.as_ref()
     }
 
     /// The host device, named `"host"`: always the same device. Seed: `Rig.host`.
@@ -82,20 +109,38 @@ impl Rig {
     pub fn host_addressable(&self) -> bool {
         match self.0.kind {
             RigKind::Host => true,
+            RigKind::Gpu => false,
         }
     }
 
-    /// Every device nxrig can use, the host first.
+    /// Every device nxrig can use, the host first: natively then one per GPU adapter
+    /// ([`Rig::gpus`], opened on the first call: blocking); in the browser the GPU
+    /// devices opened so far with [`Rig::gpu_async`].
     pub fn all() -> Vec<Rig> {
-        vec![Rig::host()]
+        let mut v = vec![Rig::host()];
+        #[cfg(all(not(target_arch = "wasm32"), not(loom)))]
+        v.extend(Rig::gpus());
+        #[cfg(target_arch = "wasm32")]
+        v.extend(lock(&REGISTERED).iter().cloned());
+        v
     }
 
-    /// The device of [`Rig::all`] named `name`.
+    /// The device of [`Rig::all`] named `name`; `"gpu"` names the first GPU device,
+    /// `"gpu1"` the second, and so on.
     ///
     /// # Errors
     /// [`Error::Invalid`] if none has that name.
     pub fn by_name(name: &str) -> Result<Rig, Error> {
         let all = Rig::all();
+        let gpus: Vec<&Rig> = all.iter().filter(|d| d.kind() == RigKind::Gpu).collect();
+        let nth = match name.strip_prefix("gpu") {
+            Some("") => Some(0),
+            Some(k) => k.parse::<usize>().ok(),
+            None => None,
+        };
+        if let Some(r) = nth.and_then(|k| gpus.get(k)) {
+            return Ok((*r).clone());
+        }
         all.iter()
             .find(|d| d.name() == name)
             .cloned()
@@ -117,6 +162,16 @@ impl Rig {
     /// when the driver reports the device lost; tests call it to simulate that.
     pub fn lose(&self) {
         self.0.timeline.lose();
+    }
+
+    /// Destroys a GPU device (wgpu's `Device::destroy`), as a driver reset would: work
+    /// and reads pending on it settle with [`Error::Lost`], and every later operation
+    /// on it fails at once. On the host it is [`Rig::lose`].
+    pub fn destroy(&self) {
+        if let Some(g) = self.gpu() {
+            g.device.destroy();
+        }
+        self.lose();
     }
 
     /// True once the device is lost.
@@ -143,6 +198,24 @@ impl Rig {
     pub(crate) fn timeline(&self) -> &Timeline {
         &self.0.timeline
     }
+
+    pub(crate) fn timeline_arc(&self) -> &std::sync::Arc<Timeline> {
+        &self.0.timeline
+    }
+}
+
+/// The GPU devices the browser opened, for [`Rig::all`].
+#[cfg(target_arch = "wasm32")]
+static REGISTERED: crate::sync::Mutex<Vec<Rig>> = crate::sync::Mutex::new(Vec::new());
+
+#[cfg(target_arch = "wasm32")]
+use crate::sync::lock;
+
+/// Lists `rig` in [`Rig::all`] (in the browser; natively `all` finds the adapters).
+pub(crate) fn register(rig: &Rig) {
+    #[cfg(target_arch = "wasm32")]
+    lock(&REGISTERED).push(rig.clone());
+    let _ = rig;
 }
 
 impl PartialEq for Rig {

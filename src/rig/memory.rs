@@ -137,6 +137,9 @@ pub(crate) struct Memory {
     order: RwLock<()>,
     /// Keeps the bytes alive: the allocation, `Vec`, or map they belong to.
     _owner: Box<dyn Any + Send + Sync>,
+    /// The wgpu buffer of a GPU device's memory (then `ptr` is null and the host
+    /// reaches the bytes only through copies).
+    gpu: Option<wgpu::Buffer>,
 }
 
 // SAFETY: the bytes are reached only through `read` and `write`, which hold `order`
@@ -174,7 +177,35 @@ impl Memory {
             stamps: Mutex::new(Stamps::default()),
             order: RwLock::new(()),
             _owner: owner,
+            gpu: None,
         }
+    }
+
+    /// `len` zeroed bytes of GPU device `rig`'s memory (a wgpu buffer padded to whole
+    /// words).
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if the device cannot hold `len` bytes in one buffer.
+    pub(crate) fn on_gpu(rig: &Rig, len: usize, kind: Kind) -> Result<Memory, Error> {
+        let g = rig.gpu().expect("nxrig bug: GPU memory of a host device");
+        let b = g.create("Rig.Buffer.create", len)?;
+        Ok(Memory {
+            gpu: Some(b),
+            ..Memory::make(
+                rig,
+                std::ptr::null_mut(),
+                len,
+                kind,
+                Access::ReadWrite,
+                false,
+                Box::new(()),
+            )
+        })
+    }
+
+    /// The wgpu buffer of GPU memory.
+    pub(crate) fn gpu_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.gpu.as_ref()
     }
 
     /// `len` zeroed bytes on host device `rig`, aligned to [`ALIGN`].
@@ -322,8 +353,9 @@ impl Memory {
         }
     }
 
-    /// `f` of the bytes, while no host write runs.
+    /// `f` of the bytes, while no host write runs. Host memory only.
     pub(crate) fn bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        assert!(self.gpu.is_none(), "nxrig bug: host access to GPU memory");
         let _g = self.order.read().unwrap_or_else(|e| e.into_inner());
         // SAFETY: ptr..ptr+len is owned by `_owner` for self's life; `order` excludes writes.
         f(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
@@ -332,6 +364,7 @@ impl Memory {
     /// `f` of the bytes, alone. The caller checked that the memory admits writes.
     pub(crate) fn bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> R {
         debug_assert_eq!(self.access, Access::ReadWrite);
+        assert!(self.gpu.is_none(), "nxrig bug: host access to GPU memory");
         let _g = self.order.write().unwrap_or_else(|e| e.into_inner());
         // SAFETY: as in `bytes`, `order` held exclusive, and the owner admits writes.
         f(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
@@ -363,6 +396,10 @@ impl Memory {
         f: impl FnOnce(Option<&[u8]>, &mut [u8]) -> R,
     ) -> R {
         debug_assert_eq!(dst.access, Access::ReadWrite);
+        assert!(
+            src.gpu.is_none() && dst.gpu.is_none(),
+            "nxrig bug: host access to GPU memory"
+        );
         if std::ptr::eq(src, dst) {
             return dst.bytes_mut(|d| f(None, d));
         }

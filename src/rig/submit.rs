@@ -27,7 +27,9 @@ impl Drop for Claimed<'_> {
 impl Rig {
     /// Runs `work` on this device's timeline over `reads` and `writes` and returns its
     /// stamp. Holds a read claim on each buffer's memory until it returns; the host
-    /// runs `work` at once, after the device work its accesses must follow. Seed:
+    /// runs `work` at once, after the device work its accesses must follow. On a GPU
+    /// `work` submits to the device's queue (through [`Rig::wgpu`]), which orders it
+    /// after earlier work; the stamp completes when the queue has done it. Seed:
     /// `Rig.submit`.
     ///
     /// `work` must touch the bytes of `reads` only to read them, and of no buffer not
@@ -82,6 +84,27 @@ impl Rig {
                     lock(&b.memory.stamps).record(self, stamp, true);
                 }
                 self.timeline().complete(stamp);
+                r.map(|()| stamp)
+            }
+            RigKind::Gpu => {
+                // The queue orders this device's work; host memory the work reads or
+                // writes (an upload's source, a readback's target) waits as above.
+                for b in reads.iter().filter(|b| b.rig() != self) {
+                    b.wait_for(OP, false)?;
+                }
+                for b in writes.iter().filter(|b| b.rig() != self) {
+                    b.wait_for(OP, true)?;
+                }
+                let g = self.gpu().expect("a GPU rig has a GPU");
+                let stamp = self.timeline().next();
+                let r = work();
+                g.stamp_when_done(self.timeline_arc(), stamp);
+                for b in reads {
+                    lock(&b.memory.stamps).record(self, stamp, false);
+                }
+                for b in writes {
+                    lock(&b.memory.stamps).record(self, stamp, true);
+                }
                 r.map(|()| stamp)
             }
         }

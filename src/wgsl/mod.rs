@@ -2,13 +2,15 @@
 //! kernels built from them. No per-dtype shader is written by hand: templates in
 //! `shaders/` are filled from [`Words`], which [`crate::dtype`]'s widths decide.
 //!
-//! Uses only [`crate::dtype`]. DESIGN.md decision 6; the GPU backend (issue 5) binds
+//! Uses only [`crate::dtype`] and [`crate::layout`]. DESIGN.md decision 6; the GPU backend (issue 5) binds
 //! device memory as `array<u32>` and runs these modules.
 
 mod cast;
+mod params;
 mod words;
 
 pub use cast::cast_module;
+pub use params::{walk_params, PARAMS_BYTES};
 pub use words::{load_fn, store_fn, Words};
 
 /// The template of the transfer kernel.

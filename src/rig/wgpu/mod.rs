@@ -1,8 +1,22 @@
 //! Devices through `wgpu`: WebGPU in the browser; Vulkan, Metal and DX12 natively.
 //!
-//! So far: finding the adapters and what they offer (the features nxrig's WGSL can
-//! use natively, the limits that decide how arrays are bound). GPU memory, stamps from
-//! queue submissions and device loss follow (issue 5).
+//! - [`adapters`]: what wgpu finds and what each offers (the features nxrig's WGSL can
+//!   use natively, the limits that decide how arrays are bound);
+//! - [`Gpu`]: a GPU [`crate::rig::Rig`]'s device and queue, stamps from queue
+//!   submissions, device loss;
+//! - memory: wgpu buffers padded to the 4-byte copy alignment, written through the
+//!   queue, read through mapped staging buffers (`io`);
+//! - kernels: dispatch of generated modules (`dispatch`), and the strided blit that
+//!   stands in for the copy engine where a range is not 4-byte aligned (`blit`).
+
+mod access;
+mod blit;
+mod dispatch;
+mod gpu;
+mod io;
+
+pub use access::ReadAsync;
+pub use gpu::Gpu;
 
 /// What an adapter is and offers, as `nxrig devices` lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,8 +42,7 @@ pub struct AdapterInfo {
 }
 
 impl AdapterInfo {
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    fn of(a: &::wgpu::Adapter) -> AdapterInfo {
+    pub(crate) fn of(a: &::wgpu::Adapter) -> AdapterInfo {
         let (info, f, l) = (a.get_info(), a.features(), a.limits());
         AdapterInfo {
             name: info.name,

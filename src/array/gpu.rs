@@ -1,0 +1,85 @@
+//! Arrays on GPU devices: element moves by the rig's strided blit, and the async form
+//! of placement that the browser needs to bring GPU memory back. Seed: `Nx_array`
+//! § Placement; DESIGN.md decision 7.
+
+use super::any::AnyArray;
+use crate::error::Error;
+use crate::rig::{Buffer, Kind, Rig};
+
+impl AnyArray {
+    /// The position, in elements, of the buffer's first byte in its memory, which the
+    /// GPU kernels add to the layout's positions.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming `op` where that byte is not on an element boundary (a
+    /// complex array over a view that starts inside an element's width).
+    pub(crate) fn gpu_base(&self, op: &'static str) -> Result<usize, Error> {
+        let bits = self.dtype.bits() as usize;
+        let start_bits = self.buffer.start() * 8;
+        if start_bits % bits != 0 {
+            return Err(Error::Invalid {
+                op,
+                reason: format!(
+                    "a GPU kernel addresses whole elements of the memory, and the buffer starts at byte {}, inside a {}-byte element",
+                    self.buffer.start(),
+                    bits / 8
+                ),
+                operands: super::any::describe(self.dtype, &self.layout),
+            });
+        }
+        Ok(start_bits / bits)
+    }
+
+    /// [`AnyArray::to_device`] that never blocks: GPU memory comes back through an
+    /// async read. In the browser, the way to bring a GPU array to the host.
+    ///
+    /// # Errors
+    /// As [`AnyArray::to_device`].
+    pub async fn to_device_async(&self, rig: &Rig) -> Result<AnyArray, Error> {
+        if self.buffer.gpu_memory().is_none() || self.rig() == rig {
+            return self.to_device(rig);
+        }
+        // Compact on its own GPU first (kernels, not blocking), then read it back.
+        let c = self.to_device(self.rig())?;
+        let bytes = c.buffer.read_async().await?;
+        let on = if rig.host_addressable() {
+            rig.clone()
+        } else {
+            Rig::host()
+        };
+        let b = Buffer::create(&on, bytes.len(), Kind::Device)?;
+        b.write_bytes(0, &bytes)?;
+        let host = AnyArray::v(c.dtype, c.layout, b)?;
+        if on == *rig {
+            Ok(host)
+        } else {
+            host.to_device(rig)
+        }
+    }
+}
+
+/// Moves `src`'s elements into `dst` (same shape and dtype, one GPU, two memories) by
+/// the strided blit. The caller holds the door's claims.
+pub(crate) fn transfer_on_gpu(
+    src: &AnyArray,
+    dst: &AnyArray,
+    op: &'static str,
+) -> Result<(), Error> {
+    let (Some((sb, _)), Some((db, _))) = (src.buffer.gpu_memory(), dst.buffer.gpu_memory()) else {
+        unreachable!("nxrig bug: a GPU transfer of host memory")
+    };
+    let (sbase, dbase) = (src.gpu_base(op)?, dst.gpu_base(op)?);
+    let rig = dst.rig();
+    let g = rig.gpu().expect("GPU memory is on a GPU");
+    rig.submit(&[&src.buffer], &[&dst.buffer], || {
+        g.blit_strided(
+            op,
+            src.dtype.bits(),
+            sb,
+            (&src.layout, sbase),
+            db,
+            (&dst.layout, dbase),
+        )
+    })?;
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! A GPU device through wgpu: its device and queue, its limits, its compiled pipelines,
+//! and the wiring of queue completions and device loss into the [`Rig`]'s timeline.
+//! Seed: `Rig.t` (a device), `Rig.Lost`; DESIGN.md decisions 5, 8 and 9.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use super::AdapterInfo;
+use crate::error::Error;
+use crate::rig::device::Rig;
+use crate::rig::timeline::{Stamp, Timeline};
+
+/// The wgpu side of a GPU [`Rig`]: what nxrig submits its work and memory through.
+pub struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    info: AdapterInfo,
+    limits: wgpu::Limits,
+    /// Compiled kernels, by the name the caller gives a module.
+    pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    /// The first error the device reported outside an error scope.
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Gpu({} ({}))", self.info.name, self.info.backend)
+    }
+}
+
+/// The shader features nxrig asks for where the adapter has them.
+fn wanted_features() -> wgpu::Features {
+    wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_F64
+}
+
+impl Gpu {
+    /// What the adapter is and offers.
+    pub fn info(&self) -> &AdapterInfo {
+        &self.info
+    }
+
+    /// The device's limits (bytes for the buffer and binding sizes).
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// The wgpu device, for work of the caller's own (submitted through [`Rig::submit`]).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The wgpu queue, for work of the caller's own (submitted through [`Rig::submit`]).
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The compute pipeline of the module named `key`, compiled from `source()` the
+    /// first time it is asked for (entry point `main`, layout from the module).
+    pub(crate) fn pipeline(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> String,
+    ) -> Arc<wgpu::ComputePipeline> {
+        if let Some(p) = lock(&self.pipelines).get(key) {
+            return p.clone();
+        }
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(key),
+                source: wgpu::ShaderSource::Wgsl(source().into()),
+            });
+        let p = Arc::new(
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(key),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                }),
+        );
+        lock(&self.pipelines).insert(key.to_owned(), p.clone());
+        p
+    }
+
+    /// `Err` naming `op` if the device reported an error outside an error scope.
+    pub(crate) fn reported(&self, op: &'static str) -> Result<(), Error> {
+        match lock(&self.error).as_ref() {
+            None => Ok(()),
+            Some(e) => Err(Error::Invalid {
+                op,
+                reason: format!("the GPU device reported: {e}"),
+                operands: String::new(),
+            }),
+        }
+    }
+
+    /// Completes `stamp` on `timeline` once the work submitted to the queue so far is
+    /// done.
+    pub(crate) fn stamp_when_done(&self, timeline: &std::sync::Arc<Timeline>, stamp: Stamp) {
+        let t: Weak<Timeline> = Arc::downgrade(timeline);
+        self.queue.on_submitted_work_done(move || {
+            if let Some(t) = t.upgrade() {
+                t.complete(stamp);
+            }
+        });
+    }
+
+    /// Blocks until the queue's work is done and its callbacks have run (native only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn block(&self) {
+        // A lost device answers at once with an error; the timeline is lost by then.
+        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Opens `adapter` as a device named `name`: its shader features where it has them and
+/// its own limits (the largest buffers and bindings it allows), capped by `limits`.
+pub(crate) async fn open(
+    adapter: &wgpu::Adapter,
+    name: &str,
+    cap: Option<&wgpu::Limits>,
+) -> Result<Rig, Error> {
+    let mut limits = adapter.limits();
+    if let Some(c) = cap {
+        limits.max_buffer_size = limits.max_buffer_size.min(c.max_buffer_size);
+        limits.max_storage_buffer_binding_size = limits
+            .max_storage_buffer_binding_size
+            .min(c.max_storage_buffer_binding_size);
+    }
+    let desc = wgpu::DeviceDescriptor {
+        label: Some(name),
+        required_features: adapter.features() & wanted_features(),
+        required_limits: limits.clone(),
+        ..Default::default()
+    };
+    let (device, queue) = adapter
+        .request_device(&desc)
+        .await
+        .map_err(|e| Error::Invalid {
+            op: "Rig.device",
+            reason: format!("{name}: the adapter refused a device: {e}"),
+            operands: String::new(),
+        })?;
+    let error = Arc::new(Mutex::new(None));
+    let seen = error.clone();
+    device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        lock(&seen).get_or_insert_with(|| e.to_string());
+    }));
+    let gpu = Gpu {
+        device,
+        queue,
+        info: AdapterInfo::of(adapter),
+        limits,
+        pipelines: Mutex::new(HashMap::new()),
+        error,
+    };
+    let rig = Rig::with_gpu(name, gpu);
+    let t = Arc::downgrade(rig.timeline_arc());
+    if let Some(g) = rig.gpu() {
+        g.device.set_device_lost_callback(move |_, _| {
+            if let Some(t) = t.upgrade() {
+                t.lose();
+            }
+        });
+    }
+    Ok(rig)
+}
+
+/// The name of the device of `adapter`: its name and backend, as `nxrig devices` prints.
+pub(crate) fn name_of(adapter: &wgpu::Adapter) -> String {
+    let i = adapter.get_info();
+    format!("{} ({:?})", i.name, i.backend)
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle())
+}
+
+impl Rig {
+    /// A GPU device of the first adapter the platform offers (the browser's
+    /// `navigator.gpu`; natively wgpu's default choice), each call a new device with
+    /// its own timeline. `limits`, if given, caps the largest buffer and binding (tests
+    /// use it to split arrays on a small device). Never blocks. Seed: `Rig.t`.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if there is no adapter or it refuses a device.
+    pub async fn gpu_async(limits: Option<&wgpu::Limits>) -> Result<Rig, Error> {
+        let adapter = instance()
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .map_err(|e| Error::Invalid {
+                op: "Rig.device",
+                reason: format!("no GPU adapter ({e}): natively install a Vulkan driver such as mesa-vulkan-drivers (lavapipe); in a browser, enable WebGPU"),
+                operands: String::new(),
+            })?;
+        let rig = open(&adapter, &name_of(&adapter), limits).await?;
+        super::super::device::register(&rig);
+        Ok(rig)
+    }
+
+    /// One device per adapter of wgpu's primary backends (Vulkan, Metal, DX12), opened
+    /// once for the process, in wgpu's order. Blocking; native only.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn gpus() -> Vec<Rig> {
+        static GPUS: std::sync::OnceLock<Vec<Rig>> = std::sync::OnceLock::new();
+        GPUS.get_or_init(|| {
+            let found = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY));
+            found
+                .iter()
+                .filter_map(|a| pollster::block_on(open(a, &name_of(a), None)).ok())
+                .collect()
+        })
+        .clone()
+    }
+
+    /// The first of [`Rig::gpus`], opened anew with its largest buffer and binding
+    /// capped by `limits`: a separate device, for tests of splitting and loss.
+    /// Blocking; native only.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] if there is no adapter or it refuses a device.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn gpu_with(limits: Option<&wgpu::Limits>) -> Result<Rig, Error> {
+        let found = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY));
+        let a = found.first().ok_or_else(|| Error::Invalid {
+            op: "Rig.device",
+            reason:
+                "no GPU adapter: install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)"
+                    .into(),
+            operands: String::new(),
+        })?;
+        pollster::block_on(open(a, &name_of(a), limits))
+    }
+}

@@ -1,0 +1,337 @@
+//! The GPU backend through the runtime, natively (lavapipe here): GPU devices, memory
+//! padded to words without the padding showing (K11), placement between host and GPU
+//! and between two GPU devices bit for bit (K5), the strided blit over any layout and
+//! every dtype against the host's transfer (K8), cast and fill against the host, and
+//! device loss with a read pending (K13). A machine without an adapter fails.
+#![cfg(not(target_arch = "wasm32"))]
+
+use nxrig::kernels::{add, fill};
+use nxrig::rig::{Buffer, Kind, RigKind};
+use nxrig::{AnyArray, DType, Error, Move, Rig, Slice};
+
+fn gpu() -> Rig {
+    Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)")
+}
+
+fn host() -> Rig {
+    Rig::host()
+}
+
+/// `n` elements of `d` with varied bits (NaN payloads, odd nibbles), from a
+/// xorshift generator.
+fn varied(d: DType, shape: &[usize], seed: u64) -> AnyArray {
+    let n: usize = shape.iter().product();
+    let mut s = seed | 1;
+    let bits: Vec<u128> = (0..n)
+        .map(|_| {
+            let mut w = 0u128;
+            for _ in 0..2 {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                w = (w << 64) | s as u128;
+            }
+            w
+        })
+        .collect();
+    AnyArray::of_bits(d, shape, &bits).unwrap()
+}
+
+fn bytes_of(b: &Buffer) -> Vec<u8> {
+    b.read(|x| x.to_vec()).unwrap()
+}
+
+#[test]
+fn gpu_devices_are_listed_named_by_adapter_and_backend() {
+    let all = Rig::all();
+    assert_eq!(all[0], host());
+    let g: Vec<&Rig> = all.iter().filter(|r| r.kind() == RigKind::Gpu).collect();
+    assert!(!g.is_empty(), "no GPU device in {all:?}");
+    assert!(g[0].name().ends_with(')'), "{}", g[0].name());
+    assert_eq!(Rig::by_name(g[0].name()).unwrap(), gpu());
+    assert!(!gpu().host_addressable());
+    let info = gpu().wgpu().unwrap().info().clone();
+    assert!(
+        gpu().name().contains(&info.backend),
+        "{} / {info:?}",
+        gpu().name()
+    );
+}
+
+#[test]
+fn k11_padding_never_shows() {
+    // 25 bytes of uint8 and 5 int4 (3 bytes), uploaded and read back.
+    let u8s: Vec<u128> = (0..25).map(|i| 200 + i as u128).collect();
+    let a = AnyArray::of_bits(DType::Uint8, &[5, 5], &u8s).unwrap();
+    let g = a.to_device(&gpu()).unwrap();
+    assert_eq!(g.buffer().len(), 25);
+    let back = pollster::block_on(g.buffer().read_async()).unwrap();
+    assert_eq!(back.len(), 25);
+    assert_eq!(back, bytes_of(a.buffer()));
+    assert_eq!(g.to_bits_vec().unwrap(), u8s);
+    let i4: Vec<u128> = vec![0x8, 0x9, 0x7, 0xF, 0x1];
+    let b = AnyArray::of_bits(DType::Int4, &[5], &i4).unwrap();
+    let gb = b.to_device(&gpu()).unwrap();
+    assert_eq!(gb.buffer().len(), 3);
+    assert_eq!(bytes_of(gb.buffer()), [0x98, 0xF7, 0x01]);
+    // An unaligned write changes no neighbouring byte, the word's padding included.
+    let m = Buffer::create(&gpu(), 7, Kind::Device).unwrap();
+    m.write_bytes(0, &[9; 7]).unwrap();
+    m.write_bytes(1, &[1, 2, 3]).unwrap();
+    m.write_bytes(6, &[6]).unwrap();
+    assert_eq!(bytes_of(&m), [9, 1, 2, 3, 9, 9, 6]);
+    assert_eq!(bytes_of(&m.view(3, 3).unwrap()), [3, 9, 9]);
+    assert!(matches!(
+        m.write_bytes(5, &[0; 3]),
+        Err(Error::Invalid { .. })
+    ));
+}
+
+#[test]
+fn k5_nan_payloads_survive_every_placement() {
+    let d64 = AnyArray::of_bits(
+        DType::Float64,
+        &[3],
+        &[0x7FF0000000000001, 0xFFF0000000000002, 1],
+    )
+    .unwrap();
+    let d32 =
+        AnyArray::of_bits(DType::Float32, &[3], &[0x7F802000, 0xFF800001, 0x7FC00000]).unwrap();
+    let other = Rig::gpu_with(None).unwrap();
+    for a in [d64, d32] {
+        let want = a.to_bits_vec().unwrap();
+        let on = a.to_device(&gpu()).unwrap();
+        assert_eq!(on.to_bits_vec().unwrap(), want, "host -> GPU");
+        let copied = on.copy().unwrap();
+        assert_eq!(copied.to_bits_vec().unwrap(), want, "copy on the GPU");
+        let flipped = on.move_(&Move::Flip(vec![0])).unwrap().unwrap();
+        let out = AnyArray::create(&gpu(), a.dtype(), &[3]).unwrap();
+        AnyArray::transfer(&flipped, &out).unwrap();
+        let mut rev = want.clone();
+        rev.reverse();
+        assert_eq!(out.to_bits_vec().unwrap(), rev, "transfer on the GPU");
+        let there = on.to_device(&other).unwrap();
+        assert_eq!(there.rig(), &other);
+        assert_eq!(there.to_bits_vec().unwrap(), want, "GPU -> GPU");
+        let back = there.to_device(&host()).unwrap();
+        assert_eq!(back.to_bits_vec().unwrap(), want, "GPU -> host");
+        let back = pollster::block_on(out.to_device_async(&host())).unwrap();
+        assert_eq!(back.to_bits_vec().unwrap(), rev, "GPU -> host, async");
+    }
+}
+
+#[test]
+fn k8_an_odd_sized_permutation_made_contiguous_on_the_gpu() {
+    let n = 27 * 31 * 31;
+    let bits: Vec<u128> = (0..n).map(|i| (i as f32).to_bits() as u128).collect();
+    let a = AnyArray::of_bits(DType::Float32, &[27, 31, 31], &bits).unwrap();
+    let p = a
+        .to_device(&gpu())
+        .unwrap()
+        .move_(&Move::Permute(vec![1, 2, 0]))
+        .unwrap()
+        .unwrap();
+    let c = p.copy().unwrap();
+    assert_eq!(c.rig(), &gpu());
+    assert_eq!(c.shape(), [31, 31, 27]);
+    let got = c.to_bits_vec().unwrap();
+    let want = a
+        .move_(&Move::Permute(vec![1, 2, 0]))
+        .unwrap()
+        .unwrap()
+        .to_bits_vec()
+        .unwrap();
+    let at = (30 * 31 + 30) * 27 + 26;
+    assert_eq!(f32::from_bits(got[at] as u32), 25946.0);
+    assert_eq!(got, want);
+}
+
+/// Views of a `[6, 7]` array that reach elements by flips, negative and zero strides,
+/// odd offsets and steps.
+fn views(a: &AnyArray) -> Vec<AnyArray> {
+    let mv = |m: Move| a.move_(&m).unwrap().unwrap();
+    vec![
+        a.clone(),
+        mv(Move::Permute(vec![1, 0])),
+        mv(Move::Flip(vec![0, 1])),
+        mv(Move::Slice(vec![
+            Slice::new(Some(1), Some(6), 2),
+            Slice::new(Some(5), None, -2),
+        ])),
+        a.move_(&Move::Slice(vec![Slice::new(Some(3), Some(4), 1)]))
+            .unwrap()
+            .unwrap()
+            .move_(&Move::Expand(vec![4, 7]))
+            .unwrap()
+            .unwrap(),
+    ]
+}
+
+#[test]
+fn the_strided_blit_equals_the_host_transfer_for_every_dtype_and_layout() {
+    for d in DType::ALL {
+        let src = varied(d, &[6, 7], d.code() as u64 + 1);
+        let on = src.to_device(&gpu()).unwrap();
+        for (k, (hv, gv)) in views(&src).iter().zip(views(&on)).enumerate() {
+            // Into a destination with neighbours: every other element of a larger
+            // array, reversed, at an odd offset; the neighbours' bits must stay.
+            let shape = hv.shape().to_vec();
+            let big = [shape[0], shape[1] * 2 + 1];
+            let hd = varied(d, &big, 99);
+            let gd = hd.to_device(&gpu()).unwrap();
+            let pick = Move::Slice(vec![
+                Slice::new(None, None, 1),
+                Slice::new(Some(-1), Some(0), -2),
+            ]);
+            let (ht, gt) = (
+                hd.move_(&pick).unwrap().unwrap(),
+                gd.move_(&pick).unwrap().unwrap(),
+            );
+            AnyArray::transfer(hv, &ht).unwrap();
+            AnyArray::transfer(&gv, &gt).unwrap();
+            assert_eq!(
+                bytes_of(gd.buffer()),
+                bytes_of(hd.buffer()),
+                "{d}, view {k}: the destination's buffer differs"
+            );
+            // A copy of the view, and its placement back on the host.
+            let gc = gv.copy().unwrap();
+            assert_eq!(
+                gc.to_bits_vec().unwrap(),
+                hv.to_bits_vec().unwrap(),
+                "{d} view {k} copy"
+            );
+            let hc = gv.to_device(&host()).unwrap();
+            assert_eq!(
+                hc.to_bits_vec().unwrap(),
+                hv.to_bits_vec().unwrap(),
+                "{d} view {k} to host"
+            );
+        }
+    }
+}
+
+#[test]
+fn sub_byte_elements_at_odd_offsets_keep_their_neighbours() {
+    for d in [DType::Int4, DType::Uint4] {
+        let src = varied(d, &[9], 5);
+        let dst = varied(d, &[11], 6);
+        let gs = src.to_device(&gpu()).unwrap();
+        let gd = dst.to_device(&gpu()).unwrap();
+        let tail = |a: &AnyArray, lo: isize, hi: isize| {
+            a.move_(&Move::Slice(vec![Slice::new(Some(lo), Some(hi), 1)]))
+                .unwrap()
+                .unwrap()
+        };
+        AnyArray::transfer(&tail(&src, 1, 6), &tail(&dst, 3, 8)).unwrap();
+        AnyArray::transfer(&tail(&gs, 1, 6), &tail(&gd, 3, 8)).unwrap();
+        assert_eq!(bytes_of(gd.buffer()), bytes_of(dst.buffer()), "{d}");
+    }
+}
+
+#[test]
+fn cast_on_the_gpu_equals_the_host_for_every_pair_over_views() {
+    for s in DType::ALL {
+        let src = varied(s, &[6, 7], 7 + s.code() as u64);
+        let on = src.to_device(&gpu()).unwrap();
+        for (hv, gv) in views(&src).iter().zip(views(&on)).skip(2).take(2) {
+            for d in DType::ALL {
+                let h = hv.cast(d).unwrap();
+                let g = gv.cast(d).unwrap();
+                assert_eq!(g.rig(), &gpu());
+                assert_eq!(bytes_of(g.buffer()), bytes_of(h.buffer()), "{s} -> {d}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fill_and_add_on_the_gpu_equal_the_host() {
+    for d in DType::ALL {
+        let h = varied(d, &[6, 7], 3);
+        let g = h.to_device(&gpu()).unwrap();
+        let pick = Move::Slice(vec![
+            Slice::new(Some(5), None, -2),
+            Slice::new(Some(1), None, 3),
+        ]);
+        fill(&h.move_(&pick).unwrap().unwrap(), -2.5).unwrap();
+        fill(&g.move_(&pick).unwrap().unwrap(), -2.5).unwrap();
+        assert_eq!(bytes_of(g.buffer()), bytes_of(h.buffer()), "fill {d}");
+        let y = varied(d, &[7], 4);
+        let hs = add(&h, &y).unwrap();
+        let gs = add(&g, &y.to_device(&gpu()).unwrap()).unwrap();
+        assert_eq!(gs.rig(), &gpu());
+        assert_eq!(
+            gs.to_bits_vec().unwrap(),
+            hs.to_bits_vec().unwrap(),
+            "add {d}"
+        );
+    }
+}
+
+#[test]
+fn blits_between_host_and_gpu_and_within_one_gpu_memory() {
+    let data: Vec<u8> = (0..40).collect();
+    let h = Buffer::of_vec(data.clone());
+    let g = Buffer::create(&gpu(), 40, Kind::Device).unwrap();
+    Buffer::blit(&h, 3, &g, 5, 30).unwrap();
+    let mut want = vec![0u8; 40];
+    want[5..35].copy_from_slice(&data[3..33]);
+    assert_eq!(bytes_of(&g), want);
+    // Overlapping ranges of one GPU memory move as memmove does.
+    Buffer::blit(&g, 5, &g, 7, 30).unwrap();
+    want.copy_within(5..35, 7);
+    assert_eq!(bytes_of(&g), want);
+    let back = Buffer::create(&host(), 40, Kind::Device).unwrap();
+    Buffer::copy(&g, &back).unwrap();
+    assert_eq!(bytes_of(&back), want);
+    Buffer::fill(&g.view(1, 6).unwrap(), 0xAB).unwrap();
+    want[1..7].fill(0xAB);
+    assert_eq!(bytes_of(&g), want);
+    assert_eq!(g.borrow(&host()).unwrap().map(|b| b.len()), None);
+    assert!(g.borrow(&gpu()).unwrap().is_some());
+    assert_eq!(h.borrow(&gpu()).unwrap().map(|b| b.len()), None);
+}
+
+#[test]
+fn k13_a_read_pending_when_the_device_is_lost_settles_lost() {
+    let dev = Rig::gpu_with(None).unwrap();
+    let a = varied(DType::Float32, &[1 << 16], 1)
+        .to_device(&dev)
+        .unwrap();
+    let pending = a.buffer().read_async();
+    dev.destroy();
+    let r = pollster::block_on(pending);
+    assert!(matches!(r, Err(Error::Lost { .. })), "{r:?}");
+    // Later operations on that device fail at once.
+    assert!(matches!(a.to_bits_vec(), Err(Error::Lost { .. })));
+    assert!(matches!(a.copy(), Err(Error::Lost { .. })));
+    assert!(matches!(
+        Buffer::create(&dev, 4, Kind::Device),
+        Err(Error::Lost { .. })
+    ));
+    assert!(matches!(
+        pollster::block_on(a.buffer().read_async()),
+        Err(Error::Lost { .. })
+    ));
+    assert!(matches!(
+        pollster::block_on(a.buffer().wait_async(false)),
+        Ok(()) | Err(Error::Lost { .. })
+    ));
+    // The other devices carry on.
+    assert_eq!(
+        a.to_device(&host())
+            .err()
+            .map(|e| matches!(e, Error::Lost { .. })),
+        Some(true)
+    );
+    assert_eq!(
+        varied(DType::Int8, &[3], 2)
+            .to_device(&gpu())
+            .unwrap()
+            .to_bits_vec()
+            .unwrap()
+            .len(),
+        3
+    );
+}
