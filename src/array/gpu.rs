@@ -40,7 +40,12 @@ impl AnyArray {
             return self.to_device(rig);
         }
         // Compact on its own GPU first (kernels, not blocking), then read it back.
-        let c = self.to_device(self.rig())?;
+        let l = &self.layout;
+        let c = if l.is_contiguous() && l.offset() == 0 && self.buffer.spans() {
+            self.clone()
+        } else {
+            self.to_device(self.rig())?
+        };
         let bytes = c.buffer.read_async().await?;
         let on = if rig.host_addressable() {
             rig.clone()

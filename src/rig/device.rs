@@ -131,6 +131,9 @@ impl Rig {
     /// # Errors
     /// [`Error::Invalid`] if none has that name.
     pub fn by_name(name: &str) -> Result<Rig, Error> {
+        if name == "host" {
+            return Ok(Rig::host());
+        }
         let all = Rig::all();
         let gpus: Vec<&Rig> = all.iter().filter(|d| d.kind() == RigKind::Gpu).collect();
         let nth = match name.strip_prefix("gpu") {

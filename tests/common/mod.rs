@@ -1,8 +1,5 @@
 //! Shared by the integration tests: the committed conversion vectors.
 #![allow(dead_code)]
-
-pub mod gpu;
-
 use std::io::Read;
 
 use nxrig::DType;

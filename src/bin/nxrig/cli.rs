@@ -7,7 +7,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use nxrig::formats::{self, Tensor, TensorFile};
-use nxrig::{DType, Rig};
+use nxrig::{AnyArray, DType, Rig};
 
 /// n-dimensional arrays over device buffers: inspect and convert tensor files.
 #[derive(Parser)]
@@ -39,7 +39,8 @@ enum Command {
         /// instead of every floating-point tensor.
         #[arg(long)]
         tensors: Option<String>,
-        /// The device to convert on (see `nxrig devices`).
+        /// The device to convert on: `host`, `gpu` (the first GPU), `gpu1`, ..., or a
+        /// name that `nxrig devices` lists. The output is the same on every device.
         #[arg(long, default_value = "host")]
         device: String,
     },
@@ -68,23 +69,40 @@ pub fn main() -> ExitCode {
 }
 
 fn devices() -> Result<(), nxrig::Error> {
-    for d in Rig::all() {
-        println!("{}", d.name());
-    }
-    // GPU adapters: found and described; arrays on them come with the GPU runtime.
-    for a in nxrig::rig::wgpu::adapters() {
-        let yes = |b: bool| if b { "yes" } else { "no" };
-        println!(
-            "gpu: {} ({}, {}): shader-f16 {}, shader-int64 {}, shader-f64 {}, max buffer {} bytes, max storage binding {} bytes",
-            a.name,
-            a.backend,
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let describe = |a: &nxrig::rig::wgpu::AdapterInfo| {
+        format!(
+            "{}, shader-f16 {}, shader-int64 {}, shader-f64 {}, max buffer {} bytes, max storage binding {} bytes",
             a.device_type,
             yes(a.shader_f16),
             yes(a.shader_int64),
             yes(a.shader_f64),
             a.max_buffer_size,
             a.max_storage_buffer_binding_size
-        );
+        )
+    };
+    let mut k = 0;
+    let mut used = Vec::new();
+    for d in Rig::all() {
+        match d.wgpu() {
+            None => println!("{}", d.name()),
+            Some(g) => {
+                println!("gpu{k}: {}: {}", d.name(), describe(g.info()));
+                used.push((g.info().name.clone(), g.info().backend.clone()));
+                k += 1;
+            }
+        }
+    }
+    // Adapters of wgpu's secondary backends (GL) are found but not opened as devices.
+    for a in nxrig::rig::wgpu::adapters() {
+        if !used.contains(&(a.name.clone(), a.backend.clone())) {
+            println!(
+                "adapter, not a device: {} ({}): {}",
+                a.name,
+                a.backend,
+                describe(&a)
+            );
+        }
     }
     Ok(())
 }
@@ -126,8 +144,8 @@ fn convert(
     device: &str,
 ) -> Result<(), nxrig::Error> {
     let to: DType = to.parse()?;
-    // Every device nxrig has today is the host, where the file's arrays already are.
-    let _device = Rig::by_name(device)?;
+    let device = Rig::by_name(device)?;
+    let host = Rig::host();
     let pattern =
         tensors
             .map(glob::Pattern::new)
@@ -178,8 +196,16 @@ fn convert(
         bar.set_message(t.name.clone());
         let array = if picked(t) {
             converted += 1;
-            t.array
-                .cast(to)
+            let on = |a: &AnyArray, r: &Rig| {
+                if a.rig() == r {
+                    Ok(a.clone())
+                } else {
+                    a.to_device(r)
+                }
+            };
+            on(&t.array, &device)
+                .and_then(|a| a.cast(to))
+                .and_then(|a| on(&a, &host))
                 .map_err(|e| tensor_error(input, &t.name, e))?
         } else {
             t.array.clone()

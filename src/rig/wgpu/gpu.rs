@@ -176,7 +176,13 @@ pub(crate) async fn open(
 /// The name of the device of `adapter`: its name and backend, as `nxrig devices` prints.
 pub(crate) fn name_of(adapter: &wgpu::Adapter) -> String {
     let i = adapter.get_info();
-    format!("{} ({:?})", i.name, i.backend)
+    // Browsers keep the adapter's name to themselves.
+    let name = if i.name.is_empty() {
+        "WebGPU adapter"
+    } else {
+        &i.name
+    };
+    format!("{name} ({:?})", i.backend)
 }
 
 fn instance() -> wgpu::Instance {

@@ -1,0 +1,148 @@
+//! The GPU backend in the browser (headless Chromium's WebGPU on SwiftShader: no f16,
+//! no i64, no f64), through the runtime and nothing blocking: a device from
+//! `Rig::gpu_async`, uploads, kernels, `to_device_async` and `read_async` back. Cast
+//! against the oracle vectors (every source into every target, on at most 4096 records
+//! a source: every record of the 4-bit and 8-bit sources), K5, K8, K11 and K13. Run by
+//! `wasm-pack test --headless --chrome`.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use nxrig::rig::{Buffer, Kind};
+use nxrig::{AnyArray, DType, Error, Move, Rig};
+use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+async fn gpu() -> Rig {
+    Rig::gpu_async(None)
+        .await
+        .expect("a WebGPU adapter: run Chromium with the flags of webdriver.json")
+}
+
+async fn bits_back(a: &AnyArray) -> Vec<u128> {
+    a.to_device_async(&Rig::host())
+        .await
+        .unwrap()
+        .to_bits_vec()
+        .unwrap()
+}
+
+#[wasm_bindgen_test]
+async fn cast_on_webgpu_equals_the_oracle_vectors() {
+    let gpu = gpu().await;
+    console_log!("device: {}", gpu.name());
+    let mut bad = Vec::new();
+    for src in DType::ALL {
+        let data = common::records(src);
+        let rl = common::record_len(src);
+        let all = data.len() / rl;
+        let step = all.div_ceil(4096);
+        let recs: Vec<&[u8]> = data.chunks_exact(rl).step_by(step).collect();
+        let n = recs.len();
+        let w = common::width(src);
+        let bits: Vec<u128> = recs.iter().map(|r| common::le(&r[..w])).collect();
+        let a = AnyArray::of_bits(src, &[n], &bits)
+            .unwrap()
+            .to_device(&gpu)
+            .unwrap();
+        let mut at = w;
+        for dst in DType::ALL {
+            let dw = common::width(dst);
+            let got = bits_back(&a.cast(dst).unwrap()).await;
+            let wrong = recs
+                .iter()
+                .enumerate()
+                .filter(|(i, rec)| got[*i] != common::le(&rec[at..at + dw]))
+                .count();
+            if wrong > 0 {
+                bad.push(format!("{src} -> {dst}: {wrong} of {n} wrong"));
+            }
+            at += dw;
+        }
+        console_log!("{src}: {n} records into every dtype");
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[wasm_bindgen_test]
+async fn k5_k8_k11_placement_on_webgpu() {
+    let gpu = gpu().await;
+    // K11: 25 bytes of uint8 and 5 int4 (3 bytes): exactly those bytes come back.
+    let u8s: Vec<u128> = (0..25).map(|i| 200 + i as u128).collect();
+    let a = AnyArray::of_bits(DType::Uint8, &[5, 5], &u8s)
+        .unwrap()
+        .to_device(&gpu)
+        .unwrap();
+    let back = a.buffer().read_async().await.unwrap();
+    assert_eq!(back, (200..225).collect::<Vec<u8>>());
+    let b = AnyArray::of_bits(DType::Int4, &[5], &[8, 9, 7, 15, 1])
+        .unwrap()
+        .to_device(&gpu)
+        .unwrap();
+    assert_eq!(b.buffer().read_async().await.unwrap(), [0x98, 0xF7, 0x01]);
+    let m = Buffer::create(&gpu, 7, Kind::Device).unwrap();
+    m.write_bytes(0, &[9; 7]).unwrap();
+    m.write_bytes(1, &[1, 2, 3]).unwrap();
+    assert_eq!(m.read_async().await.unwrap(), [9, 1, 2, 3, 9, 9, 9]);
+    // K5: NaN payloads kept by placement and copies on the GPU.
+    let nan = AnyArray::of_bits(DType::Float64, &[2], &[0x7FF0000000000001, 1]).unwrap();
+    let on = nan.to_device(&gpu).unwrap();
+    assert_eq!(
+        bits_back(&on.copy().unwrap()).await,
+        [0x7FF0000000000001, 1]
+    );
+    let f = AnyArray::of_bits(DType::Float32, &[1], &[0x7F802000]).unwrap();
+    assert_eq!(bits_back(&f.to_device(&gpu).unwrap()).await, [0x7F802000]);
+    // K8: a permuted odd-sized arange made contiguous on the GPU.
+    let n = 27 * 31 * 31;
+    let bits: Vec<u128> = (0..n).map(|i| (i as f32).to_bits() as u128).collect();
+    let x = AnyArray::of_bits(DType::Float32, &[27, 31, 31], &bits).unwrap();
+    let p = Move::Permute(vec![1, 2, 0]);
+    let c = x
+        .to_device(&gpu)
+        .unwrap()
+        .move_(&p)
+        .unwrap()
+        .unwrap()
+        .copy()
+        .unwrap();
+    let got = bits_back(&c).await;
+    assert_eq!(
+        f32::from_bits(got[(30 * 31 + 30) * 27 + 26] as u32),
+        25946.0
+    );
+    assert_eq!(got, x.move_(&p).unwrap().unwrap().to_bits_vec().unwrap());
+}
+
+#[wasm_bindgen_test]
+async fn k13_a_read_pending_when_the_device_is_lost_settles_lost() {
+    let gpu = gpu().await;
+    let a = AnyArray::of_bits(DType::Int32, &[1 << 16], &vec![7; 1 << 16])
+        .unwrap()
+        .to_device(&gpu)
+        .unwrap();
+    let pending = a.buffer().read_async();
+    gpu.destroy();
+    let r = pending.await;
+    assert!(matches!(r, Err(Error::Lost { .. })), "{r:?}");
+    assert!(matches!(a.copy(), Err(Error::Lost { .. })));
+    assert!(matches!(
+        a.buffer().read_async().await,
+        Err(Error::Lost { .. })
+    ));
+    assert!(matches!(
+        Buffer::create(&gpu, 4, Kind::Device),
+        Err(Error::Lost { .. })
+    ));
+    // Reading GPU memory blockingly is refused in the browser, never a hang.
+    let other = self::gpu().await;
+    let b = a.to_device(&Rig::host());
+    assert!(matches!(b, Err(Error::Lost { .. })));
+    let c = AnyArray::of_bits(DType::Int8, &[3], &[1, 2, 3])
+        .unwrap()
+        .to_device(&other)
+        .unwrap();
+    assert!(matches!(c.to_bits_vec(), Err(Error::Invalid { .. })));
+    assert_eq!(bits_back(&c).await, [1, 2, 3]);
+}
