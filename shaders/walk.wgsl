@@ -1,15 +1,19 @@
 // The parameters every elementwise kernel takes, and the walk from an element's C-order
-// number to its positions in the source and the destination layouts (in elements:
-// position = offset + sum(index[k] * strides[k])).
+// number to its positions in the source, the destination and (for kernels of two
+// operands) the second source's layouts (in elements: position = offset +
+// sum(index[k] * strides[k])).
 
 struct Params {
-    // Number of elements, rank, and the two offsets (in elements).
+    // Number of elements, rank, and the offsets (in elements) of source and destination.
     n: u32,
     rank: u32,
     src_offset: u32,
     dst_offset: u32,
-    // Per axis, innermost first: extent, source stride, destination stride.
+    // Per axis, innermost first: extent, source stride, destination stride, second
+    // source stride.
     axes: array<vec4<i32>, 16>,
+    // The second source's offset (x; the rest pads the struct).
+    src2_offset: vec4<u32>,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -33,4 +37,22 @@ fn positions(i: u32) -> vec2<u32> {
         dp = dp + i32(j) * a.z;
     }
     return vec2<u32>(u32(sp), u32(dp));
+}
+
+// The source, destination and second source positions of element i.
+fn positions3(i: u32) -> vec3<u32> {
+    var rest = i;
+    var sp = i32(params.src_offset);
+    var dp = i32(params.dst_offset);
+    var tp = i32(params.src2_offset.x);
+    for (var k = 0u; k < params.rank; k = k + 1u) {
+        let a = params.axes[k];
+        let e = u32(a.x);
+        let j = rest % e;
+        rest = rest / e;
+        sp = sp + i32(j) * a.y;
+        dp = dp + i32(j) * a.z;
+        tp = tp + i32(j) * a.w;
+    }
+    return vec3<u32>(u32(sp), u32(dp), u32(tp));
 }

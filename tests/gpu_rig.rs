@@ -6,6 +6,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nxrig::kernels::{add, fill};
+use nxrig::rig::wgpu::Options;
 use nxrig::rig::{Buffer, Kind, RigKind};
 use nxrig::{AnyArray, DType, Error, Move, Rig, Slice};
 
@@ -97,7 +98,7 @@ fn k5_nan_payloads_survive_every_placement() {
     .unwrap();
     let d32 =
         AnyArray::of_bits(DType::Float32, &[3], &[0x7F802000, 0xFF800001, 0x7FC00000]).unwrap();
-    let other = Rig::gpu_with(None).unwrap();
+    let other = Rig::gpu_with(&Options::default()).unwrap();
     for a in [d64, d32] {
         let want = a.to_bits_vec().unwrap();
         let on = a.to_device(&gpu()).unwrap();
@@ -295,7 +296,7 @@ fn blits_between_host_and_gpu_and_within_one_gpu_memory() {
 
 #[test]
 fn k13_a_read_pending_when_the_device_is_lost_settles_lost() {
-    let dev = Rig::gpu_with(None).unwrap();
+    let dev = Rig::gpu_with(&Options::default()).unwrap();
     let a = varied(DType::Float32, &[1 << 16], 1)
         .to_device(&dev)
         .unwrap();
@@ -334,4 +335,131 @@ fn k13_a_read_pending_when_the_device_is_lost_settles_lost() {
             .len(),
         3
     );
+}
+
+/// Operand pairs for `d`: every pair of the 4-bit and 8-bit dtypes; otherwise the
+/// pairs of a list of special values (zeros, subnormals, extremes, infinities, NaNs)
+/// and 2^16 random pairs, half of them near-cancelling (`y` is `x` with the sign
+/// flipped and the low bits changed).
+fn add_pairs(d: DType) -> (Vec<u128>, Vec<u128>) {
+    use nxrig::dtype::bits_of_f64;
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    if d.bits() <= 8 {
+        for a in 0..1u128 << d.bits() {
+            for b in 0..1u128 << d.bits() {
+                xs.push(a);
+                ys.push(b);
+            }
+        }
+        return (xs, ys);
+    }
+    let special: Vec<u128> = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1.5,
+        6.1e-5,
+        6e-8,
+        -6e-8,
+        65504.0,
+        1e30,
+        -1e30,
+        3.4e38,
+        1.2e-38,
+        1e-40,
+        -1e-45,
+        5e-324,
+        2.2e-308,
+        1.7e308,
+        -1.7e308,
+        0.1,
+        -0.1000001,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+    ]
+    .iter()
+    .map(|&v| bits_of_f64(d, v))
+    .collect();
+    for &a in &special {
+        for &b in &special {
+            xs.push(a);
+            ys.push(b);
+        }
+    }
+    let r = varied(d, &[1 << 16], 11).to_bits_vec().unwrap();
+    let s = varied(d, &[1 << 16], 12).to_bits_vec().unwrap();
+    let sign = if d.class() == nxrig::dtype::Class::Complex {
+        0
+    } else {
+        1u128 << (d.bits() - 1)
+    };
+    for (i, (&a, &b)) in r.iter().zip(&s).enumerate() {
+        xs.push(a);
+        ys.push(if i % 2 == 0 {
+            b
+        } else {
+            (a ^ sign ^ (b & 0xff)) & ((1u128 << d.bits()) - 1)
+        });
+    }
+    (xs, ys)
+}
+
+#[test]
+fn add_on_the_gpu_equals_the_host_native_and_emulated() {
+    let emulated = Rig::gpu_with(&Options {
+        emulate: true,
+        ..Options::default()
+    })
+    .unwrap();
+    let native = Rig::gpu_with(&Options::default()).unwrap();
+    assert!(native.wgpu().unwrap().native().f32, "a device uses native f32 by default");
+    assert_eq!(emulated.wgpu().unwrap().native(), nxrig::wgsl::Native::NONE);
+    let mut bad = Vec::new();
+    for d in DType::ALL {
+        let (xs, ys) = add_pairs(d);
+        let n = xs.len();
+        let x = AnyArray::of_bits(d, &[n], &xs).unwrap();
+        let y = AnyArray::of_bits(d, &[n], &ys).unwrap();
+        let want = add(&x, &y).unwrap().to_bits_vec().unwrap();
+        for dev in [native.clone(), emulated.clone()] {
+            let got = add(&x.to_device(&dev).unwrap(), &y.to_device(&dev).unwrap())
+                .unwrap()
+                .to_bits_vec()
+                .unwrap();
+            let wrong: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+            if let Some(&i) = wrong.first() {
+                bad.push(format!(
+                    "{d} on {:?} ({:?}): {} of {n} wrong, first {:#x} + {:#x} = {:#x}, want {:#x}",
+                    dev,
+                    dev.wgpu().unwrap().native().for_dtype(d),
+                    wrong.len(),
+                    xs[i],
+                    ys[i],
+                    got[i],
+                    want[i]
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn add_in_place_and_donated_on_the_gpu() {
+    let x = varied(DType::Float32, &[5, 3], 1);
+    let y = varied(DType::Float32, &[3], 2);
+    let want = add(&x, &y).unwrap().to_bits_vec().unwrap();
+    let gx = x.to_device(&gpu()).unwrap();
+    let gy = y.to_device(&gpu()).unwrap();
+    nxrig::kernels::add_into(&gx, &gx, &gy).unwrap();
+    assert_eq!(gx.to_bits_vec().unwrap(), want);
+    let gx = x.to_device(&gpu()).unwrap();
+    let keep = gx.buffer().clone();
+    let z = nxrig::kernels::add_donated(gx, &gy).unwrap();
+    assert!(z.buffer().same_memory(&keep), "written in place");
+    assert!(keep.dead().is_some_and(|w| w.contains("Nx.add")));
+    assert_eq!(z.to_bits_vec().unwrap(), want);
 }

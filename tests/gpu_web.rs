@@ -8,6 +8,7 @@
 
 mod common;
 
+use nxrig::rig::wgpu::Options;
 use nxrig::rig::{Buffer, Kind};
 use nxrig::{AnyArray, DType, Error, Move, Rig};
 use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -15,7 +16,7 @@ use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_config
 wasm_bindgen_test_configure!(run_in_browser);
 
 async fn gpu() -> Rig {
-    Rig::gpu_async(None)
+    Rig::gpu_async(&Options::default())
         .await
         .expect("a WebGPU adapter: run Chromium with the flags of webdriver.json")
 }

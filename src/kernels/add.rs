@@ -5,19 +5,33 @@
 //! Floats add exactly in float64 and round once into their dtype: float64 holds the
 //! exact sum of two float32 (or narrower) values' rounding by the rule p' >= 2p + 2, so
 //! the result is the correctly rounded sum. Integers wrap; bool is `or`; complex adds
-//! each component.
+//! each component. NaNs follow one rule on every device (see [`add`]).
 
 use super::answered;
 use crate::array::{door, Answer, AnyArray};
-use crate::dtype::{bits_of_f64, f64_of_bits, write_bits, Class, DType};
+use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, write_bits, Class, DType};
 use crate::error::Error;
 use crate::layout::Move;
 use crate::rig::Claim;
 
 const NAME: &str = "Nx.add";
 
-/// The sum of two elements' bits of dtype `d`.
+/// The sum of two elements' bits of dtype `d`. A NaN operand gives that NaN quieted
+/// (its sign and payload kept; `x`'s first), infinities of opposite signs the positive
+/// quiet NaN: the same bits on every device, whatever the hardware's NaN rules.
 pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
+    if d.class() == Class::Float {
+        let (x, y) = (f64_of_bits(d, a), f64_of_bits(d, b));
+        if x.is_nan() {
+            return convert_bits(d, d, a);
+        }
+        if y.is_nan() {
+            return convert_bits(d, d, b);
+        }
+        if x.is_infinite() && y.is_infinite() && x != y {
+            return bits_of_f64(d, f64::NAN);
+        }
+    }
     match d.class() {
         Class::Float if d == DType::Float64 => {
             (f64::from_bits(a as u64) + f64::from_bits(b as u64)).to_bits() as u128
@@ -108,6 +122,9 @@ pub(crate) fn check_add(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<()
 }
 
 fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
+    if out.buffer().gpu_memory().is_some() {
+        return super::gpu::add(out, x, y, NAME);
+    }
     let d = out.dtype();
     let (xs, ys) = (x.to_bits_vec()?, y.to_bits_vec()?);
     let mut i = 0;

@@ -1,5 +1,6 @@
 //! Device kernels on a GPU: the WGSL that `crate::wgsl` generates from the dtype
-//! table, dispatched through the rig. Called from the kernels' front doors (cast, fill)
+//! table, dispatched through the rig. Called from the kernels' front doors (cast, fill,
+//! add)
 //! when the arrays are on a GPU; the door's claims are held by then. Seed: `Nx_array`
 //! § Kernels (device kernels); DESIGN.md decision 6.
 
@@ -7,7 +8,7 @@ use crate::array::AnyArray;
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::wgsl::cast_module;
+use crate::wgsl::{add_module, cast_module};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
 /// rule), both on one GPU in two memories, any layouts.
@@ -50,6 +51,68 @@ pub(crate) fn fill(out: &AnyArray, bits: u128, op: &'static str) -> Result<(), E
     let l = Layout::new(out.shape(), &vec![0; out.shape().len()], 0)?;
     rig.submit(&[], &[out.buffer()], || {
         g.blit_strided(op, d.bits(), &src, (&l, 0), db, (out.layout(), base))
+    })?;
+    Ok(())
+}
+
+/// `out = x + y` on one GPU (`x` and `y` broadcast to `out`'s layout already), by the
+/// generated add kernel with the device's native types. An operand that shares
+/// `out`'s memory (an add in place) is read from a copy: WebGPU binds no buffer as a
+/// kernel's source and destination at once.
+pub(crate) fn add(
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+    op: &'static str,
+) -> Result<(), Error> {
+    let rig = out.rig();
+    if x.rig() != rig || y.rig() != rig {
+        return Err(Error::Invalid {
+            op,
+            reason: format!(
+                "the operands are on {}, {} and {}: move them to one device first",
+                out.rig().name(),
+                x.rig().name(),
+                y.rig().name()
+            ),
+            operands: String::new(),
+        });
+    }
+    let apart = |a: &AnyArray| -> Result<AnyArray, Error> {
+        if a.buffer().same_memory(out.buffer()) {
+            a.to_device(rig)
+        } else {
+            Ok(a.clone())
+        }
+    };
+    let (x, y) = (apart(x)?, apart(y)?);
+    let g = rig.wgpu().expect("GPU memory is on a GPU");
+    let (Some((xb, _)), Some((yb, _)), Some((ob, _))) = (
+        x.buffer().gpu_memory(),
+        y.buffer().gpu_memory(),
+        out.buffer().gpu_memory(),
+    ) else {
+        unreachable!("nxrig bug: a GPU add of host memory")
+    };
+    let (xo, yo, oo) = (x.gpu_base(op)?, y.gpu_base(op)?, out.gpu_base(op)?);
+    let params = g.walk3(
+        op,
+        (x.layout(), xo),
+        (out.layout(), oo),
+        (y.layout(), yo),
+        &[xb, ob, yb],
+    )?;
+    let d = out.dtype();
+    let native = g.native().for_dtype(d);
+    rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
+        g.dispatch(
+            op,
+            &format!("add {d} {native:?}"),
+            || add_module(d, native),
+            &params,
+            &[xb, ob, yb],
+            out.layout().numel() as u32,
+        )
     })?;
     Ok(())
 }

@@ -20,7 +20,7 @@ fn class_code(d: DType) -> u32 {
 
 /// The constants `PREFIX_CLASS`, `_BITS`, `_E`, `_M`, `_BIAS`, `_IEEE` of `d` (the
 /// format of a float or of a complex component; a placeholder format otherwise).
-fn facts(prefix: &str, d: DType) -> String {
+pub(crate) fn facts(prefix: &str, d: DType) -> String {
     let f = d.float_format().unwrap_or(crate::dtype::FloatFormat {
         exponent_bits: 8,
         fraction_bits: 23,
@@ -40,17 +40,29 @@ fn facts(prefix: &str, d: DType) -> String {
 
 /// `load4`/`store4`: the element's raw bits as `vec4<u32>`, lowest word first.
 fn adapters(src: Words, dst: Words) -> String {
-    let load = match src {
-        Words::Field { .. } | Words::Word => "vec4<u32>(load(p), 0u, 0u, 0u)",
-        Words::Multi { count: 2 } => "vec4<u32>(load(p), 0u, 0u)",
-        Words::Multi { .. } => "load(p)",
+    load4("load4", "load", src) + "\n\n" + &store4(dst)
+}
+
+/// `fn NAME(p: u32) -> vec4<u32>`: the raw bits that the loader `load` of elements laid
+/// out as `w` gives, widened to `vec4<u32>`.
+pub(crate) fn load4(name: &str, load: &str, w: Words) -> String {
+    let body = match w {
+        Words::Field { .. } | Words::Word => format!("vec4<u32>({load}(p), 0u, 0u, 0u)"),
+        Words::Multi { count: 2 } => format!("vec4<u32>({load}(p), 0u, 0u)"),
+        Words::Multi { .. } => format!("{load}(p)"),
     };
-    let store = match dst {
+    format!("fn {name}(p: u32) -> vec4<u32> {{\n    return {body};\n}}")
+}
+
+/// `fn store4(p: u32, x: vec4<u32>)`: stores the low bits of `x` as an element laid out
+/// as `w`.
+pub(crate) fn store4(w: Words) -> String {
+    let store = match w {
         Words::Field { .. } | Words::Word => "store(p, x.x);",
         Words::Multi { count: 2 } => "store(p, x.xy);",
         Words::Multi { .. } => "store(p, x);",
     };
-    format!("fn load4(p: u32) -> vec4<u32> {{\n    return {load};\n}}\n\nfn store4(p: u32, x: vec4<u32>) {{\n    {store}\n}}")
+    format!("fn store4(p: u32, x: vec4<u32>) {{\n    {store}\n}}")
 }
 
 /// The WGSL module that converts elements of `src` into `dst` over any layouts, with

@@ -5,12 +5,14 @@
 //! Uses only [`crate::dtype`] and [`crate::layout`]. DESIGN.md decision 6; the GPU backend (issue 5) binds
 //! device memory as `array<u32>` and runs these modules.
 
+mod add;
 mod cast;
 mod params;
 mod words;
 
+pub use add::{add_module, Native};
 pub use cast::cast_module;
-pub use params::{walk_params, PARAMS_BYTES};
+pub use params::{walk_params, walk_params3, PARAMS_BYTES};
 pub use words::{load_fn, store_fn, Words};
 
 /// The template of the transfer kernel.
@@ -54,16 +56,18 @@ pub fn widths() -> Vec<u32> {
 mod tests {
     use super::*;
 
-    /// Parses and validates `src` with naga, as wgpu will.
+    /// Parses and validates `src` with naga, as wgpu will, for an adapter with no
+    /// shader feature.
     fn validate(src: &str) {
+        validate_with(src, naga::valid::Capabilities::empty())
+    }
+
+    fn validate_with(src: &str, caps: naga::valid::Capabilities) {
         let module = naga::front::wgsl::parse_str(src)
             .unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(src)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
     }
 
     #[test]
@@ -85,6 +89,37 @@ mod tests {
                 assert!(!m.contains("{{"), "unfilled placeholder: {s} -> {d}");
                 validate(&m);
             }
+        }
+    }
+
+    #[test]
+    fn every_add_module_validates_emulated_and_native() {
+        use crate::dtype::DType;
+        use naga::valid::Capabilities as C;
+        let all = Native {
+            f32: true,
+            f16: true,
+            f64: true,
+            int64: true,
+        };
+        for d in DType::ALL {
+            let m = add_module(d, Native::NONE);
+            assert!(!m.contains("{{"), "unfilled placeholder: {d}");
+            assert!(
+                !m.contains("bitcast<f") && !m.contains("u64"),
+                "{d} emulated uses a native type"
+            );
+            validate(&m);
+            let m = add_module(d, all);
+            validate_with(
+                &m,
+                C::SHADER_FLOAT16 | C::SHADER_FLOAT16_IN_FLOAT32 | C::FLOAT64 | C::SHADER_INT64,
+            );
+            let n = all.for_dtype(d);
+            assert_eq!(m.contains("bitcast<f32>"), n.f32, "{d}");
+            assert_eq!(m.contains("enable f16"), n.f16, "{d}");
+            assert_eq!(m.contains("bitcast<f64>"), n.f64, "{d}");
+            assert_eq!(m.contains("join64(a.xy)"), n.int64, "{d}");
         }
     }
 

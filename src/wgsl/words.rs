@@ -67,19 +67,24 @@ fn no_dtype_is(bits: u32) -> ! {
 
 /// `fn load(p: u32) -> T` reading element position `p` of `src` (an `array<u32>`).
 pub fn load_fn(w: Words) -> String {
+    load_named(w, "load", "src")
+}
+
+/// `fn NAME(p: u32) -> T` reading element position `p` of the `array<u32>` named `array`.
+pub(crate) fn load_named(w: Words, name: &str, array: &str) -> String {
     match w {
         Words::Field { bits } => {
             let per = 32 / bits;
             format!(
-                "fn load(p: u32) -> u32 {{\n    let shift = (p % {per}u) * {bits}u;\n    return (src[p / {per}u] >> shift) & {mask:#x}u;\n}}",
+                "fn {name}(p: u32) -> u32 {{\n    let shift = (p % {per}u) * {bits}u;\n    return ({array}[p / {per}u] >> shift) & {mask:#x}u;\n}}",
                 mask = (1u64 << bits) - 1
             )
         }
-        Words::Word => "fn load(p: u32) -> u32 {\n    return src[p];\n}".to_owned(),
-        Words::Multi { count: 2 } => "fn load(p: u32) -> vec2<u32> {\n    return vec2<u32>(src[2u * p], src[2u * p + 1u]);\n}".to_owned(),
-        Words::Multi { .. } => {
-            "fn load(p: u32) -> vec4<u32> {\n    let q = 4u * p;\n    return vec4<u32>(src[q], src[q + 1u], src[q + 2u], src[q + 3u]);\n}".to_owned()
-        }
+        Words::Word => format!("fn {name}(p: u32) -> u32 {{\n    return {array}[p];\n}}"),
+        Words::Multi { count: 2 } => format!("fn {name}(p: u32) -> vec2<u32> {{\n    return vec2<u32>({array}[2u * p], {array}[2u * p + 1u]);\n}}"),
+        Words::Multi { .. } => format!(
+            "fn {name}(p: u32) -> vec4<u32> {{\n    let q = 4u * p;\n    return vec4<u32>({array}[q], {array}[q + 1u], {array}[q + 2u], {array}[q + 3u]);\n}}"
+        ),
     }
 }
 

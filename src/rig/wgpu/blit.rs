@@ -7,7 +7,7 @@
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::wgsl::{transfer_module, walk_params};
+use crate::wgsl::{transfer_module, walk_params, walk_params3};
 
 impl Gpu {
     /// Moves the elements of `src`, `bits` wide at `src_layout`'s positions counted from
@@ -67,6 +67,22 @@ impl Gpu {
         self.blit_strided(op, 8, src, (&l, s0), dst, (&l, d0))
     }
 
+    /// [`Gpu::walk`] with a second source `src2`.
+    ///
+    /// # Errors
+    /// As [`Gpu::blit_strided`].
+    pub(crate) fn walk3(
+        &self,
+        op: &'static str,
+        src: (&Layout, usize),
+        dst: (&Layout, usize),
+        src2: (&Layout, usize),
+        buffers: &[&wgpu::Buffer],
+    ) -> Result<Vec<u8>, Error> {
+        self.fit(op, buffers)?;
+        walk_params3(src, dst, Some(src2)).ok_or_else(|| too_far(op))
+    }
+
     /// The walk's parameters for `src` and `dst`, after checking that `buffers` fit a
     /// storage binding.
     ///
@@ -79,6 +95,12 @@ impl Gpu {
         dst: (&Layout, usize),
         buffers: &[&wgpu::Buffer],
     ) -> Result<Vec<u8>, Error> {
+        self.fit(op, buffers)?;
+        walk_params(src, dst).ok_or_else(|| too_far(op))
+    }
+
+    /// `Err` naming `op` unless every buffer fits a storage binding.
+    fn fit(&self, op: &'static str, buffers: &[&wgpu::Buffer]) -> Result<(), Error> {
         let most = self.limits().max_storage_buffer_binding_size;
         for b in buffers {
             if b.size() > most {
@@ -92,10 +114,14 @@ impl Gpu {
                 });
             }
         }
-        walk_params(src, dst).ok_or_else(|| Error::Invalid {
-            op,
-            reason: "a position is past the GPU kernels' 32-bit arithmetic (2^31 elements; splitting is not done yet)".into(),
-            operands: String::new(),
-        })
+        Ok(())
+    }
+}
+
+fn too_far(op: &'static str) -> Error {
+    Error::Invalid {
+        op,
+        reason: "a position is past the GPU kernels' 32-bit arithmetic (2^31 elements; splitting is not done yet)".into(),
+        operands: String::new(),
     }
 }

@@ -9,6 +9,7 @@ use super::AdapterInfo;
 use crate::error::Error;
 use crate::rig::device::Rig;
 use crate::rig::timeline::{Stamp, Timeline};
+use crate::wgsl::Native;
 
 /// The wgpu side of a GPU [`Rig`]: what nxrig submits its work and memory through.
 pub struct Gpu {
@@ -16,6 +17,7 @@ pub struct Gpu {
     pub(crate) queue: wgpu::Queue,
     info: AdapterInfo,
     limits: wgpu::Limits,
+    native: Native,
     /// Compiled kernels, by the name the caller gives a module.
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
     /// The first error the device reported outside an error scope.
@@ -26,6 +28,22 @@ impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Gpu({} ({}))", self.info.name, self.info.backend)
     }
+}
+
+/// How nxrig opens a GPU device.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Emulate every type in 32-bit integer arithmetic even where the adapter has
+    /// native `f16`, `f64` or 64-bit integers (and use no native `f32` arithmetic): the
+    /// path browsers take, forced, so that both paths are tested on one machine. The
+    /// environment variable `NXRIG_EMULATE=1` sets it for [`Rig::gpus`].
+    pub emulate: bool,
+    /// The largest allocation nxrig makes, in bytes (at most the adapter's
+    /// `maxBufferSize`).
+    pub max_buffer_size: Option<u64>,
+    /// The largest binding a kernel uses, in bytes (at most the adapter's
+    /// `maxStorageBufferBindingSize`).
+    pub max_storage_buffer_binding_size: Option<u64>,
 }
 
 /// The shader features nxrig asks for where the adapter has them.
@@ -39,9 +57,15 @@ impl Gpu {
         &self.info
     }
 
-    /// The device's limits (bytes for the buffer and binding sizes).
+    /// The device's limits as nxrig uses them (bytes for the buffer and binding
+    /// sizes): the adapter's, capped by [`Options`].
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
+    }
+
+    /// The native WGSL types nxrig's kernels use on this device.
+    pub fn native(&self) -> Native {
+        self.native
     }
 
     /// The wgpu device, for work of the caller's own (submitted through [`Rig::submit`]).
@@ -121,19 +145,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Opens `adapter` as a device named `name`: its shader features where it has them and
-/// its own limits (the largest buffers and bindings it allows), capped by `limits`.
+/// its own limits (the largest buffers and bindings it allows), as `options` say.
 pub(crate) async fn open(
     adapter: &wgpu::Adapter,
     name: &str,
-    cap: Option<&wgpu::Limits>,
+    options: &Options,
 ) -> Result<Rig, Error> {
-    let mut limits = adapter.limits();
-    if let Some(c) = cap {
-        limits.max_buffer_size = limits.max_buffer_size.min(c.max_buffer_size);
-        limits.max_storage_buffer_binding_size = limits
-            .max_storage_buffer_binding_size
-            .min(c.max_storage_buffer_binding_size);
-    }
+    let limits = adapter.limits();
     let desc = wgpu::DeviceDescriptor {
         label: Some(name),
         required_features: adapter.features() & wanted_features(),
@@ -148,6 +166,24 @@ pub(crate) async fn open(
             reason: format!("{name}: the adapter refused a device: {e}"),
             operands: String::new(),
         })?;
+    let mut limits = limits;
+    if let Some(c) = options.max_buffer_size {
+        limits.max_buffer_size = limits.max_buffer_size.min(c);
+    }
+    if let Some(c) = options.max_storage_buffer_binding_size {
+        limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(c);
+    }
+    let f = device.features();
+    let native = if options.emulate {
+        Native::NONE
+    } else {
+        Native {
+            f32: true,
+            f16: f.contains(wgpu::Features::SHADER_F16),
+            f64: f.contains(wgpu::Features::SHADER_F64),
+            int64: f.contains(wgpu::Features::SHADER_INT64),
+        }
+    };
     let error = Arc::new(Mutex::new(None));
     let seen = error.clone();
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
@@ -158,6 +194,7 @@ pub(crate) async fn open(
         queue,
         info: AdapterInfo::of(adapter),
         limits,
+        native,
         pipelines: Mutex::new(HashMap::new()),
         error,
     };
@@ -192,12 +229,11 @@ fn instance() -> wgpu::Instance {
 impl Rig {
     /// A GPU device of the first adapter the platform offers (the browser's
     /// `navigator.gpu`; natively wgpu's default choice), each call a new device with
-    /// its own timeline. `limits`, if given, caps the largest buffer and binding (tests
-    /// use it to split arrays on a small device). Never blocks. Seed: `Rig.t`.
+    /// its own timeline, opened as `options` say. Never blocks. Seed: `Rig.t`.
     ///
     /// # Errors
     /// [`Error::Invalid`] if there is no adapter or it refuses a device.
-    pub async fn gpu_async(limits: Option<&wgpu::Limits>) -> Result<Rig, Error> {
+    pub async fn gpu_async(options: &Options) -> Result<Rig, Error> {
         let adapter = instance()
             .request_adapter(&wgpu::RequestAdapterOptions::default())
             .await
@@ -206,34 +242,39 @@ impl Rig {
                 reason: format!("no GPU adapter ({e}): natively install a Vulkan driver such as mesa-vulkan-drivers (lavapipe); in a browser, enable WebGPU"),
                 operands: String::new(),
             })?;
-        let rig = open(&adapter, &name_of(&adapter), limits).await?;
+        let rig = open(&adapter, &name_of(&adapter), options).await?;
         super::super::device::register(&rig);
         Ok(rig)
     }
 
     /// One device per adapter of wgpu's primary backends (Vulkan, Metal, DX12), opened
-    /// once for the process, in wgpu's order. Blocking; native only.
+    /// once for the process, in wgpu's order, with the default [`Options`] (emulating
+    /// everything where the environment has `NXRIG_EMULATE=1`). Blocking; native only.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn gpus() -> Vec<Rig> {
         static GPUS: std::sync::OnceLock<Vec<Rig>> = std::sync::OnceLock::new();
         GPUS.get_or_init(|| {
+            let options = Options {
+                emulate: std::env::var("NXRIG_EMULATE").is_ok_and(|v| v == "1"),
+                ..Options::default()
+            };
             let found = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY));
             found
                 .iter()
-                .filter_map(|a| pollster::block_on(open(a, &name_of(a), None)).ok())
+                .filter_map(|a| pollster::block_on(open(a, &name_of(a), &options)).ok())
                 .collect()
         })
         .clone()
     }
 
-    /// The first of [`Rig::gpus`], opened anew with its largest buffer and binding
-    /// capped by `limits`: a separate device, for tests of splitting and loss.
-    /// Blocking; native only.
+    /// A new device of the first adapter of [`Rig::gpus`], opened as `options` say: a
+    /// separate device, for tests of emulation, splitting and loss. Blocking; native
+    /// only.
     ///
     /// # Errors
     /// [`Error::Invalid`] if there is no adapter or it refuses a device.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn gpu_with(limits: Option<&wgpu::Limits>) -> Result<Rig, Error> {
+    pub fn gpu_with(options: &Options) -> Result<Rig, Error> {
         let found = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY));
         let a = found.first().ok_or_else(|| Error::Invalid {
             op: "Rig.device",
@@ -242,6 +283,6 @@ impl Rig {
                     .into(),
             operands: String::new(),
         })?;
-        pollster::block_on(open(a, &name_of(a), limits))
+        pollster::block_on(open(a, &name_of(a), options))
     }
 }

@@ -16,7 +16,7 @@ mod gpu;
 mod io;
 
 pub use access::ReadAsync;
-pub use gpu::Gpu;
+pub use gpu::{Gpu, Options};
 
 /// What an adapter is and offers, as `nxrig devices` lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,142 @@
+//! The add kernel: `shaders/add.wgsl` with `shaders/convert.wgsl`, one module a dtype
+//! (and a choice of native types), the dtype facts filled in from the dtype table.
+
+use super::cast::{facts, load4, store4};
+use super::words::{load_fn, load_named, store_fn, Words};
+use crate::dtype::{Class, DType};
+
+const ADD: &str = include_str!("../../shaders/add.wgsl");
+const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
+
+/// The native WGSL types a generated kernel may use; the rest is emulated in 32-bit
+/// integer arithmetic. A GPU device uses what its adapter has (`SHADER_F16`,
+/// `SHADER_F64` with `SHADER_INT64`, `SHADER_INT64`; `f32` always) unless it was opened to emulate
+/// everything. Native floats are used only where operands and result are normal
+/// numbers (so flushing subnormals or a NaN's payload never shows); conversions
+/// (casts) are always emulated, because WGSL lets a narrowing conversion round either
+/// way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Native {
+    /// Use `f32` arithmetic.
+    pub f32: bool,
+    /// Use `f16` arithmetic (`enable f16`).
+    pub f16: bool,
+    /// Use `f64` arithmetic.
+    pub f64: bool,
+    /// Use `i64`/`u64` arithmetic.
+    pub int64: bool,
+}
+
+impl Native {
+    /// Nothing native: every dtype in 32-bit integer arithmetic.
+    pub const NONE: Native = Native {
+        f32: false,
+        f16: false,
+        f64: false,
+        int64: false,
+    };
+
+    /// What a kernel of dtype `d` uses of `self`: only the types it needs, so that one
+    /// module serves devices that differ in the others.
+    pub fn for_dtype(self, d: DType) -> Native {
+        let comp = match d {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            d => d,
+        };
+        Native {
+            f32: self.f32 && comp == DType::Float32,
+            f16: self.f16 && comp == DType::Float16,
+            // f64 goes to and from its bits through u64.
+            f64: self.f64 && self.int64 && comp == DType::Float64,
+            int64: self.int64 && matches!(d, DType::Int64 | DType::Uint64),
+        }
+    }
+}
+
+/// `add_real`: one real component's sum, natively where `native` says so.
+fn add_real(native: Native) -> String {
+    let head = "fn add_real(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {\n";
+    let sum = if native.f32 {
+        "bitcast<u32>(bitcast<f32>(a.x) + bitcast<f32>(b.x))"
+    } else if native.f16 {
+        "pack2x16float(vec2<f32>(f32(unpack_h(a.x) + unpack_h(b.x)), 0.0))"
+    } else if native.f64 {
+        return format!(
+            "{WORDS64}{head}    if (is_normal(a, f) && is_normal(b, f)) {{\n        let r = split64(bitcast<u64>(bitcast<f64>(join64(a)) + bitcast<f64>(join64(b))));\n        if (is_normal(r, f)) {{ return r; }}\n    }}\n    return add_float(a, b, f);\n}}"
+        );
+    } else {
+        return format!("{head}    return add_float(a, b, f);\n}}");
+    };
+    let unpack = if native.f16 {
+        "// An f16 from its bits (exact: every f16 is an f32).\nfn unpack_h(a: u32) -> f16 {\n    return f16(unpack2x16float(a).x);\n}\n\n"
+    } else {
+        ""
+    };
+    format!(
+        "{unpack}{head}    if (is_normal(a, f) && is_normal(b, f)) {{\n        let r = vec2<u32>({sum}, 0u);\n        if (is_normal(r, f)) {{ return r; }}\n    }}\n    return add_float(a, b, f);\n}}"
+    )
+}
+
+/// A `u64` from a word pair and back. (naga's `bitcast` between `vec2<u32>` and a
+/// 64-bit scalar gave wrong words on lavapipe; shifts are plain.)
+const WORDS64: &str = "fn join64(a: vec2<u32>) -> u64 {\n    return u64(a.x) | (u64(a.y) << 32u);\n}\n\nfn split64(s: u64) -> vec2<u32> {\n    return vec2<u32>(u32(s & 0xfffffffflu), u32(s >> 32u));\n}\n\n";
+
+/// The tail of `add` for an integer dtype `d` (wrapping), or an unreachable return.
+fn add_int(d: DType, native: Native) -> String {
+    if !matches!(d.class(), Class::Signed | Class::Unsigned) {
+        return "return a;".into();
+    }
+    match d.bits() {
+        64 if native.int64 => {
+            "return vec4<u32>(split64(join64(a.xy) + join64(b.xy)), 0u, 0u);".into()
+        }
+        64 => "return vec4<u32>(add64(a.xy, b.xy), 0u, 0u);".into(),
+        32 => "return vec4<u32>(a.x + b.x, 0u, 0u, 0u);".into(),
+        bits => format!(
+            "return vec4<u32>((a.x + b.x) & {:#x}u, 0u, 0u, 0u);",
+            (1u64 << bits) - 1
+        ),
+    }
+}
+
+/// The WGSL module that stores `x + y` of dtype `d` over any layouts: bindings 0 the
+/// parameters (`walk_params3`), 1 `x`, 2 the output, 3 `y`. `native` (narrowed by
+/// [`Native::for_dtype`]) picks native arithmetic.
+///
+/// ```
+/// use nxrig::wgsl::{add_module, Native};
+/// use nxrig::DType;
+/// let m = add_module(DType::Float16, Native::NONE);
+/// assert!(m.contains("fn add_float(") && !m.contains("enable f16"));
+/// ```
+pub fn add_module(d: DType, native: Native) -> String {
+    let native = native.for_dtype(d);
+    let w = Words::of(d);
+    let loads = [
+        load_fn(w),
+        load_named(w, "load_y", "src2"),
+        load4("load4", "load", w),
+        load4("load4_y", "load_y", w),
+    ]
+    .join("\n\n");
+    ADD.replace("{{ENABLE}}", if native.f16 { "enable f16;\n" } else { "" })
+        .replace("{{WALK}}", super::WALK)
+        .replace(
+            "{{DST_WORD}}",
+            if w.shares_words() {
+                "atomic<u32>"
+            } else {
+                "u32"
+            },
+        )
+        .replace("{{FACTS}}", &(facts("SRC", d) + &facts("DST", d)))
+        .replace("{{CONVERT}}", CONVERT)
+        .replace(
+            "{{ADD_REAL}}",
+            &(if native.int64 { WORDS64 } else { "" }.to_owned() + &add_real(native)),
+        )
+        .replace("{{ADD_INT}}", &add_int(d, native))
+        .replace("{{LOAD}}", &loads)
+        .replace("{{STORE}}", &(store_fn(w) + "\n\n" + &store4(w)))
+}
