@@ -415,7 +415,10 @@ fn add_on_the_gpu_equals_the_host_native_and_emulated() {
     })
     .unwrap();
     let native = Rig::gpu_with(&Options::default()).unwrap();
-    assert!(native.wgpu().unwrap().native().f32, "a device uses native f32 by default");
+    assert!(
+        native.wgpu().unwrap().native().f32,
+        "a device uses native f32 by default"
+    );
     assert_eq!(emulated.wgpu().unwrap().native(), nxrig::wgsl::Native::NONE);
     let mut bad = Vec::new();
     for d in DType::ALL {

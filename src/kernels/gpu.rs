@@ -8,6 +8,7 @@ use crate::array::AnyArray;
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
+use crate::rig::wgpu::Operand;
 use crate::wgsl::{add_module, cast_module};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
@@ -21,15 +22,25 @@ pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
     let g = rig.wgpu().expect("GPU memory is on a GPU");
-    let params = g.walk(op, (src.layout(), sbase), (dst.layout(), dbase), &[sb, db])?;
     rig.submit(&[src.buffer()], &[dst.buffer()], || {
-        g.dispatch(
+        g.run(
             op,
             &format!("cast {sd} {dd}"),
             || cast_module(sd, dd),
-            &params,
-            &[sb, db],
-            src.layout().numel() as u32,
+            &[
+                Operand {
+                    mem: sb,
+                    layout: src.layout(),
+                    base: sbase,
+                    bits: sd.bits(),
+                },
+                Operand {
+                    mem: db,
+                    layout: dst.layout(),
+                    base: dbase,
+                    bits: dd.bits(),
+                },
+            ],
         )
     })?;
     Ok(())
@@ -95,23 +106,34 @@ pub(crate) fn add(
         unreachable!("nxrig bug: a GPU add of host memory")
     };
     let (xo, yo, oo) = (x.gpu_base(op)?, y.gpu_base(op)?, out.gpu_base(op)?);
-    let params = g.walk3(
-        op,
-        (x.layout(), xo),
-        (out.layout(), oo),
-        (y.layout(), yo),
-        &[xb, ob, yb],
-    )?;
     let d = out.dtype();
     let native = g.native().for_dtype(d);
+    let bits = d.bits();
     rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
-        g.dispatch(
+        g.run(
             op,
             &format!("add {d} {native:?}"),
             || add_module(d, native),
-            &params,
-            &[xb, ob, yb],
-            out.layout().numel() as u32,
+            &[
+                Operand {
+                    mem: xb,
+                    layout: x.layout(),
+                    base: xo,
+                    bits,
+                },
+                Operand {
+                    mem: ob,
+                    layout: out.layout(),
+                    base: oo,
+                    bits,
+                },
+                Operand {
+                    mem: yb,
+                    layout: y.layout(),
+                    base: yo,
+                    bits,
+                },
+            ],
         )
     })?;
     Ok(())

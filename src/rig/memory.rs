@@ -137,9 +137,9 @@ pub(crate) struct Memory {
     order: RwLock<()>,
     /// Keeps the bytes alive: the allocation, `Vec`, or map they belong to.
     _owner: Box<dyn Any + Send + Sync>,
-    /// The wgpu buffer of a GPU device's memory (then `ptr` is null and the host
+    /// The wgpu buffers of a GPU device's memory (then `ptr` is null and the host
     /// reaches the bytes only through copies).
-    gpu: Option<wgpu::Buffer>,
+    gpu: Option<super::wgpu::GpuMemory>,
 }
 
 // SAFETY: the bytes are reached only through `read` and `write`, which hold `order`
@@ -203,8 +203,8 @@ impl Memory {
         })
     }
 
-    /// The wgpu buffer of GPU memory.
-    pub(crate) fn gpu_buffer(&self) -> Option<&wgpu::Buffer> {
+    /// The wgpu buffers of GPU memory.
+    pub(crate) fn gpu_buffer(&self) -> Option<&super::wgpu::GpuMemory> {
         self.gpu.as_ref()
     }
 

@@ -7,16 +7,17 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use super::io::Readback;
+use super::memory::GpuMemory;
 
 use crate::error::Error;
 use crate::rig::buffer::Buffer;
 use crate::rig::memory::Access;
 
 impl Buffer {
-    /// The wgpu buffer of the memory and the buffer's first byte in it, for GPU memory;
-    /// `None` for host memory. For kernels of the caller's own, which bind the whole
-    /// wgpu buffer and submit through [`crate::rig::Rig::submit`].
-    pub fn gpu_memory(&self) -> Option<(&wgpu::Buffer, usize)> {
+    /// The wgpu buffers of the memory and the buffer's first byte in it, for GPU
+    /// memory; `None` for host memory. For kernels of the caller's own, which bind
+    /// the buffers and submit through [`crate::rig::Rig::submit`].
+    pub fn gpu_memory(&self) -> Option<(&GpuMemory, usize)> {
         self.memory.gpu_buffer().map(|b| (b, self.start()))
     }
 
@@ -86,7 +87,7 @@ impl Buffer {
         let g = rig.gpu().expect("GPU memory is on a GPU");
         rig.check(op)?;
         let stamp = rig.timeline().next();
-        let r = g.upload(op, buf, self.memory.len(), s0 + start, data);
+        let r = g.upload(op, buf, s0 + start, data);
         g.stamp_when_done(rig.timeline_arc(), stamp);
         crate::sync::lock(&self.memory.stamps).record(&rig, stamp, true);
         r

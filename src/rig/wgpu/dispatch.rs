@@ -1,10 +1,16 @@
-//! One dispatch of a generated module: binding 0 the walk's parameters (a uniform),
-//! then the caller's storage buffers, one invocation an element.
+//! Running a generated module over its operands: cut into pieces that fit the device
+//! (`plan`), each piece one dispatch with binding 0 its walk's parameters (a uniform)
+//! and then a window of each operand's memory, one invocation an element; all the
+//! pieces in one submission.
+
+use std::num::NonZeroU64;
 
 use wgpu::util::DeviceExt;
 
+use super::plan::{pieces, Fit, Operand};
 use super::Gpu;
 use crate::error::Error;
+use crate::wgsl::{walk_params, walk_params3};
 
 /// Invocations a workgroup (the modules' `@workgroup_size`).
 const GROUP: u32 = 256;
@@ -14,53 +20,68 @@ const MAX_X: u32 = 65535;
 
 impl Gpu {
     /// Encodes and submits the module named `key` (compiled from `source()` once) over
-    /// `n` elements, with `params` at binding 0 and `bindings` from binding 1 on, each
-    /// bound whole. The caller submits through [`crate::rig::Rig::submit`], which
-    /// stamps the work.
+    /// `ops` (two: source, destination; or three: source, destination, second source,
+    /// in the order of bindings 1, 2, 3), one invocation an element of their shared
+    /// shape. The caller submits through [`crate::rig::Rig::submit`], which stamps the
+    /// work.
     ///
     /// # Errors
     /// [`Error::Invalid`] if the device reported an error.
-    pub(crate) fn dispatch(
+    pub(crate) fn run(
         &self,
         op: &'static str,
         key: &str,
         source: impl FnOnce() -> String,
-        params: &[u8],
-        bindings: &[&wgpu::Buffer],
-        n: u32,
+        ops: &[Operand<'_>],
     ) -> Result<(), Error> {
-        if n == 0 {
+        if ops[0].layout.numel() == 0 {
             return Ok(());
         }
+        let fit = Fit {
+            max_binding: self.limits().max_storage_buffer_binding_size,
+            offset_align: self.limits().min_storage_buffer_offset_alignment as u64,
+        };
+        let pieces = pieces(op, &fit, ops)?;
         let pipeline = self.pipeline(key, source);
-        let pbuf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("nxrig params"),
-                contents: params,
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let mut entries = vec![wgpu::BindGroupEntry {
-            binding: 0,
-            resource: pbuf.as_entire_binding(),
-        }];
-        for (k, b) in bindings.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: k as u32 + 1,
-                resource: b.as_entire_binding(),
-            });
-        }
-        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(key),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let layout = pipeline.get_bind_group_layout(0);
         let mut enc = self.device.create_command_encoder(&Default::default());
-        {
+        for p in &pieces {
+            let l = &p.layouts;
+            let params = match l.len() {
+                2 => walk_params((&l[0], 0), (&l[1], 0)),
+                _ => walk_params3((&l[0], 0), (&l[1], 0), Some((&l[2], 0))),
+            }
+            .expect("nxrig bug: a piece's positions are past 32 bits");
+            let pbuf = self
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("nxrig params"),
+                    contents: &params,
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            let mut entries = vec![wgpu::BindGroupEntry {
+                binding: 0,
+                resource: pbuf.as_entire_binding(),
+            }];
+            for (k, (o, &(c, off, size))) in ops.iter().zip(&p.windows).enumerate() {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: k as u32 + 1,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &o.mem.buffers()[c],
+                        offset: off,
+                        size: NonZeroU64::new(size),
+                    }),
+                });
+            }
+            let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(key),
+                layout: &layout,
+                entries: &entries,
+            });
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &group, &[]);
-            let groups = n.div_ceil(GROUP);
+            let groups = (l[0].numel() as u32).div_ceil(GROUP);
             let (x, y) = if groups > MAX_X {
                 (MAX_X, groups.div_ceil(MAX_X))
             } else {

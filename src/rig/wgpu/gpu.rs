@@ -109,9 +109,10 @@ impl Gpu {
         p
     }
 
-    /// `Err` naming `op` if the device reported an error outside an error scope.
+    /// `Err` naming `op` if the device reported an error outside an error scope since
+    /// the last call.
     pub(crate) fn reported(&self, op: &'static str) -> Result<(), Error> {
-        match lock(&self.error).as_ref() {
+        match lock(&self.error).take() {
             None => Ok(()),
             Some(e) => Err(Error::Invalid {
                 op,
@@ -151,7 +152,15 @@ pub(crate) async fn open(
     name: &str,
     options: &Options,
 ) -> Result<Rig, Error> {
-    let limits = adapter.limits();
+    // The device enforces the capped limits too, so a piece that would not fit fails
+    // loudly in the tests of splitting rather than passing on a roomy adapter.
+    let mut limits = adapter.limits();
+    if let Some(c) = options.max_buffer_size {
+        limits.max_buffer_size = limits.max_buffer_size.min(c);
+    }
+    if let Some(c) = options.max_storage_buffer_binding_size {
+        limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(c);
+    }
     let desc = wgpu::DeviceDescriptor {
         label: Some(name),
         required_features: adapter.features() & wanted_features(),
@@ -166,13 +175,7 @@ pub(crate) async fn open(
             reason: format!("{name}: the adapter refused a device: {e}"),
             operands: String::new(),
         })?;
-    let mut limits = limits;
-    if let Some(c) = options.max_buffer_size {
-        limits.max_buffer_size = limits.max_buffer_size.min(c);
-    }
-    if let Some(c) = options.max_storage_buffer_binding_size {
-        limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(c);
-    }
+    let limits = device.limits();
     let f = device.features();
     let native = if options.emulate {
         Native::NONE

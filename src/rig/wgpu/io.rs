@@ -1,5 +1,5 @@
-//! GPU memory: wgpu buffers padded to the 4-byte copy alignment, written through the
-//! queue, read back through mapped staging buffers. The padding never shows: a write
+//! GPU memory: wgpu buffers (chunks, over the largest buffer) padded to the 4-byte copy
+//! alignment, written through the queue, read back through mapped staging buffers. The padding never shows: a write
 //! of a range that is not whole words goes through the strided blit, which changes
 //! only the range's bytes, and a read returns exactly the bytes asked for (case K11).
 
@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 
 use wgpu::util::DeviceExt;
 
+use super::memory::GpuMemory;
 use super::Gpu;
 use crate::error::Error;
 use crate::rig::device::Rig;
@@ -22,130 +23,146 @@ fn round_up(x: usize) -> usize {
 }
 
 impl Gpu {
-    /// A zeroed buffer of `len` bytes (padded to whole words, at least one) that kernels
-    /// bind as storage and copies read and write.
+    /// A zeroed allocation of `len` bytes that kernels bind as storage and copies read
+    /// and write: one buffer (padded to whole words, at least one), or, over the
+    /// device's largest buffer, chunks of that size (rounded down to 256 bytes).
     ///
     /// # Errors
-    /// [`Error::Invalid`] if `len` is over the device's `maxBufferSize`.
-    pub(crate) fn create(&self, op: &'static str, len: usize) -> Result<wgpu::Buffer, Error> {
-        let size = round_up(len.max(1)) as u64;
-        if size > self.limits().max_buffer_size {
-            return Err(Error::Invalid {
-                op,
-                reason: format!(
-                    "{len} bytes are over the device's maxBufferSize of {} bytes (splitting across allocations is not done yet)",
-                    self.limits().max_buffer_size
-                ),
-                operands: String::new(),
-            });
-        }
-        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("nxrig memory"),
-            size,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        }))
+    /// [`Error::Invalid`] if the device cannot make a buffer.
+    pub(crate) fn create(&self, op: &'static str, len: usize) -> Result<GpuMemory, Error> {
+        let most = (self.limits().max_buffer_size as usize).max(256);
+        let chunk = if round_up(len.max(1)) <= most {
+            round_up(len.max(1))
+        } else {
+            most / 256 * 256
+        };
+        let count = len.max(1).div_ceil(chunk);
+        let buffers = (0..count)
+            .map(|c| {
+                let size = round_up((len.max(1) - c * chunk).min(chunk)) as u64;
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("nxrig memory"),
+                    size,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        self.reported(op)?;
+        Ok(GpuMemory::new(buffers, chunk, len))
     }
 
-    /// A buffer holding `data` (padded with zeros to whole words), to be bound as a
+    /// A memory holding `data` (padded with zeros to whole words), to be bound as a
     /// kernel's source.
-    pub(crate) fn staged(&self, data: &[u8]) -> wgpu::Buffer {
+    pub(crate) fn staged(&self, data: &[u8]) -> GpuMemory {
         let mut v = data.to_vec();
         v.resize(round_up(data.len().max(1)), 0);
-        self.device
+        let b = self
+            .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("nxrig upload"),
                 contents: &v,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            })
+            });
+        GpuMemory::single(b, data.len())
     }
 
-    /// Writes `data` at byte `start` of `buf`, a memory of `mem_len` bytes, changing no
-    /// other byte of it: a queue write where the range is whole words (or ends the
-    /// memory, whose padding no one sees), else an upload and a byte blit.
+    /// Writes `data` at byte `start` of `mem`, changing no other byte of it: a queue
+    /// write where a chunk's part of the range is whole words (or ends the memory,
+    /// whose padding no one sees), else an upload and a byte blit.
     ///
     /// # Errors
     /// [`Error::Invalid`] if the device reported an error.
     pub(crate) fn upload(
         &self,
         op: &'static str,
-        buf: &wgpu::Buffer,
-        mem_len: usize,
+        mem: &GpuMemory,
         start: usize,
         data: &[u8],
     ) -> Result<(), Error> {
-        if data.is_empty() {
-            return Ok(());
-        }
-        let end = start + data.len();
-        if start % COPY_ALIGN == 0 && (end % COPY_ALIGN == 0 || end == mem_len) {
-            if data.len() % COPY_ALIGN == 0 {
-                self.queue.write_buffer(buf, start as u64, data);
+        for (c, off, n, done) in mem.segments(start, data.len()) {
+            let part = &data[done..done + n];
+            let ends = c * mem.chunk() + off + n == mem.len();
+            if off % COPY_ALIGN == 0 && (n % COPY_ALIGN == 0 || ends) {
+                if n % COPY_ALIGN == 0 {
+                    self.queue.write_buffer(&mem.buffers()[c], off as u64, part);
+                } else {
+                    let mut v = part.to_vec();
+                    v.resize(round_up(n), 0);
+                    self.queue.write_buffer(&mem.buffers()[c], off as u64, &v);
+                }
             } else {
-                let mut v = data.to_vec();
-                v.resize(round_up(data.len()), 0);
-                self.queue.write_buffer(buf, start as u64, &v);
+                let src = self.staged(part);
+                self.blit_bytes(op, &src, 0, mem, start + done, n)?;
             }
-            self.queue.submit([]);
-            return self.reported(op);
         }
-        let src = self.staged(data);
-        self.blit_bytes(op, &src, 0, buf, start, data.len())
+        self.queue.submit([]);
+        self.reported(op)
     }
 
-    /// Starts reading bytes `start..start + len` of `buf` back to the host: the copy
-    /// into a staging buffer is submitted now; the returned future maps it.
+    /// Starts reading bytes `start..start + len` of `mem` back to the host: the copies
+    /// into staging buffers (one a chunk the range touches) are submitted now; the
+    /// returned future maps them.
     pub(crate) fn readback(
         &self,
         rig: &Rig,
-        buf: &wgpu::Buffer,
+        mem: &GpuMemory,
         start: usize,
         len: usize,
     ) -> Readback {
-        if len == 0 {
-            return Readback {
-                rig: rig.clone(),
-                staging: None,
-                skip: 0,
-                len: 0,
-                rx: None,
-            };
-        }
-        let a0 = start / COPY_ALIGN * COPY_ALIGN;
-        let a1 = round_up(start + len);
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("nxrig readback"),
-            size: (a1 - a0) as u64,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let mut parts = Vec::new();
         let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buf, a0 as u64, &staging, 0, (a1 - a0) as u64);
+        for (c, off, n, _) in mem.segments(start, len) {
+            let a0 = off / COPY_ALIGN * COPY_ALIGN;
+            let a1 = round_up(off + n);
+            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("nxrig readback"),
+                size: (a1 - a0) as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(&mem.buffers()[c], a0 as u64, &staging, 0, (a1 - a0) as u64);
+            parts.push(Part {
+                staging,
+                skip: off - a0,
+                len: n,
+                rx: None,
+            });
+        }
         self.queue.submit([enc.finish()]);
-        let (tx, rx) = futures_channel::oneshot::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
+        for p in &mut parts {
+            let (tx, rx) = futures_channel::oneshot::channel();
+            p.staging.map_async(wgpu::MapMode::Read, .., move |r| {
+                let _ = tx.send(r);
+            });
+            p.rx = Some(rx);
+        }
         Readback {
             rig: rig.clone(),
-            staging: Some(staging),
-            skip: start - a0,
-            len,
-            rx: Some(rx),
+            parts,
+            out: Vec::with_capacity(len),
+            next: 0,
         }
     }
+}
+
+/// One staging buffer of a read.
+struct Part {
+    staging: wgpu::Buffer,
+    skip: usize,
+    len: usize,
+    rx: Option<futures_channel::oneshot::Receiver<Result<(), wgpu::BufferAsyncError>>>,
 }
 
 /// A read of GPU memory under way: resolves to the bytes, or to [`Error::Lost`] if the
 /// device is lost first (case K13). Natively, polling it blocks until the GPU is done.
 pub(crate) struct Readback {
     rig: Rig,
-    staging: Option<wgpu::Buffer>,
-    skip: usize,
-    len: usize,
-    rx: Option<futures_channel::oneshot::Receiver<Result<(), wgpu::BufferAsyncError>>>,
+    parts: Vec<Part>,
+    out: Vec<u8>,
+    next: usize,
 }
 
 impl Future for Readback {
@@ -154,9 +171,9 @@ impl Future for Readback {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         const OP: &str = "Rig.Buffer.read";
         let this = &mut *self;
-        let (Some(rx), Some(staging)) = (this.rx.as_mut(), this.staging.as_ref()) else {
-            return Poll::Ready(Ok(Vec::new()));
-        };
+        if this.next == this.parts.len() {
+            return Poll::Ready(Ok(std::mem::take(&mut this.out)));
+        }
         if this.rig.is_lost() {
             return Poll::Ready(Err(this.rig.lost(OP)));
         }
@@ -175,27 +192,40 @@ impl Future for Readback {
                 }
             }
         };
-        match Pin::new(rx).poll(cx) {
-            Poll::Ready(Ok(Ok(()))) => {
-                let out = match staging.get_mapped_range(..) {
-                    Ok(v) => Ok(v[this.skip..this.skip + this.len].to_vec()),
-                    Err(e) => Err(lost_or(&this.rig, e.to_string())),
-                };
-                staging.unmap();
-                Poll::Ready(out)
-            }
-            Poll::Ready(Ok(Err(e))) => Poll::Ready(Err(lost_or(&this.rig, e.to_string()))),
-            Poll::Ready(Err(_)) => {
-                Poll::Ready(Err(lost_or(&this.rig, "the map was dropped".into())))
-            }
-            Poll::Pending => {
-                // Wake on loss as well: a lost timeline never reaches this stamp.
-                let mut lost = this.rig.timeline().reached(Stamp(u64::MAX));
-                match Pin::new(&mut lost).poll(cx) {
-                    Poll::Ready(_) => Poll::Ready(Err(this.rig.lost(OP))),
-                    Poll::Pending => Poll::Pending,
+        while this.next < this.parts.len() {
+            let p = &mut this.parts[this.next];
+            let rx = p.rx.as_mut().expect("mapped when made");
+            match Pin::new(rx).poll(cx) {
+                Poll::Ready(Ok(Ok(()))) => {
+                    let r = match p.staging.get_mapped_range(..) {
+                        Ok(v) => {
+                            this.out.extend_from_slice(&v[p.skip..p.skip + p.len]);
+                            Ok(())
+                        }
+                        Err(e) => Err(lost_or(&this.rig, e.to_string())),
+                    };
+                    p.staging.unmap();
+                    if let Err(e) = r {
+                        return Poll::Ready(Err(e));
+                    }
+                    this.next += 1;
+                }
+                Poll::Ready(Ok(Err(e))) => {
+                    return Poll::Ready(Err(lost_or(&this.rig, e.to_string())))
+                }
+                Poll::Ready(Err(_)) => {
+                    return Poll::Ready(Err(lost_or(&this.rig, "the map was dropped".into())))
+                }
+                Poll::Pending => {
+                    // Wake on loss as well: a lost timeline never reaches this stamp.
+                    let mut lost = this.rig.timeline().reached(Stamp(u64::MAX));
+                    return match Pin::new(&mut lost).poll(cx) {
+                        Poll::Ready(_) => Poll::Ready(Err(this.rig.lost(OP))),
+                        Poll::Pending => Poll::Pending,
+                    };
                 }
             }
         }
+        Poll::Ready(Ok(std::mem::take(&mut this.out)))
     }
 }

@@ -14,9 +14,13 @@ mod blit;
 mod dispatch;
 mod gpu;
 mod io;
+mod memory;
+mod plan;
 
 pub use access::ReadAsync;
 pub use gpu::{Gpu, Options};
+pub use memory::GpuMemory;
+pub(crate) use plan::Operand;
 
 /// What an adapter is and offers, as `nxrig devices` lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]

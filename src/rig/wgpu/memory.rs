@@ -1,0 +1,68 @@
+//! GPU memory: one or more wgpu buffers ("chunks") holding an allocation's bytes in
+//! order. An allocation over the device's `maxBufferSize` is split across chunks of
+//! equal size (a multiple of 256 bytes, so that no element straddles two); each
+//! chunk is padded to whole words, and the padding never shows. DESIGN.md decision 8.
+
+/// The bytes of one GPU allocation: `len` bytes over [`GpuMemory::buffers`], byte `b`
+/// at byte `b % chunk` of buffer `b / chunk`.
+#[derive(Debug)]
+pub struct GpuMemory {
+    buffers: Vec<wgpu::Buffer>,
+    chunk: usize,
+    len: usize,
+}
+
+/// A piece of a byte range that lies in one chunk: (chunk, byte in the chunk, bytes,
+/// bytes of the range before it).
+pub(crate) type Segment = (usize, usize, usize, usize);
+
+impl GpuMemory {
+    pub(crate) fn new(buffers: Vec<wgpu::Buffer>, chunk: usize, len: usize) -> GpuMemory {
+        debug_assert!(chunk % 256 == 0 || buffers.len() == 1);
+        GpuMemory {
+            buffers,
+            chunk,
+            len,
+        }
+    }
+
+    /// One wgpu buffer holding `len` bytes.
+    pub(crate) fn single(b: wgpu::Buffer, len: usize) -> GpuMemory {
+        let chunk = b.size() as usize;
+        GpuMemory::new(vec![b], chunk.max(1), len)
+    }
+
+    /// The wgpu buffers, in byte order.
+    pub fn buffers(&self) -> &[wgpu::Buffer] {
+        &self.buffers
+    }
+
+    /// Bytes of each buffer but the last (which holds the rest).
+    pub fn chunk(&self) -> usize {
+        self.chunk
+    }
+
+    /// The allocation's length in bytes (without padding).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for an allocation of no byte.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes `start..start + len` cut where chunks end.
+    pub(crate) fn segments(&self, start: usize, len: usize) -> Vec<Segment> {
+        let mut out = Vec::new();
+        let mut done = 0;
+        while done < len {
+            let b = start + done;
+            let (c, off) = (b / self.chunk, b % self.chunk);
+            let n = (self.chunk - off).min(len - done);
+            out.push((c, off, n, done));
+            done += n;
+        }
+        out
+    }
+}
