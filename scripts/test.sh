@@ -45,7 +45,7 @@ step "WebGPU in headless Chromium: cast against the vectors, placement, K5, K8, 
 WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --no-default-features --test gpu_web
 
 step "loom: the claims racing on two and three threads"
-RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
+CARGO_TARGET_DIR=target/loom RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
 
 step "miri: the host runtime"
 cargo +nightly miri test --lib rig
