@@ -23,19 +23,51 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Options::default()
     })?;
     let n = 4096 * 4096;
-    let bits: Vec<u128> = (0..n).map(|i| ((i as f32) * 0.37).to_bits() as u128).collect();
+    let bits: Vec<u128> = (0..n)
+        .map(|i| ((i as f32) * 0.37).to_bits() as u128)
+        .collect();
     let x = AnyArray::of_bits(DType::Float32, &[4096, 4096], &bits)?;
     let mb = (n * 4) as f64;
     let t = Move::Permute(vec![1, 0]);
     let ops: Vec<(&str, f64, bool, Op)> = vec![
-        ("place onto the device (host -> device)", 2.0, false, Box::new(|r, a| a.to_device(r))),
+        (
+            "place onto the device (host -> device)",
+            2.0,
+            false,
+            Box::new(|r, a| a.to_device(r)),
+        ),
         ("copy, contiguous", 2.0, true, Box::new(|_, a| a.copy())),
-        ("copy, transposed", 2.0, true, Box::new(move |_, a| a.move_(&t)?.expect("a view").copy())),
-        ("cast to bfloat16", 1.5, true, Box::new(|_, a| a.cast(DType::Bfloat16))),
-        ("cast to float16", 1.5, true, Box::new(|_, a| a.cast(DType::Float16))),
-        ("cast to float8_e4m3", 1.25, true, Box::new(|_, a| a.cast(DType::Float8E4m3))),
+        (
+            "copy, transposed",
+            2.0,
+            true,
+            Box::new(move |_, a| a.move_(&t)?.expect("a view").copy()),
+        ),
+        (
+            "cast to bfloat16",
+            1.5,
+            true,
+            Box::new(|_, a| a.cast(DType::Bfloat16)),
+        ),
+        (
+            "cast to float16",
+            1.5,
+            true,
+            Box::new(|_, a| a.cast(DType::Float16)),
+        ),
+        (
+            "cast to float8_e4m3",
+            1.25,
+            true,
+            Box::new(|_, a| a.cast(DType::Float8E4m3)),
+        ),
         ("add (x + x)", 3.0, true, Box::new(|_, a| add(a, a))),
-        ("place back (device -> host)", 2.0, true, Box::new(|_, a| a.to_device(&Rig::host()))),
+        (
+            "place back (device -> host)",
+            2.0,
+            true,
+            Box::new(|_, a| a.to_device(&Rig::host())),
+        ),
     ];
     println!(
         "| 64 MiB float32 | host GB/s | {} GB/s | emulated GB/s | GPU / host |",
@@ -47,7 +79,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, traffic, from_device, op) in &ops {
         let mut best = [f64::INFINITY; 3];
         for _ in 0..reps {
-            for (k, (r, a)) in [(&host, &x), (&gpu, &on_gpu), (&emulated, &on_emu)].into_iter().enumerate() {
+            for (k, (r, a)) in [(&host, &x), (&gpu, &on_gpu), (&emulated, &on_emu)]
+                .into_iter()
+                .enumerate()
+            {
                 let src = if *from_device { a } else { &x };
                 let s = Instant::now();
                 let out = op(r, src)?;

@@ -3,7 +3,11 @@
 
 use half::f16;
 use nxrig::dtype::{convert_bits, F8E4m3, I4, U4};
-use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
+use nxrig::{AnyArray, Array, DType, Error, Move, Slice};
+
+#[path = "common/dut.rs"]
+mod dut;
+use dut::{dut, On};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -16,14 +20,18 @@ fn slice1(start: Option<isize>, stop: Option<isize>, step: isize) -> Move {
 
 #[test]
 fn k1_float32_to_e4m3_rounds_to_nearest_even() {
-    let a = Array::<f32>::of_array(&[2], &[1.8131605, 4.25]).unwrap();
+    let a = Array::<f32>::of_array(&[2], &[1.8131605, 4.25])
+        .unwrap()
+        .on();
     let b = a.cast::<F8E4m3>().unwrap().to_vec().unwrap();
     assert_eq!(b, [F8E4m3(0x3f), F8E4m3(0x48)]);
 }
 
 #[test]
 fn k2_float64_to_float16_carries_into_the_exponent() {
-    let a = Array::<f64>::of_array(&[2], &[0.499994, 7.9999999]).unwrap();
+    let a = Array::<f64>::of_array(&[2], &[0.499994, 7.9999999])
+        .unwrap()
+        .on();
     let b: Vec<u16> = a
         .cast::<f16>()
         .unwrap()
@@ -44,7 +52,8 @@ fn k3_low_payload_nan_stays_nan() {
             f64::from_bits(0xFFF0000000000001),
         ],
     )
-    .unwrap();
+    .unwrap()
+    .on();
     let b: Vec<u16> = a
         .cast::<f16>()
         .unwrap()
@@ -86,9 +95,13 @@ fn k3_low_payload_nan_stays_nan() {
 
 #[test]
 fn k4_float_to_integer_saturates_and_nan_is_zero() {
-    let a = Array::<f64>::of_array(&[3], &[-1.0, 300.0, f64::NAN]).unwrap();
+    let a = Array::<f64>::of_array(&[3], &[-1.0, 300.0, f64::NAN])
+        .unwrap()
+        .on();
     assert_eq!(a.cast::<u8>().unwrap().to_vec().unwrap(), [0, 255, 0]);
-    let inf = Array::<f32>::of_array(&[2], &[f32::INFINITY, f32::NEG_INFINITY]).unwrap();
+    let inf = Array::<f32>::of_array(&[2], &[f32::INFINITY, f32::NEG_INFINITY])
+        .unwrap()
+        .on();
     assert_eq!(
         inf.cast::<i32>().unwrap().to_vec().unwrap(),
         [i32::MAX, i32::MIN]
@@ -112,7 +125,7 @@ fn int4_ramp() -> AnyArray {
     // 17 int4 elements: a filler, then -8..=7, so the ramp starts at an odd nibble.
     let mut v = vec![I4::new(5).unwrap()];
     v.extend((-8..=7).map(|x| I4::new(x).unwrap()));
-    Array::<I4>::of_array(&[17], &v).unwrap().into()
+    Array::<I4>::of_array(&[17], &v).unwrap().on().into()
 }
 
 #[test]
@@ -193,7 +206,7 @@ fn k6_packed_int4_keeps_its_sign_at_every_nibble() {
 
 #[test]
 fn k7_reshape_of_a_permuted_view_is_no_view() {
-    let a = Array::<i32>::of_array(&[2, 2], &[0, 1, 2, 3]).unwrap();
+    let a = Array::<i32>::of_array(&[2, 2], &[0, 1, 2, 3]).unwrap().on();
     let t = a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
     assert!(
         t.move_(&Move::Reshape(vec![2, 2])).unwrap().is_some(),
@@ -212,7 +225,9 @@ fn k7_reshape_of_a_permuted_view_is_no_view() {
 
 #[test]
 fn k9_negative_step_slices_mean_what_numpy_means() {
-    let x = Array::<i64>::of_array(&[10], &(0..10).collect::<Vec<_>>()).unwrap();
+    let x = Array::<i64>::of_array(&[10], &(0..10).collect::<Vec<_>>())
+        .unwrap()
+        .on();
     let take = |s, e, st| {
         x.move_(&slice1(s, e, st))
             .unwrap()
@@ -224,7 +239,7 @@ fn k9_negative_step_slices_mean_what_numpy_means() {
     assert_eq!(take(Some(2), Some(5), -1), Vec::<i64>::new());
     assert_eq!(take(None, Some(7), -1), [9, 8]);
     assert_eq!(take(Some(7), None, -1), [7, 6, 5, 4, 3, 2, 1, 0]);
-    let y = Array::<f32>::create(&Rig::host(), &[5, 5]).unwrap();
+    let y = Array::<f32>::create(&dut(), &[5, 5]).unwrap();
     let e = y.move_(&slice1(Some(0), Some(0), -1)).unwrap().unwrap();
     assert_eq!(e.shape(), [0, 5]);
     assert!(e.layout().offset() < 25, "offset inside the buffer");
@@ -234,7 +249,9 @@ fn k9_negative_step_slices_mean_what_numpy_means() {
 
 #[test]
 fn get_set_and_to_vec_in_c_order() {
-    let a = Array::<f32>::of_f64(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+    let a = Array::<f32>::of_f64(&[2, 3], &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+        .unwrap()
+        .on();
     assert_eq!(a.get(&[1, 2]).unwrap(), 5.0);
     a.set(&[0, 1], 9.5).unwrap();
     let t = a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
@@ -255,19 +272,23 @@ fn get_set_and_to_vec_in_c_order() {
         assert!(e.to_string().contains("float32 [2, 3]"), "{e}");
     }
     // A broadcast array reaches an element twice: no set.
-    let r = Array::<f32>::of_array(&[1, 3], &[1.0, 2.0, 3.0]).unwrap();
+    let r = Array::<f32>::of_array(&[1, 3], &[1.0, 2.0, 3.0])
+        .unwrap()
+        .on();
     let b = r.move_(&Move::Expand(vec![4, 3])).unwrap().unwrap();
     assert_eq!(b.get(&[3, 2]).unwrap(), 3.0);
     assert!(b.set(&[0, 0], 1.0).is_err());
     // Rank 0.
-    let s = Array::<u16>::of_array(&[], &[7]).unwrap();
+    let s = Array::<u16>::of_array(&[], &[7]).unwrap().on();
     assert_eq!(s.get(&[]).unwrap(), 7);
     assert_eq!(s.to_vec().unwrap(), [7]);
 }
 
 #[test]
 fn sub_byte_set_keeps_the_neighbouring_nibble() {
-    let a = Array::<U4>::of_array(&[4], &[1, 2, 3, 4].map(|x| U4::new(x).unwrap())).unwrap();
+    let a = Array::<U4>::of_array(&[4], &[1, 2, 3, 4].map(|x| U4::new(x).unwrap()))
+        .unwrap()
+        .on();
     a.set(&[1], U4::new(15).unwrap()).unwrap();
     a.set(&[2], U4::new(0).unwrap()).unwrap();
     assert_eq!(
@@ -276,14 +297,16 @@ fn sub_byte_set_keeps_the_neighbouring_nibble() {
     );
     assert_eq!(a.any().to_bytes().unwrap(), [0xf1, 0x40]);
     // An odd count leaves the last byte's high nibble zero.
-    let b = Array::<I4>::of_array(&[3], &[-1, -1, -1].map(|x| I4::new(x).unwrap())).unwrap();
+    let b = Array::<I4>::of_array(&[3], &[-1, -1, -1].map(|x| I4::new(x).unwrap()))
+        .unwrap()
+        .on();
     assert_eq!(b.any().to_bytes().unwrap(), [0xff, 0x0f]);
 }
 
 #[test]
 fn of_array_counts_and_expect_names_both_dtypes() {
     assert!(Array::<f32>::of_array(&[2, 2], &[1.0; 3]).is_err());
-    let a: AnyArray = Array::<f32>::of_array(&[1], &[1.0]).unwrap().into();
+    let a: AnyArray = Array::<f32>::of_array(&[1], &[1.0]).unwrap().on().into();
     let e = a.expect::<f64>().unwrap_err();
     assert!(
         e.to_string().contains("float64") && e.to_string().contains("float32"),
@@ -304,7 +327,7 @@ fn from_vec_is_zero_copy() {
 
 #[test]
 fn v_checks_bounds_and_alignment() {
-    let buf = nxrig::rig::Buffer::create(&Rig::host(), 16, nxrig::rig::Kind::Device).unwrap();
+    let buf = nxrig::rig::Buffer::create(&dut(), 16, nxrig::rig::Kind::Device).unwrap();
     let l = nxrig::Layout::contiguous(&[4]).unwrap();
     assert!(AnyArray::v(DType::Float32, l, buf.clone()).is_ok());
     let l5 = nxrig::Layout::contiguous(&[5]).unwrap();
@@ -336,7 +359,9 @@ fn v_checks_bounds_and_alignment() {
 #[test]
 fn copy_keeps_nan_payloads_bit_for_bit() {
     let bits = [0x7FF0000000000001u64, 0xFFF4000000000000];
-    let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits)).unwrap();
+    let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits))
+        .unwrap()
+        .on();
     let back: Vec<u64> = a
         .copy()
         .unwrap()
@@ -346,7 +371,9 @@ fn copy_keeps_nan_payloads_bit_for_bit() {
         .map(|x| x.to_bits())
         .collect();
     assert_eq!(back, bits);
-    let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)]).unwrap();
+    let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)])
+        .unwrap()
+        .on();
     assert_eq!(
         f.cast::<f32>().unwrap().to_vec().unwrap()[0].to_bits(),
         0x7F802000
@@ -356,7 +383,7 @@ fn copy_keeps_nan_payloads_bit_for_bit() {
 #[test]
 fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
     for &src in &DType::ALL {
-        let e = AnyArray::create(&Rig::host(), src, &[0, 3]).unwrap();
+        let e = AnyArray::create(&dut(), src, &[0, 3]).unwrap();
         for &dst in &DType::ALL {
             assert_eq!(e.cast(dst).unwrap().shape(), [0, 3]);
         }
@@ -366,7 +393,7 @@ fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
             .iter()
             .map(|&x| nxrig::dtype::bits_of_f64(src, x))
             .collect();
-        let a = AnyArray::of_bits(src, &[3, 4], &bits).unwrap();
+        let a = AnyArray::of_bits(src, &[3, 4], &bits).unwrap().on();
         let t = a
             .move_(&Move::Permute(vec![1, 0]))
             .unwrap()
@@ -395,7 +422,9 @@ fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn concurrent_sub_byte_sets_keep_each_others_nibbles() {
-    let a = Array::<I4>::of_array(&[64], &[I4::new(0).unwrap(); 64]).unwrap();
+    let a = Array::<I4>::of_array(&[64], &[I4::new(0).unwrap(); 64])
+        .unwrap()
+        .on();
     std::thread::scope(|s| {
         for parity in 0..2usize {
             let a = &a;

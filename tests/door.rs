@@ -5,13 +5,17 @@ use nxrig::array::{door, refused, Answer, MAX_OPERANDS};
 use nxrig::rig::{Buffer, Claim};
 use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
 
+#[path = "common/dut.rs"]
+mod dut;
+use dut::On;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 fn arr(n: usize) -> AnyArray {
-    Array::<f32>::of_array(&[n], &vec![1.0; n]).unwrap().into()
+    Array::<f32>::of_array(&[n], &vec![1.0; n]).unwrap().on().into()
 }
 
 fn dead(n: usize) -> AnyArray {
@@ -140,7 +144,7 @@ fn a_lost_device_fails_the_door_at_once() {
 #[test]
 fn refused_names_the_function_the_reason_and_each_operand() {
     let (x, d) = (arr(3), dead(3));
-    let i8s: AnyArray = Array::<i8>::of_array(&[2, 2], &[0; 4]).unwrap().into();
+    let i8s: AnyArray = Array::<i8>::of_array(&[2, 2], &[0; 4]).unwrap().on().into();
     let e = refused("Nx.add", Answer::DeadBuffer, &[&x, &d, &i8s]);
     assert_eq!(
         e.to_string(),

@@ -5,6 +5,10 @@ use nxrig::dtype::U4;
 use nxrig::rig::{Buffer, Claim, Kind};
 use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
 
+#[path = "common/dut.rs"]
+mod dut;
+use dut::{dut, On};
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -12,14 +16,16 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 fn iota(shape: &[usize]) -> Array<i32> {
     let n: usize = shape.iter().product();
-    Array::of_array(shape, &(0..n as i32).collect::<Vec<_>>()).unwrap()
+    Array::of_array(shape, &(0..n as i32).collect::<Vec<_>>())
+        .unwrap()
+        .on()
 }
 
 #[test]
 fn to_device_keeps_a_compact_layout_shifted() {
     let a = iota(&[4, 3]);
     let f = a.move_(&Move::Flip(vec![0])).unwrap().unwrap();
-    let c = f.any().to_device(&Rig::host()).unwrap();
+    let c = f.any().to_device(&dut()).unwrap();
     assert_eq!(c.layout().strides(), [-3, 1], "the flipped layout is kept");
     assert_eq!(c.buffer().len(), 48);
     assert_eq!(
@@ -31,15 +37,17 @@ fn to_device_keeps_a_compact_layout_shifted() {
         .move_(&Move::Slice(vec![Slice::new(Some(1), Some(3), 1)]))
         .unwrap()
         .unwrap();
-    let c = s.any().to_device(&Rig::host()).unwrap();
+    let c = s.any().to_device(&dut()).unwrap();
     assert_eq!((c.layout().offset(), c.buffer().len()), (0, 24));
     // A sub-byte array at an odd nibble keeps the source's neighbour bits.
-    let n = Array::<U4>::of_array(&[5], &[1, 2, 3, 4, 5].map(|x| U4::new(x).unwrap())).unwrap();
+    let n = Array::<U4>::of_array(&[5], &[1, 2, 3, 4, 5].map(|x| U4::new(x).unwrap()))
+        .unwrap()
+        .on();
     let tail = n
         .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
         .unwrap()
         .unwrap();
-    let c = tail.any().to_device(&Rig::host()).unwrap();
+    let c = tail.any().to_device(&dut()).unwrap();
     assert_eq!(c.layout().offset(), 1);
     assert_eq!(c.buffer().read(|b| b.to_vec()).unwrap(), [0x21, 0x43]);
     assert_eq!(c.to_bits_vec().unwrap(), [2, 3, 4]);
@@ -48,13 +56,10 @@ fn to_device_keeps_a_compact_layout_shifted() {
 #[test]
 fn to_device_packs_by_decreasing_stride_otherwise() {
     // The seed's example: shape [3, 2] at strides [2, 2] gets strides [2, 1].
-    let buf = Buffer::create(&Rig::host(), 64, Kind::Device).unwrap();
+    let buf = Buffer::create(&dut(), 64, Kind::Device).unwrap();
     let l = nxrig::Layout::new(&[3, 2], &[2, 2], 0).unwrap();
     let a = AnyArray::v(DType::Int32, l, buf).unwrap();
-    assert_eq!(
-        a.to_device(&Rig::host()).unwrap().layout().strides(),
-        [2, 1]
-    );
+    assert_eq!(a.to_device(&dut()).unwrap().layout().strides(), [2, 1]);
     // A transposed, every-other-column view: axes by decreasing |stride|, signs kept.
     let x = iota(&[4, 6]);
     let v = x
@@ -62,7 +67,7 @@ fn to_device_packs_by_decreasing_stride_otherwise() {
         .unwrap()
         .unwrap();
     let t = v.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
-    let c = t.any().to_device(&Rig::host()).unwrap();
+    let c = t.any().to_device(&dut()).unwrap();
     assert_eq!(c.layout().strides(), [-1, 3]);
     assert_eq!(c.layout().offset(), 2);
     assert_eq!(c.buffer().len(), 48);
@@ -75,7 +80,7 @@ fn to_device_packs_by_decreasing_stride_otherwise() {
         .move_(&Move::Expand(vec![5, 3]))
         .unwrap()
         .unwrap();
-    let c = r.any().to_device(&Rig::host()).unwrap();
+    let c = r.any().to_device(&dut()).unwrap();
     assert_eq!(c.layout().strides(), [0, 1]);
     assert_eq!(c.buffer().len(), 12);
 }
@@ -83,12 +88,14 @@ fn to_device_packs_by_decreasing_stride_otherwise() {
 #[test]
 fn k5_nan_payloads_survive_to_device_transfer_and_copy() {
     let bits = [0x7FF0000000000001u64, 0xFFF0000000000002];
-    let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits)).unwrap();
+    let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits))
+        .unwrap()
+        .on();
     let dev = Rig::virtual_host("second");
     let on = a.any().to_device(&dev).unwrap();
     assert_eq!(on.rig(), &dev);
     let back = on.copy().unwrap();
-    let dst = AnyArray::create(&Rig::host(), DType::Float64, &[2]).unwrap();
+    let dst = AnyArray::create(&dut(), DType::Float64, &[2]).unwrap();
     AnyArray::transfer(&back, &dst).unwrap();
     let got: Vec<u64> = dst
         .expect::<f64>()
@@ -99,7 +106,9 @@ fn k5_nan_payloads_survive_to_device_transfer_and_copy() {
         .map(|x| x.to_bits())
         .collect();
     assert_eq!(got, bits);
-    let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)]).unwrap();
+    let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)])
+        .unwrap()
+        .on();
     let g = f.any().to_device(&dev).unwrap().copy().unwrap();
     assert_eq!(
         g.expect::<f32>().unwrap().to_vec().unwrap()[0].to_bits(),
@@ -109,12 +118,16 @@ fn k5_nan_payloads_survive_to_device_transfer_and_copy() {
 
 #[test]
 fn transfer_writes_only_the_destinations_elements() {
-    let n = Array::<U4>::of_array(&[6], &[15; 6].map(|x| U4::new(x).unwrap())).unwrap();
+    let n = Array::<U4>::of_array(&[6], &[15; 6].map(|x| U4::new(x).unwrap()))
+        .unwrap()
+        .on();
     let mid = n
         .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
         .unwrap()
         .unwrap();
-    let src = Array::<U4>::of_array(&[3], &[1, 2, 3].map(|x| U4::new(x).unwrap())).unwrap();
+    let src = Array::<U4>::of_array(&[3], &[1, 2, 3].map(|x| U4::new(x).unwrap()))
+        .unwrap()
+        .on();
     AnyArray::transfer(src.any(), mid.any()).unwrap();
     assert_eq!(
         n.any().buffer().read(|b| b.to_vec()).unwrap(),
@@ -206,9 +219,14 @@ fn transfer_errors() {
 #[test]
 fn borrow_shares_memory() {
     let a = iota(&[3]);
-    let same = a.any().borrow(&Rig::host()).unwrap().unwrap();
+    let same = a.any().borrow(&dut()).unwrap().unwrap();
     assert!(same.buffer().same_memory(a.buffer()));
     let other = Rig::virtual_host("peer");
+    if !dut().host_addressable() {
+        // Another device cannot map a GPU's memory.
+        assert!(a.any().borrow(&other).unwrap().is_none());
+        return;
+    }
     let b = a.any().borrow(&other).unwrap().unwrap();
     b.clone().expect::<i32>().unwrap().set(&[0], 7).unwrap();
     assert_eq!(
@@ -267,7 +285,7 @@ fn transfer_between_many_layouts_of_every_width() {
             for v in &views {
                 // Into a fresh array laid out as the transpose of a C-contiguous one.
                 let vs: Vec<usize> = v.shape().iter().rev().copied().collect();
-                let dst0 = AnyArray::create(&Rig::host(), d, &vs).unwrap();
+                let dst0 = AnyArray::create(&dut(), d, &vs).unwrap();
                 let dst = dst0
                     .move_(&Move::Permute((0..r).rev().collect()))
                     .unwrap()

@@ -12,7 +12,8 @@ use crate::rig::wgpu::Operand;
 use crate::wgsl::{add_module, cast_module};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
-/// rule), both on one GPU in two memories, any layouts.
+/// rule; into the same dtype, a copy of every bit), both on one GPU in two memories,
+/// any layouts.
 pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
     let (Some((sb, _)), Some((db, _))) = (src.buffer().gpu_memory(), dst.buffer().gpu_memory())
     else {
@@ -22,6 +23,20 @@ pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
     let g = rig.wgpu().expect("GPU memory is on a GPU");
+    if sd == dd {
+        // A cast into the same dtype is a copy: every bit, signalling NaNs included.
+        rig.submit(&[src.buffer()], &[dst.buffer()], || {
+            g.blit_strided(
+                op,
+                sd.bits(),
+                sb,
+                (src.layout(), sbase),
+                db,
+                (dst.layout(), dbase),
+            )
+        })?;
+        return Ok(());
+    }
     rig.submit(&[src.buffer()], &[dst.buffer()], || {
         g.run(
             op,

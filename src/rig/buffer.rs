@@ -240,9 +240,17 @@ impl Buffer {
             if self.access == Access::Read {
                 return Err(Error::ReadOnly { op });
             }
-            let mut bytes = self.gpu_read_blocking(op)?;
+            // Host writers of one GPU memory take turns (as they do on the host), and
+            // each writes back only the bytes it changed.
+            let _turn = self.memory.host_turn();
+            let old = self.gpu_read_blocking(op)?;
+            let mut bytes = old.clone();
             let r = f(&mut bytes);
-            self.gpu_upload(op, 0, &bytes)?;
+            let first = old.iter().zip(&bytes).position(|(a, b)| a != b);
+            let last = old.iter().zip(&bytes).rposition(|(a, b)| a != b);
+            if let (Some(a), Some(b)) = (first, last) {
+                self.gpu_upload(op, a, &bytes[a..=b])?;
+            }
             return Ok(r);
         }
         self.write_check(op)?;

@@ -353,6 +353,12 @@ impl Memory {
         }
     }
 
+    /// The exclusive turn of a host writer of GPU memory (its copy back, change and
+    /// write), held until dropped.
+    pub(crate) fn host_turn(&self) -> impl Drop + '_ {
+        self.order.write().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// `f` of the bytes, while no host write runs. Host memory only.
     pub(crate) fn bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         assert!(self.gpu.is_none(), "nxrig bug: host access to GPU memory");
