@@ -61,6 +61,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             true,
             Box::new(|_, a| a.cast(DType::Float8E4m3)),
         ),
+        (
+            "cast to int32",
+            2.0,
+            true,
+            Box::new(|_, a| a.cast(DType::Int32)),
+        ),
+        (
+            "cast to float64",
+            3.0,
+            true,
+            Box::new(|_, a| a.cast(DType::Float64)),
+        ),
         ("add (x + x)", 3.0, true, Box::new(|_, a| add(a, a))),
         (
             "place back (device -> host)",

@@ -28,13 +28,19 @@ fn positions(i: u32) -> vec2<u32> {
     var rest = i;
     var sp = i32(params.src_offset);
     var dp = i32(params.dst_offset);
-    for (var k = 0u; k < params.rank; k = k + 1u) {
+    // The outermost axis takes what is left: no division (the costly step on CPUs).
+    for (var k = 0u; k + 1u < params.rank; k = k + 1u) {
         let a = params.axes[k];
         let e = u32(a.x);
         let j = rest % e;
         rest = rest / e;
         sp = sp + i32(j) * a.y;
         dp = dp + i32(j) * a.z;
+    }
+    if (params.rank > 0u) {
+        let a = params.axes[params.rank - 1u];
+        sp = sp + i32(rest) * a.y;
+        dp = dp + i32(rest) * a.z;
     }
     return vec2<u32>(u32(sp), u32(dp));
 }
@@ -45,7 +51,7 @@ fn positions3(i: u32) -> vec3<u32> {
     var sp = i32(params.src_offset);
     var dp = i32(params.dst_offset);
     var tp = i32(params.src2_offset.x);
-    for (var k = 0u; k < params.rank; k = k + 1u) {
+    for (var k = 0u; k + 1u < params.rank; k = k + 1u) {
         let a = params.axes[k];
         let e = u32(a.x);
         let j = rest % e;
@@ -53,6 +59,12 @@ fn positions3(i: u32) -> vec3<u32> {
         sp = sp + i32(j) * a.y;
         dp = dp + i32(j) * a.z;
         tp = tp + i32(j) * a.w;
+    }
+    if (params.rank > 0u) {
+        let a = params.axes[params.rank - 1u];
+        sp = sp + i32(rest) * a.y;
+        dp = dp + i32(rest) * a.z;
+        tp = tp + i32(rest) * a.w;
     }
     return vec3<u32>(u32(sp), u32(dp), u32(tp));
 }

@@ -462,3 +462,41 @@ fn set_on_read_only_memory_is_an_error() {
     assert!(matches!(e, Error::ReadOnly { op: "Nx_array.set" }), "{e}");
     assert_eq!(a.get(&[1]).unwrap(), 0);
 }
+
+/// A cast into the array's own dtype copies every bit over any layout: signalling NaNs
+/// and bool bytes other than 0 and 1 (made by a bitcast) included.
+#[test]
+fn same_dtype_casts_copy_every_bit_over_strided_layouts() {
+    let f = AnyArray::of_bits(DType::Float32, &[4], &[0x7F802000, 1, 0xFF800001, 2])
+        .unwrap()
+        .on();
+    let flipped = f.move_(&Move::Flip(vec![0])).unwrap().unwrap();
+    assert_eq!(
+        flipped.cast(DType::Float32).unwrap().to_bits_vec().unwrap(),
+        [2, 0xFF800001, 1, 0x7F802000]
+    );
+    let u = AnyArray::of_bits(DType::Uint8, &[4], &[0, 1, 2, 200])
+        .unwrap()
+        .on();
+    let b = u.bitcast(DType::Bool).unwrap().unwrap();
+    let every_other = b
+        .move_(&Move::Slice(vec![Slice::new(None, None, 2)]))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        every_other
+            .cast(DType::Bool)
+            .unwrap()
+            .to_bits_vec()
+            .unwrap(),
+        [0, 2]
+    );
+    assert_eq!(
+        every_other
+            .cast(DType::Uint8)
+            .unwrap()
+            .to_bits_vec()
+            .unwrap(),
+        [0, 1]
+    );
+}

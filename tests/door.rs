@@ -15,7 +15,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 fn arr(n: usize) -> AnyArray {
-    Array::<f32>::of_array(&[n], &vec![1.0; n]).unwrap().on().into()
+    Array::<f32>::of_array(&[n], &vec![1.0; n])
+        .unwrap()
+        .on()
+        .into()
 }
 
 fn dead(n: usize) -> AnyArray {

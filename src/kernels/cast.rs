@@ -66,7 +66,9 @@ fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
             } else {
                 let mut i = d0;
                 src.layout().for_each_position(|p| {
-                    write_bits(dd, d, i, convert_bits(sd, dd, read_bits(sd, s, p)));
+                    let b = read_bits(sd, s, p);
+                    // Into the same dtype, a copy: every bit, as the contiguous run does.
+                    write_bits(dd, d, i, if sd == dd { b } else { convert_bits(sd, dd, b) });
                     i += 1;
                 });
             }

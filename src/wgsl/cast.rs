@@ -6,6 +6,28 @@ use crate::dtype::{Class, DType};
 
 const CAST: &str = include_str!("../../shaders/cast.wgsl");
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
+const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
+
+/// The conversion function of `src` into `dst`: from float32 into the targets that
+/// `shaders/convert_f32.wgsl` has, that file's; otherwise the general exact one.
+fn convert_fn(src: DType, dst: DType) -> String {
+    let fast = matches!(
+        dst,
+        DType::Float16
+            | DType::Bfloat16
+            | DType::Float8E4m3
+            | DType::Float8E5m2
+            | DType::Int32
+            | DType::Uint32
+    );
+    if src != DType::Float32 || !fast {
+        return CONVERT.to_owned();
+    }
+    format!(
+        "{CONVERT_F32}\nfn convert(a: vec4<u32>) -> vec4<u32> {{\n    return vec4<u32>(f32_to_{}(a.x), 0u, 0u, 0u);\n}}\n",
+        dst.name()
+    )
+}
 
 /// `convert.wgsl`'s class code of `d` (the order of [`Class`]).
 fn class_code(d: DType) -> u32 {
@@ -66,7 +88,8 @@ pub(crate) fn store4(w: Words) -> String {
 }
 
 /// The WGSL module that converts elements of `src` into `dst` over any layouts, with
-/// the bindings of [`super::transfer_module`].
+/// the bindings of [`super::transfer_module`]. From float32 into float16, bfloat16, the
+/// float8s, int32 and uint32 it uses the short paths of `shaders/convert_f32.wgsl`.
 ///
 /// ```
 /// use nxrig::wgsl::cast_module;
@@ -86,7 +109,7 @@ pub fn cast_module(src: DType, dst: DType) -> String {
             },
         )
         .replace("{{FACTS}}", &(facts("SRC", src) + &facts("DST", dst)))
-        .replace("{{CONVERT}}", CONVERT)
+        .replace("{{CONVERT}}", &convert_fn(src, dst))
         .replace("{{LOAD}}", &load_fn(sw))
         .replace("{{STORE}}", &(store_fn(dw) + "\n\n" + &adapters(sw, dw)))
 }

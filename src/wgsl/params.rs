@@ -16,7 +16,8 @@ pub const PARAMS_BYTES: usize = 16 + 16 * 16 + 16;
 /// use nxrig::{layout::Layout, wgsl::walk_params};
 /// let src = Layout::contiguous(&[2, 3])?;
 /// let p = walk_params((&src, 8), (&src, 0)).unwrap();
-/// assert_eq!(&p[..16], [6u32, 2, 8, 0].map(u32::to_le_bytes).concat());
+/// // Two contiguous axes walk as one: 6 elements, rank 1, offsets 8 and 0.
+/// assert_eq!(&p[..16], [6u32, 1, 8, 0].map(u32::to_le_bytes).concat());
 /// assert!(walk_params((&src, 1 << 31), (&src, 0)).is_none());
 /// # Ok::<(), nxrig::Error>(())
 /// ```
@@ -49,15 +50,36 @@ pub fn walk_params3(
         Some((l, b)) => fits(l, b)?,
         None => 0,
     };
+    // Axes outermost first as (extent, strides); an axis that continues the next one in
+    // every layout merges with it, so the walk divides once an axis that remains.
+    let mut axes: Vec<(usize, [isize; 3])> = Vec::with_capacity(sl.rank());
+    for k in 0..sl.rank() {
+        let st = [
+            sl.strides()[k],
+            dl.strides()[k],
+            src2.map_or(0, |(l, _)| l.strides()[k]),
+        ];
+        let e = sl.shape()[k];
+        if e == 1 {
+            continue;
+        }
+        match axes.last_mut() {
+            Some((pe, ps)) if (0..3).all(|j| ps[j] == st[j] * e as isize) => {
+                *pe *= e;
+                *ps = st;
+            }
+            _ => axes.push((e, st)),
+        }
+    }
     let mut p: Vec<u32> = Vec::with_capacity(PARAMS_BYTES / 4);
-    p.extend([n, sl.rank() as u32, so, dof]);
-    for k in (0..16).map(|k| sl.rank().checked_sub(k + 1)) {
-        match k {
-            Some(k) => p.extend([
-                sl.shape()[k] as u32,
-                sl.strides()[k] as i32 as u32,
-                dl.strides()[k] as i32 as u32,
-                src2.map_or(0, |(l, _)| l.strides()[k] as i32 as u32),
+    p.extend([n, axes.len() as u32, so, dof]);
+    for k in 0..16 {
+        match axes.len().checked_sub(k + 1).map(|k| axes[k]) {
+            Some((e, st)) => p.extend([
+                e as u32,
+                st[0] as i32 as u32,
+                st[1] as i32 as u32,
+                st[2] as i32 as u32,
             ]),
             None => p.extend([1, 0, 0, 0]),
         }
