@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what nxrig's tests and main job need, skipping what is already there, so that a
 # second run is fast. Run as root on Debian (CI does); nothing is downloaded but packages
-# from the registries (apt, crates.io, PyPI).
+# from the registries (apt, crates.io, PyPI, npm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,5 +50,13 @@ fi
 if ! python3 -c 'import numpy, ml_dtypes' >/dev/null 2>&1; then
   say "pip install numpy ml_dtypes"
   python3 -m pip install -q --disable-pip-version-check numpy ml_dtypes
+fi
+# npm: playwright-core (drives Debian's chromium), http-server, TensorFlow.js (the web
+# benchmark), at package-lock.json's versions; again when the lock changes.
+lock=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.nxrig-lock 2>/dev/null)" != "$lock" ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund --ignore-scripts >/dev/null
+  echo "$lock" > node_modules/.nxrig-lock
 fi
 say "ready"

@@ -6,7 +6,10 @@
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
 #      converted again on the GPU (lavapipe): byte-identical to the host's file;
-#   3. the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
+#   3. the web: the npm package built (wasm-pack), the demo page's end-to-end test in
+#      headless Chromium (www/e2e.mjs: the JS API's cases, the checkpoint converted on
+#      WebGPU byte-identical to nxrig convert, the npm tarball used from a fresh project);
+#      the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
 #      conversion vectors and array tests compiled to wasm32;
 #   4. the GPU runtime on WebGPU in headless Chromium (SwiftShader): cast against the
 #      vectors, placement, cases K5, K8, K11 and K13;
@@ -41,6 +44,10 @@ for to in float16 bfloat16 float8_e4m3 float8_e5m2; do
   cmp "$out/$to.safetensors" "$out/gpu-$to.safetensors"
   echo "the GPU's $to file is the host's, byte for byte"
 done
+
+step "the web: npm run build, then the end-to-end test of the demo page in headless Chromium"
+npm run build
+NXRIG_CHECKPOINT="$src" NXRIG_BIN=./target/release/nxrig npm test
 
 step "wasm32 in headless Chromium"
 wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop

@@ -26,6 +26,8 @@ pub mod kernels;
 pub mod layout;
 pub mod rig;
 mod sync;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 pub mod wgsl;
 
 pub use dtype::DType;

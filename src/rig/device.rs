@@ -117,6 +117,7 @@ impl Rig {
     /// ([`Rig::gpus`], opened on the first call: blocking); in the browser the GPU
     /// devices opened so far with [`Rig::gpu_async`].
     pub fn all() -> Vec<Rig> {
+        #[cfg_attr(loom, allow(unused_mut))]
         let mut v = vec![Rig::host()];
         #[cfg(all(not(target_arch = "wasm32"), not(loom)))]
         v.extend(Rig::gpus());

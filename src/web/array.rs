@@ -1,0 +1,353 @@
+//! Arrays for JavaScript: made from TypedArrays, moved without moving elements, cast,
+//! placed on a device, read back. Seed: `Nx_array`.
+
+use std::cell::RefCell;
+
+use js_sys::Array as JsList;
+use wasm_bindgen::prelude::*;
+
+use super::device::Device;
+use super::{js_error, js_invalid, typed};
+use crate::layout::{Move, Slice};
+use crate::rig::Buffer;
+use crate::{AnyArray, DType, Rig};
+
+thread_local! {
+    /// Host buffers whose bytes `view()` handed to JavaScript, so that `fromTypedArray`
+    /// of such a view shares them instead of copying.
+    static VIEWED: RefCell<Vec<Buffer>> = const { RefCell::new(Vec::new()) };
+}
+
+/// An n-dimensional array of one of nxrig's 19 dtypes on a device: a dtype, a layout
+/// (shape, strides and offset in elements) and a buffer. Views share the buffer;
+/// `free()` gives its memory back once no view uses it.
+#[wasm_bindgen]
+pub struct NxArray {
+    a: Option<AnyArray>,
+}
+
+impl NxArray {
+    pub(crate) fn new(a: AnyArray) -> NxArray {
+        NxArray { a: Some(a) }
+    }
+
+    pub(crate) fn get(&self) -> Result<&AnyArray, JsError> {
+        self.a
+            .as_ref()
+            .ok_or_else(|| js_invalid("nxrig: the array was freed"))
+    }
+
+    fn moved(&self, m: Move) -> Result<NxArray, JsError> {
+        Ok(NxArray::new(
+            self.get()?.move_or_copy(&m).map_err(js_error)?,
+        ))
+    }
+}
+
+fn parse_dtype(name: &str) -> Result<DType, JsError> {
+    name.parse().map_err(js_error)
+}
+
+fn numbers(v: &[usize]) -> JsList {
+    v.iter().map(|&x| JsValue::from_f64(x as f64)).collect()
+}
+
+/// `[start, stop, step]` (each a number, or null or absent for the default) as a Slice.
+fn slice_of(v: &JsValue) -> Result<Slice, JsError> {
+    let l: JsList = v
+        .clone()
+        .dyn_into()
+        .map_err(|_| js_invalid("nxrig: a slice is [start, stop, step]"))?;
+    let at = |k: u32| l.get(k).as_f64().map(|x| x as isize);
+    Ok(Slice::new(at(0), at(1), at(2).unwrap_or(1)))
+}
+
+#[wasm_bindgen]
+impl NxArray {
+    /// An array of `dtype` and `shape` (default: one axis, as many elements as the
+    /// bytes hold) over the bytes `data` views: a TypedArray, DataView or ArrayBuffer,
+    /// its `byteOffset` honoured. Bytes that are a `view()` of an nxrig array are shared
+    /// (no copy; the arrays then see each other's writes); others are copied once into
+    /// wasm memory. Elements are little-endian, C order; int4 and uint4 two a byte, low
+    /// nibble first.
+    ///
+    /// Errors: an unknown dtype, or a byte count that is not the shape's.
+    #[wasm_bindgen(js_name = fromTypedArray)]
+    pub fn from_typed_array(
+        data: &JsValue,
+        dtype: &str,
+        #[wasm_bindgen(unchecked_param_type = "number[] | undefined")] shape: Option<Vec<usize>>,
+    ) -> Result<NxArray, JsError> {
+        let d = parse_dtype(dtype)?;
+        let (buffer, offset, len) = typed::view_of(data)?;
+        let (offset, len) = (offset as usize, len as usize);
+        let shape = match shape {
+            Some(s) => s,
+            None => vec![(len as u128 * 8 / d.bits() as u128) as usize],
+        };
+        let n: usize = shape.iter().product();
+        if d.bytes(n).map_err(js_error)? != len {
+            return Err(js_invalid(&format!(
+                "nxrig: {len} bytes do not hold a {d} array of shape {shape:?}"
+            )));
+        }
+        if buffer
+            == wasm_bindgen::memory()
+                .unchecked_into::<js_sys::WebAssembly::Memory>()
+                .buffer()
+        {
+            let shared = VIEWED.with(|v| {
+                v.borrow().iter().find_map(|b| {
+                    let s = b.addr();
+                    (offset >= s && offset + len <= s + b.len() && b.is_live())
+                        .then(|| b.view(offset - s, len).ok())
+                        .flatten()
+                })
+            });
+            if let Some(b) = shared {
+                let l = crate::Layout::contiguous(&shape).map_err(js_error)?;
+                return Ok(NxArray::new(AnyArray::v(d, l, b).map_err(js_error)?));
+            }
+        }
+        let bytes = typed::bytes_of(data)?;
+        Ok(NxArray::new(
+            AnyArray::of_bytes(d, &shape, bytes).map_err(js_error)?,
+        ))
+    }
+
+    /// A fresh C-contiguous array of zeros on `device`.
+    ///
+    /// Errors: an unknown dtype; a shape too large; a lost device.
+    pub fn zeros(
+        device: &Device,
+        dtype: &str,
+        #[wasm_bindgen(unchecked_param_type = "number[]")] shape: Vec<usize>,
+    ) -> Result<NxArray, JsError> {
+        let a = AnyArray::create(&device.rig, parse_dtype(dtype)?, &shape).map_err(js_error)?;
+        Ok(NxArray::new(a))
+    }
+
+    /// A `Uint8Array` over the array's own bytes in wasm memory (no copy), for a
+    /// C-contiguous array on the host: writes through it change the array, and
+    /// `fromTypedArray` of it shares the bytes. Valid until wasm memory grows (the next
+    /// allocation may do so); take a new view then.
+    ///
+    /// Errors: an array that is not C-contiguous at offset 0 on the host.
+    pub fn view(&self) -> Result<js_sys::Uint8Array, JsError> {
+        let a = self.get()?;
+        let l = a.layout();
+        if !a.rig().host_addressable() || !l.is_contiguous() || l.offset() != 0 {
+            return Err(js_invalid(
+                "nxrig: view() needs a C-contiguous array at offset 0 on the host",
+            ));
+        }
+        let len = a.dtype().bytes(l.numel()).map_err(js_error)?;
+        let b = a.buffer().clone();
+        VIEWED.with(|v| {
+            let mut v = v.borrow_mut();
+            v.retain(|x| x.is_live());
+            if !v.iter().any(|x| x.same_memory(&b)) {
+                v.push(b.clone());
+            }
+        });
+        let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+        Ok(js_sys::Uint8Array::new_with_byte_offset_and_length(
+            &memory.buffer(),
+            b.addr() as u32,
+            len as u32,
+        ))
+    }
+
+    /// The dtype's name (`"float32"`, `"bfloat16"`, `"int4"`, ...).
+    #[wasm_bindgen(getter)]
+    pub fn dtype(&self) -> Result<String, JsError> {
+        Ok(self.get()?.dtype().name().to_owned())
+    }
+
+    /// The shape: an extent an axis.
+    #[wasm_bindgen(getter, unchecked_return_type = "number[]")]
+    pub fn shape(&self) -> Result<JsList, JsError> {
+        Ok(numbers(self.get()?.shape()))
+    }
+
+    /// The strides, in elements (negative for flipped axes, 0 for broadcast ones).
+    #[wasm_bindgen(getter, unchecked_return_type = "number[]")]
+    pub fn strides(&self) -> Result<JsList, JsError> {
+        let s = self.get()?.layout().strides();
+        Ok(s.iter().map(|&x| JsValue::from_f64(x as f64)).collect())
+    }
+
+    /// The position of the first element in the buffer, in elements.
+    #[wasm_bindgen(getter)]
+    pub fn offset(&self) -> Result<usize, JsError> {
+        Ok(self.get()?.layout().offset())
+    }
+
+    /// The number of elements.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> Result<usize, JsError> {
+        Ok(self.get()?.layout().numel())
+    }
+
+    /// Bytes the elements take in C-contiguous form.
+    #[wasm_bindgen(getter, js_name = byteLength)]
+    pub fn byte_length(&self) -> Result<usize, JsError> {
+        let a = self.get()?;
+        a.dtype().bytes(a.layout().numel()).map_err(js_error)
+    }
+
+    /// True for a floating-point dtype (float16 to float64).
+    #[wasm_bindgen(getter, js_name = isFloat)]
+    pub fn is_float(&self) -> Result<bool, JsError> {
+        Ok(self.get()?.dtype().is_float())
+    }
+
+    /// The device the array lives on.
+    #[wasm_bindgen(getter)]
+    pub fn device(&self) -> Result<Device, JsError> {
+        Ok(Device {
+            rig: self.get()?.rig().clone(),
+        })
+    }
+
+    /// The array with `shape` (as many elements): a view where one exists, else a copy.
+    ///
+    /// Errors: a shape of another element count.
+    pub fn reshape(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number[]")] shape: Vec<usize>,
+    ) -> Result<NxArray, JsError> {
+        self.moved(Move::Reshape(shape))
+    }
+
+    /// The axes in the order `axes` gives (a view).
+    ///
+    /// Errors: `axes` not a permutation of the axes.
+    pub fn permute(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number[]")] axes: Vec<usize>,
+    ) -> Result<NxArray, JsError> {
+        self.moved(Move::Permute(axes))
+    }
+
+    /// The array broadcast to `shape` (unit axes repeated at stride 0; a view).
+    ///
+    /// Errors: a shape the array does not broadcast to.
+    pub fn expand(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number[]")] shape: Vec<usize>,
+    ) -> Result<NxArray, JsError> {
+        self.moved(Move::Expand(shape))
+    }
+
+    /// The array with `axes` reversed (negative strides; a view).
+    ///
+    /// Errors: an axis out of range or repeated.
+    pub fn flip(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number[]")] axes: Vec<usize>,
+    ) -> Result<NxArray, JsError> {
+        self.moved(Move::Flip(axes))
+    }
+
+    /// NumPy's slicing, one `[start, stop, step]` an axis from the first (null or
+    /// absent for the defaults; negative counts from the end): a view.
+    ///
+    /// Errors: more slices than axes, a step of 0.
+    pub fn slice(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Array<[number | null, number | null, number?]>")]
+        slices: JsList,
+    ) -> Result<NxArray, JsError> {
+        let s: Vec<Slice> = slices
+            .iter()
+            .map(|v| slice_of(&v))
+            .collect::<Result<_, _>>()?;
+        self.moved(Move::Slice(s))
+    }
+
+    /// The same bytes read as `dtype`: narrower dtypes add a trailing axis, wider ones
+    /// take it away (a view: no byte moves).
+    ///
+    /// Errors: an unknown dtype; a layout the bytes cannot be read as `dtype` in
+    /// place (misaligned, or a trailing axis that is not contiguous).
+    pub fn bitcast(&self, dtype: &str) -> Result<NxArray, JsError> {
+        match self.get()?.bitcast(parse_dtype(dtype)?).map_err(js_error)? {
+            Some(a) => Ok(NxArray::new(a)),
+            None => Err(js_invalid(&format!(
+                "nxrig: this layout cannot be read as {dtype} in place"
+            ))),
+        }
+    }
+
+    /// A fresh C-contiguous array on the same device, each element converted into
+    /// `dtype` (rounded once to nearest, ties to even; into the same dtype, a copy of
+    /// every bit).
+    ///
+    /// Errors: an unknown dtype; a freed or donated array; a lost device.
+    pub fn cast(&self, dtype: &str) -> Result<NxArray, JsError> {
+        Ok(NxArray::new(
+            self.get()?.cast(parse_dtype(dtype)?).map_err(js_error)?,
+        ))
+    }
+
+    /// A fresh C-contiguous copy on the same device, bit for bit.
+    ///
+    /// Errors: a freed array; a lost device.
+    pub fn copy(&self) -> Result<NxArray, JsError> {
+        Ok(NxArray::new(self.get()?.copy().map_err(js_error)?))
+    }
+
+    /// The array's elements on `device`, bit for bit (NaN payloads kept).
+    ///
+    /// Errors: a freed array; a lost device (also when it is lost while the copy is
+    /// under way).
+    #[wasm_bindgen(js_name = toDevice, unchecked_return_type = "Promise<NxArray>")]
+    pub fn to_device(&self, device: &Device) -> js_sys::Promise {
+        let (a, rig) = (self.get().cloned(), device.rig.clone());
+        wasm_bindgen_futures::future_to_promise(async move {
+            let a = a?.to_device_async(&rig).await.map_err(js_error)?;
+            Ok(NxArray::new(a).into())
+        })
+    }
+
+    /// The elements in C order in a new TypedArray (see `fromTypedArray` for the
+    /// types: `Float32Array` for float32, `Uint16Array` of raw bits for float16 and
+    /// bfloat16, `BigInt64Array` for int64, `Int8Array` one element a byte for int4,
+    /// ...).
+    ///
+    /// Errors: a freed array; a lost device (also when it is lost while the read is
+    /// pending).
+    #[wasm_bindgen(js_name = toTypedArray, unchecked_return_type = "Promise<Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array>")]
+    pub fn to_typed_array(&self) -> js_sys::Promise {
+        let a = self.get().cloned();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let h = a?.to_device_async(&Rig::host()).await.map_err(js_error)?;
+            let bytes = h.to_bytes().map_err(js_error)?;
+            let d = h.dtype();
+            Ok(typed::typed_array(d, &bytes, || h.to_bits_vec().unwrap_or_default()).into())
+        })
+    }
+}
+
+impl Drop for NxArray {
+    /// `free()` from JavaScript (or the garbage collector) gives the handle up: the
+    /// memory goes back once no other array uses it; the array's `view()` bytes are
+    /// copied, not shared, by later `fromTypedArray` calls.
+    fn drop(&mut self) {
+        if let Some(a) = self.a.take() {
+            VIEWED.with(|v| v.borrow_mut().retain(|x| !x.same_memory(a.buffer())));
+        }
+    }
+}
+
+/// `x + y` elementwise in a fresh array on `x`'s device, NumPy's broadcasting, one
+/// dtype: floats rounded once, integers wrap, bool is or.
+///
+/// Errors: dtypes or devices that differ, shapes that do not broadcast, a freed array.
+#[wasm_bindgen]
+pub fn add(x: &NxArray, y: &NxArray) -> Result<NxArray, JsError> {
+    Ok(NxArray::new(
+        crate::kernels::add(x.get()?, y.get()?).map_err(js_error)?,
+    ))
+}

@@ -1,0 +1,62 @@
+//! Devices for JavaScript: the host (wasm linear memory) and WebGPU. Seed: `Rig.t`.
+
+use wasm_bindgen::prelude::*;
+
+use crate::rig::wgpu::Options;
+use crate::rig::RigKind;
+use crate::Rig;
+
+/// A device arrays live on: `Device.host()`, or a WebGPU device from `await
+/// Device.gpu()`.
+#[wasm_bindgen]
+#[derive(Clone)]
+pub struct Device {
+    pub(crate) rig: Rig,
+}
+
+#[wasm_bindgen]
+impl Device {
+    /// The host: wasm linear memory; its work runs at once, on the calling thread.
+    pub fn host() -> Device {
+        Device { rig: Rig::host() }
+    }
+
+    /// A new WebGPU device of the browser's first adapter (`navigator.gpu`). With
+    /// `emulate` true, every type goes through 32-bit integer arithmetic even where the
+    /// adapter has `shader-f16`.
+    ///
+    /// Errors: a JS `Error` when the browser has no WebGPU or its adapter refuses a
+    /// device.
+    pub async fn gpu(emulate: Option<bool>) -> Result<Device, JsError> {
+        let options = Options {
+            emulate: emulate.unwrap_or(false),
+            ..Options::default()
+        };
+        let rig = Rig::gpu_async(&options).await.map_err(super::js_error)?;
+        Ok(Device { rig })
+    }
+
+    /// The device's name: `"host"`, or the adapter's name and backend.
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.rig.name().to_owned()
+    }
+
+    /// True for a GPU device.
+    #[wasm_bindgen(getter, js_name = isGpu)]
+    pub fn is_gpu(&self) -> bool {
+        self.rig.kind() == RigKind::Gpu
+    }
+
+    /// True once the device is lost: every operation on its memory then fails.
+    #[wasm_bindgen(getter)]
+    pub fn lost(&self) -> bool {
+        self.rig.is_lost()
+    }
+
+    /// Destroys a GPU device, as a driver reset would (the host: marks it lost): reads
+    /// pending on it settle with the device-lost error, later operations fail at once.
+    pub fn destroy(&self) {
+        self.rig.destroy()
+    }
+}

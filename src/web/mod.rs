@@ -1,0 +1,44 @@
+//! The JavaScript API, through wasm-bindgen (wasm32 only): devices (the host, in wasm
+//! linear memory, and WebGPU), arrays made from and read back into TypedArrays,
+//! movements, bitcast, cast, placement, and `.safetensors` files. Every failure is a
+//! JS `Error` carrying the message of the Rust [`crate::Error`]. Nothing blocks: reads
+//! of GPU memory are `async`.
+//!
+//! Above every other module; the npm package (`package.json`, `pkg/`) and the demo
+//! page (`www/`) are built on it. Seeds: `Nx_array` (arrays), `Rig` (devices).
+
+mod array;
+mod device;
+mod file;
+mod typed;
+
+pub use array::NxArray;
+pub use device::Device;
+pub use file::TensorFile;
+
+use wasm_bindgen::prelude::*;
+
+/// The JS `Error` of a Rust error, with its message.
+pub(crate) fn js_error(e: crate::Error) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// A JS `Error` with `msg`.
+pub(crate) fn js_invalid(msg: &str) -> JsError {
+    JsError::new(msg)
+}
+
+/// nxrig's version (the crate's, as `package.json` has it).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// The names of the 19 dtypes, in the order of their codes (`float16` is 0, `bool` 18).
+#[wasm_bindgen]
+pub fn dtypes() -> Vec<String> {
+    crate::DType::ALL
+        .iter()
+        .map(|d| d.name().to_owned())
+        .collect()
+}

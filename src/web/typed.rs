@@ -1,0 +1,63 @@
+//! TypedArrays and nxrig's bytes: the bytes a TypedArray views (its `byteOffset`
+//! honoured), and the TypedArray that holds an array's elements.
+
+use js_sys::{Object, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+
+use crate::dtype::Class;
+use crate::DType;
+
+/// The buffer, byte offset and byte length of a TypedArray or DataView (an
+/// `ArrayBuffer` is its own whole view).
+pub(crate) fn view_of(data: &JsValue) -> Result<(JsValue, u32, u32), JsError> {
+    if let Some(ab) = data.dyn_ref::<js_sys::ArrayBuffer>() {
+        return Ok((ab.into(), 0, ab.byte_length()));
+    }
+    if !js_sys::ArrayBuffer::is_view(data) {
+        return Err(super::js_invalid(
+            "nxrig: expected a TypedArray, a DataView or an ArrayBuffer",
+        ));
+    }
+    let get = |k: &str| Reflect::get(data, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+    let n = |v: JsValue| v.as_f64().unwrap_or(0.0) as u32;
+    Ok((get("buffer"), n(get("byteOffset")), n(get("byteLength"))))
+}
+
+/// The bytes `data` views, copied into wasm memory.
+pub(crate) fn bytes_of(data: &JsValue) -> Result<Vec<u8>, JsError> {
+    let (buffer, offset, len) = view_of(data)?;
+    Ok(Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len).to_vec())
+}
+
+/// The TypedArray that holds elements of `d` given their C-order little-endian
+/// `bytes` (`n` elements): the matching JS type for the numeric dtypes
+/// (`BigInt64Array` for 64-bit integers, interleaved real and imaginary parts for
+/// complex), the raw bits for float16, bfloat16 and the float8s (`Uint16Array`,
+/// `Uint8Array`), one element a byte for int4 (`Int8Array`), uint4 and bool
+/// (`Uint8Array`).
+pub(crate) fn typed_array(d: DType, bytes: &[u8], bits: impl FnOnce() -> Vec<u128>) -> Object {
+    if d.is_sub_byte() {
+        let v = bits();
+        return if d.class() == Class::Signed {
+            let s: Vec<i8> = v.iter().map(|&b| ((b as u8) << 4) as i8 >> 4).collect();
+            js_sys::Int8Array::from(&s[..]).into()
+        } else {
+            let s: Vec<u8> = v.iter().map(|&b| b as u8).collect();
+            Uint8Array::from(&s[..]).into()
+        };
+    }
+    let u8s = Uint8Array::from(bytes);
+    let b = u8s.buffer();
+    match d {
+        DType::Float32 | DType::Complex64 => js_sys::Float32Array::new(&b).into(),
+        DType::Float64 | DType::Complex128 => js_sys::Float64Array::new(&b).into(),
+        DType::Int8 => js_sys::Int8Array::new(&b).into(),
+        DType::Int16 => js_sys::Int16Array::new(&b).into(),
+        DType::Uint16 | DType::Float16 | DType::Bfloat16 => js_sys::Uint16Array::new(&b).into(),
+        DType::Int32 => js_sys::Int32Array::new(&b).into(),
+        DType::Uint32 => js_sys::Uint32Array::new(&b).into(),
+        DType::Int64 => js_sys::BigInt64Array::new(&b).into(),
+        DType::Uint64 => js_sys::BigUint64Array::new(&b).into(),
+        _ => u8s.into(),
+    }
+}

@@ -1,0 +1,190 @@
+// The end-to-end test of nxrig in the browser: headless Chromium (playwright-core
+// driving /usr/bin/chromium with DESIGN.md's flags, WebGPU on SwiftShader) opens the
+// demo page served by http-server on localhost, and
+//   1. runs cases K10, K11 and K13 of CASES.md through the JavaScript API;
+//   2. converts the real MiniLM checkpoint on WebGPU into bfloat16 and float8_e4m3 and
+//      checks each download equals `nxrig convert`'s file byte for byte;
+//   3. saves a screenshot (target/e2e/demo.png);
+//   4. installs the `npm pack` tarball into an empty project and converts a tensor on
+//      WebGPU from a page there.
+// Needs `npm run build`, the release `nxrig` binary and the checkpoint (scripts/test.sh
+// does all three). Env: NXRIG_CHECKPOINT, NXRIG_BIN.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const checkpoint = process.env.NXRIG_CHECKPOINT ?? join(root, 'data/minilm/model.safetensors');
+const bin = process.env.NXRIG_BIN ?? join(root, 'target/release/nxrig');
+const out = join(root, 'target', 'e2e');
+mkdirSync(out, { recursive: true });
+
+export const FLAGS = [
+  '--no-sandbox', '--disable-gpu-sandbox', '--enable-unsafe-webgpu',
+  '--enable-features=Vulkan,WebGPU', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+];
+
+const sha = (b) => createHash('sha256').update(b).digest('hex');
+
+/** Serves `dir` with http-server on a free port; resolves to [url, process]. */
+export async function serve(dir) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const p = spawn(join(root, 'node_modules/.bin/http-server'), [dir, '-a', '127.0.0.1', '-p', String(port), '-c-1', '-s'], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(url);
+      return [url, p];
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  p.kill();
+  throw new Error(`http-server did not start on ${url}`);
+}
+
+export async function browser() {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
+}
+
+function step(s) {
+  console.log(`--- ${s}`);
+}
+
+async function cases(page) {
+  step('K10, K11, K13 through the JavaScript API');
+  const r = await page.evaluate(async () => {
+    const { NxArray, Device } = window.nxrig;
+    const out = {};
+    // K10: a TypedArray view with a byte offset.
+    const f = new Float32Array([1, 2, 3, 4, 10, 20, 30, 40]);
+    out.k10 = Array.from(await NxArray.fromTypedArray(f.subarray(4, 8), 'float32').toTypedArray());
+    // A view of nxrig's own wasm memory is shared, not copied.
+    const z = NxArray.zeros(Device.host(), 'float32', [4]);
+    const v = z.view();
+    const shared = NxArray.fromTypedArray(v.subarray(4, 12), 'float32');
+    new Float32Array(v.buffer, v.byteOffset, 4).set([5, 6, 7, 8]);
+    out.shared = Array.from(await shared.toTypedArray());
+    // K11: 25 uint8 and 5 int4 (3 bytes) up to WebGPU and back.
+    const gpu = await Device.gpu();
+    out.gpu = gpu.name;
+    const u8 = Uint8Array.from({ length: 25 }, (_, i) => 200 + i);
+    const a = await NxArray.fromTypedArray(u8, 'uint8', [5, 5]).toDevice(gpu);
+    out.k11u8 = Array.from(await a.toTypedArray());
+    const q = await NxArray.fromTypedArray(new Uint8Array([0x98, 0xf7, 0x01]), 'int4', [5]).toDevice(gpu);
+    out.k11i4 = [q.byteLength, ...Array.from(await q.toTypedArray())];
+    // K13: a read pending when the device is lost.
+    const dev = await Device.gpu();
+    const big = await NxArray.fromTypedArray(new Int32Array(1 << 16).fill(7), 'int32').toDevice(dev);
+    const pending = big.toTypedArray();
+    dev.destroy();
+    try { await pending; out.k13 = 'settled with values'; } catch (e) { out.k13 = e.message; }
+    try { big.copy(); out.k13later = 'worked'; } catch (e) { out.k13later = e.message; }
+    // Errors are JS Errors with nxrig's message.
+    try { NxArray.fromTypedArray(new Uint8Array(3), 'float32'); } catch (e) { out.error = [e instanceof Error, e.message]; }
+    return out;
+  });
+  console.log(`WebGPU device: ${r.gpu}`);
+  assert.deepEqual(r.k10, [10, 20, 30, 40]);
+  assert.deepEqual(r.shared, [6, 7], "a view of wasm memory is shared");
+  assert.deepEqual(r.k11u8, Array.from({ length: 25 }, (_, i) => 200 + i));
+  assert.deepEqual(r.k11i4, [3, -8, -7, 7, -1, 1]);
+  assert.match(r.k13, /was lost/);
+  assert.match(r.k13later, /was lost/);
+  assert.equal(r.error[0], true);
+  assert.match(r.error[1], /3 bytes do not hold a float32 array/);
+}
+
+async function messages(page) {
+  step('a file the page cannot read');
+  const bad = join(out, 'truncated.safetensors');
+  writeFileSync(bad, Buffer.from([8, 0, 0, 0, 0, 0, 0, 0, 0x7b]));
+  await page.setInputFiles('#file', bad);
+  await page.waitForFunction(() => document.getElementById('status').classList.contains('error'));
+  const text = await page.textContent('#status');
+  assert.match(text, /^Cannot read truncated\.safetensors: /);
+  assert.equal(await page.isDisabled('#convert'), true);
+  console.log(`shown: ${text}`);
+}
+
+async function convertCheckpoint(page) {
+  step(`the checkpoint (${checkpoint}) on WebGPU`);
+  await page.setInputFiles('#file', checkpoint);
+  await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 100, null, { timeout: 120000 });
+  for (const dtype of ['bfloat16', 'float8_e4m3']) {
+    const want = join(out, `model.${dtype}.safetensors`);
+    execFileSync(bin, ['convert', checkpoint, want, '--to', dtype], { stdio: 'inherit' });
+    await page.selectOption('#dtype', dtype);
+    await page.selectOption('#device', 'webgpu');
+    await page.evaluate(() => { window.nxrigDone = null; });
+    const t0 = Date.now();
+    await page.click('#convert');
+    await page.waitForFunction(() => window.nxrigDone, null, { timeout: 600000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    const got = readFileSync(await download.path());
+    const expected = readFileSync(want);
+    console.log(`${dtype}: ${got.length} bytes in ${(Date.now() - t0) / 1000} s; ${await page.textContent('#summary')}`);
+    assert.equal(got.length, expected.length, `${dtype}: the download's length differs`);
+    assert.ok(got.equals(expected), `${dtype}: the download differs from nxrig convert's file`);
+    console.log(`${dtype}: sha256 ${sha(got)}, the same as nxrig convert's`);
+  }
+  await page.screenshot({ path: join(out, 'demo.png'), fullPage: true });
+  console.log(`screenshot: ${join(out, 'demo.png')}`);
+}
+
+async function tarball(b) {
+  step('the npm tarball in an empty project');
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: root }).toString().trim().split('\n').pop();
+  const proj = mkdtempSync(join(tmpdir(), 'nxrig-user-'));
+  writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'user', private: true, type: 'module' }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', join(out, name)], { cwd: proj, stdio: 'inherit' });
+  writeFileSync(join(proj, 'index.html'), `<!doctype html><script type="module">
+import init, { Device, NxArray } from './node_modules/nxrig/pkg/nxrig.js';
+await init();
+const gpu = await Device.gpu();
+const a = await NxArray.fromTypedArray(new Float32Array([1.5, -2.25, 65520, 1e-8]), 'float32').toDevice(gpu);
+window.result = { device: gpu.name, bits: Array.from(await a.cast('float16').toTypedArray()) };
+</script>`);
+  const [url, server] = await serve(proj);
+  try {
+    const page = await b.newPage();
+    await page.goto(`${url}/index.html`);
+    const r = await (await page.waitForFunction(() => window.result, null, { timeout: 60000 })).jsonValue();
+    assert.deepEqual(r.bits, [0x3e00, 0xc080, 0x7c00, 0]);
+    console.log(`${name} installed and used on ${r.device}: ok`);
+  } finally {
+    server.kill();
+  }
+}
+
+async function main() {
+  const [url, server] = await serve(join(root, 'www'));
+  const b = await browser();
+  try {
+    const page = await b.newPage({ acceptDownloads: true, viewport: { width: 1100, height: 900 } });
+    page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+    await page.goto(`${url}/index.html`);
+    await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+    await cases(page);
+    await messages(page);
+    await convertCheckpoint(page);
+    await tarball(b);
+    console.log('e2e: all passed');
+  } finally {
+    await b.close();
+    server.kill();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
