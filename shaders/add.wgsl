@@ -66,6 +66,87 @@ fn add_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
     return encode_float(Num(FIN, y.neg, sub64(m, x.mant), x.exp), f);
 }
 
+// Encodes +-m * 2^u (m > 0) into format f (at most 32 bits wide), rounded once to
+// nearest, ties to even; overflow gives infinity (NaN for a format without one).
+fn encode_small(neg: bool, m: u32, u: i32, f: Fmt) -> u32 {
+    let e_all = (1u << f.e) - 1u;
+    let sign_bit = 1u << (f.e + f.m);
+    let sign = select(0u, sign_bit, neg);
+    let over = select(sign_bit - 1u, e_all << f.m, f.ieee);
+    let e = u + i32(31u - countLeadingZeros(m));
+    let emin = 1 - f.bias;
+    if (e > i32(e_all) - f.bias) { return sign | over; }
+    let shift = max(e, emin) - i32(f.m) - u;
+    var q: u32;
+    if (shift <= 0) {
+        q = m << u32(-shift);
+    } else if (shift >= 32) {
+        q = select(0u, 1u, shift == 32 && m > 0x80000000u);
+    } else {
+        let s = u32(shift);
+        q = m >> s;
+        let rem = m & ((1u << s) - 1u);
+        let half = 1u << (s - 1u);
+        q = q + select(0u, 1u, rem > half || (rem == half && (q & 1u) == 1u));
+    }
+    var bits = q;
+    if (e >= emin) { bits = (u32(e + f.bias - 1) << f.m) + q; }
+    if (bits > over - 1u) { return sign | over; }
+    return sign | bits;
+}
+
+// add_float for formats at most 32 bits wide (f.m <= 23), in 32-bit arithmetic only:
+// significands brought to bit 30 (at least 7 guard bits), the smaller shifted right
+// with a sticky bit. The same bits as add_float, far fewer operations.
+fn add_small(a: u32, b: u32, f: Fmt) -> u32 {
+    let e_all = (1u << f.e) - 1u;
+    let fmask = (1u << f.m) - 1u;
+    let sign_bit = 1u << (f.e + f.m);
+    let ea = (a >> f.m) & e_all;
+    let eb = (b >> f.m) & e_all;
+    let fa = a & fmask;
+    let fb = b & fmask;
+    let quiet = select(0u, 1u << (f.m - 1u), f.ieee);
+    if (select(ea == e_all && fa == fmask, ea == e_all && fa != 0u, f.ieee)) { return a | quiet; }
+    if (select(eb == e_all && fb == fmask, eb == e_all && fb != 0u, f.ieee)) { return b | quiet; }
+    let inf_a = f.ieee && ea == e_all;
+    let inf_b = f.ieee && eb == e_all;
+    if (inf_a || inf_b) {
+        if (inf_a && inf_b && (a & sign_bit) != (b & sign_bit)) { return (e_all << f.m) | quiet; }
+        return select(b, a, inf_a);
+    }
+    var ma = select(fa | (1u << f.m), fa, ea == 0u);
+    var mb = select(fb | (1u << f.m), fb, eb == 0u);
+    var na = (a & sign_bit) != 0u;
+    var nb = (b & sign_bit) != 0u;
+    if (ma == 0u && mb == 0u) { return select(0u, sign_bit, na && nb); }
+    if (ma == 0u) { return b; }
+    if (mb == 0u) { return a; }
+    // value = m * 2^(x - bias - f.m), x the biased exponent (1 for subnormals).
+    let sa = countLeadingZeros(ma) - 1u;
+    let sb = countLeadingZeros(mb) - 1u;
+    var xa = i32(max(ea, 1u)) - i32(sa);
+    var xb = i32(max(eb, 1u)) - i32(sb);
+    ma = ma << sa;
+    mb = mb << sb;
+    if (xb > xa) {
+        let tm = ma; ma = mb; mb = tm;
+        let tx = xa; xa = xb; xb = tx;
+        let tn = na; na = nb; nb = tn;
+    }
+    let d = u32(xa - xb);
+    var m2 = 1u;
+    if (d < 31u) {
+        m2 = mb >> d;
+        if ((m2 << d) != mb) { m2 = m2 | 1u; }
+    }
+    let u = xa - f.bias - i32(f.m);
+    if (na == nb) { return encode_small(na, ma + m2, u, f); }
+    if (ma == m2) { return 0u; }
+    if (ma > m2) { return encode_small(na, ma - m2, u, f); }
+    return encode_small(nb, m2 - ma, u, f);
+}
+
 // True for a normal float (not zero, subnormal, infinite or NaN) of format f.
 fn is_normal(a: vec2<u32>, f: Fmt) -> bool {
     let e = shr64(a, f.m).x & ((1u << f.e) - 1u);
@@ -99,10 +180,9 @@ fn add(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = element(gid, groups);
-    if (i >= params.n) {
-        return;
+    let step = invocations(groups);
+    for (var i = element(gid, groups); i < params.n; i = i + step) {
+        let p = positions3(i);
+        store4(p.y, add(load4(p.x), load4_y(p.z)));
     }
-    let p = positions3(i);
-    store4(p.y, add(load4(p.x), load4_y(p.z)));
 }

@@ -18,10 +18,9 @@
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = element(gid, groups);
-    if (i >= params.n) {
-        return;
+    let step = invocations(groups);
+    for (var i = element(gid, groups); i < params.n; i = i + step) {
+        let p = positions(i);
+        store4(p.y, convert(load4(p.x)));
     }
-    let p = positions(i);
-    store4(p.y, convert(load4(p.x)));
 }

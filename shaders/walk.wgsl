@@ -18,13 +18,25 @@ struct Params {
 
 @group(0) @binding(0) var<uniform> params: Params;
 
-// The element this invocation handles, from a dispatch of up to 65535 x Y groups of 256.
+// The first element this invocation handles, from a dispatch of up to 65535 x Y
+// groups of 256; it then takes every `invocations(groups)`-th element after it (a
+// grid-stride loop: neighbouring invocations touch neighbouring elements, and each
+// invocation's fixed cost is spread over several elements).
 fn element(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
     return gid.x + gid.y * groups.x * 256u;
 }
 
+fn invocations(groups: vec3<u32>) -> u32 {
+    return groups.x * groups.y * 256u;
+}
+
 // The source and destination positions of element i.
 fn positions(i: u32) -> vec2<u32> {
+    if (params.rank == 1u) {
+        // The common case after axes merge: one axis, no loop.
+        let a = params.axes[0];
+        return vec2<u32>(u32(i32(params.src_offset) + i32(i) * a.y), u32(i32(params.dst_offset) + i32(i) * a.z));
+    }
     var rest = i;
     var sp = i32(params.src_offset);
     var dp = i32(params.dst_offset);
@@ -47,6 +59,14 @@ fn positions(i: u32) -> vec2<u32> {
 
 // The source, destination and second source positions of element i.
 fn positions3(i: u32) -> vec3<u32> {
+    if (params.rank == 1u) {
+        let a = params.axes[0];
+        return vec3<u32>(
+            u32(i32(params.src_offset) + i32(i) * a.y),
+            u32(i32(params.dst_offset) + i32(i) * a.z),
+            u32(i32(params.src2_offset.x) + i32(i) * a.w),
+        );
+    }
     var rest = i;
     var sp = i32(params.src_offset);
     var dp = i32(params.dst_offset);

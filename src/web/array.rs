@@ -10,7 +10,7 @@ use super::device::Device;
 use super::{js_error, js_invalid, typed};
 use crate::layout::{Move, Slice};
 use crate::rig::Buffer;
-use crate::{AnyArray, DType, Rig};
+use crate::{AnyArray, DType};
 
 thread_local! {
     /// Host buffers whose bytes `view()` handed to JavaScript, so that `fromTypedArray`
@@ -320,12 +320,30 @@ impl NxArray {
     /// pending).
     #[wasm_bindgen(js_name = toTypedArray, unchecked_return_type = "Promise<Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array>")]
     pub fn to_typed_array(&self) -> js_sys::Promise {
-        let a = self.get().cloned();
+        // C-contiguous on its own device first (a kernel, not a wait), then one read.
+        let c = self.get().and_then(|a| {
+            let l = a.layout();
+            if l.is_contiguous() && l.offset() == 0 && a.buffer().spans() {
+                Ok(a.clone())
+            } else {
+                a.copy().map_err(js_error)
+            }
+        });
+        let read = c.as_ref().ok().map(|c| c.buffer().read_async());
         wasm_bindgen_futures::future_to_promise(async move {
-            let h = a?.to_device_async(&Rig::host()).await.map_err(js_error)?;
-            let bytes = h.to_bytes().map_err(js_error)?;
-            let d = h.dtype();
-            Ok(typed::typed_array(d, &bytes, || h.to_bits_vec().unwrap_or_default()).into())
+            let c = c?;
+            let mut bytes = match read {
+                Some(r) => r.await.map_err(js_error)?,
+                None => Vec::new(),
+            };
+            let d = c.dtype();
+            bytes.truncate(d.bytes(c.layout().numel()).map_err(js_error)?);
+            let unpack = || {
+                AnyArray::of_bytes(d, c.shape(), bytes.clone())
+                    .and_then(|h| h.to_bits_vec())
+                    .unwrap_or_default()
+            };
+            Ok(typed::typed_array(d, &bytes, unpack).into())
         })
     }
 }

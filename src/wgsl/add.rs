@@ -54,8 +54,9 @@ impl Native {
     }
 }
 
-/// `add_real`: one real component's sum, natively where `native` says so.
-fn add_real(native: Native) -> String {
+/// `add_real`: one real component's sum, natively where `native` says so; else exactly
+/// in integers (`add_small` for components of 32 bits or fewer, `add_float` for 64).
+fn add_real(native: Native, wide: bool) -> String {
     let head = "fn add_real(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {\n";
     let sum = if native.f32 {
         "bitcast<u32>(bitcast<f32>(a.x) + bitcast<f32>(b.x))"
@@ -65,8 +66,10 @@ fn add_real(native: Native) -> String {
         return format!(
             "{WORDS64}{head}    if (is_normal(a, f) && is_normal(b, f)) {{\n        let r = split64(bitcast<u64>(bitcast<f64>(join64(a)) + bitcast<f64>(join64(b))));\n        if (is_normal(r, f)) {{ return r; }}\n    }}\n    return add_float(a, b, f);\n}}"
         );
-    } else {
+    } else if wide {
         return format!("{head}    return add_float(a, b, f);\n}}");
+    } else {
+        return format!("{head}    return vec2<u32>(add_small(a.x, b.x, f), 0u);\n}}");
     };
     let unpack = if native.f16 {
         "// An f16 from its bits (exact: every f16 is an f32).\nfn unpack_h(a: u32) -> f16 {\n    return f16(unpack2x16float(a).x);\n}\n\n"
@@ -74,7 +77,7 @@ fn add_real(native: Native) -> String {
         ""
     };
     format!(
-        "{unpack}{head}    if (is_normal(a, f) && is_normal(b, f)) {{\n        let r = vec2<u32>({sum}, 0u);\n        if (is_normal(r, f)) {{ return r; }}\n    }}\n    return add_float(a, b, f);\n}}"
+        "{unpack}{head}    if (is_normal(a, f) && is_normal(b, f)) {{\n        let r = vec2<u32>({sum}, 0u);\n        if (is_normal(r, f)) {{ return r; }}\n    }}\n    return vec2<u32>(add_small(a.x, b.x, f), 0u);\n}}"
     )
 }
 
@@ -108,7 +111,7 @@ fn add_int(d: DType, native: Native) -> String {
 /// use nxrig::wgsl::{add_module, Native};
 /// use nxrig::DType;
 /// let m = add_module(DType::Float16, Native::NONE);
-/// assert!(m.contains("fn add_float(") && !m.contains("enable f16"));
+/// assert!(m.contains("add_small(a.x, b.x, f)") && !m.contains("enable f16"));
 /// ```
 pub fn add_module(d: DType, native: Native) -> String {
     let native = native.for_dtype(d);
@@ -134,7 +137,8 @@ pub fn add_module(d: DType, native: Native) -> String {
         .replace("{{CONVERT}}", CONVERT)
         .replace(
             "{{ADD_REAL}}",
-            &(if native.int64 { WORDS64 } else { "" }.to_owned() + &add_real(native)),
+            &(if native.int64 { WORDS64 } else { "" }.to_owned()
+                + &add_real(native, matches!(d, DType::Float64 | DType::Complex128))),
         )
         .replace("{{ADD_INT}}", &add_int(d, native))
         .replace("{{LOAD}}", &loads)

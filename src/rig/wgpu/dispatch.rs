@@ -15,6 +15,9 @@ use crate::wgsl::{walk_params, walk_params3};
 /// Invocations a workgroup (the modules' `@workgroup_size`).
 const GROUP: u32 = 256;
 
+/// Elements an invocation handles (the modules loop over the grid's stride).
+const PER: u32 = 8;
+
 /// Workgroups on the x axis at most (WebGPU's default limit).
 const MAX_X: u32 = 65535;
 
@@ -81,7 +84,7 @@ impl Gpu {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &group, &[]);
-            let groups = (l[0].numel() as u32).div_ceil(GROUP);
+            let groups = (l[0].numel() as u32).div_ceil(GROUP * PER);
             let (x, y) = if groups > MAX_X {
                 (MAX_X, groups.div_ceil(MAX_X))
             } else {
