@@ -30,31 +30,10 @@ fn invocations(groups: vec3<u32>) -> u32 {
     return groups.x * groups.y * 256u;
 }
 
-// The source and destination positions of element i.
+// The source and destination positions of element i (a kernel of one source; the
+// compiler drops the unused third position).
 fn positions(i: u32) -> vec2<u32> {
-    if (params.rank == 1u) {
-        // The common case after axes merge: one axis, no loop.
-        let a = params.axes[0];
-        return vec2<u32>(u32(i32(params.src_offset) + i32(i) * a.y), u32(i32(params.dst_offset) + i32(i) * a.z));
-    }
-    var rest = i;
-    var sp = i32(params.src_offset);
-    var dp = i32(params.dst_offset);
-    // The outermost axis takes what is left: no division (the costly step on CPUs).
-    for (var k = 0u; k + 1u < params.rank; k = k + 1u) {
-        let a = params.axes[k];
-        let e = u32(a.x);
-        let j = rest % e;
-        rest = rest / e;
-        sp = sp + i32(j) * a.y;
-        dp = dp + i32(j) * a.z;
-    }
-    if (params.rank > 0u) {
-        let a = params.axes[params.rank - 1u];
-        sp = sp + i32(rest) * a.y;
-        dp = dp + i32(rest) * a.z;
-    }
-    return vec2<u32>(u32(sp), u32(dp));
+    return positions3(i).xy;
 }
 
 // The source, destination and second source positions of element i.

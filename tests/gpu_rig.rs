@@ -419,6 +419,16 @@ fn add_on_the_gpu_equals_the_host_native_and_emulated() {
         native.wgpu().unwrap().native().f32,
         "a device uses native f32 by default"
     );
+    eprintln!(
+        "native float32 sums probed exact: {}",
+        native.wgpu().unwrap().native().f32_exact
+    );
+    let guarded = Rig::gpu_with(&Options {
+        skip_probe: true,
+        ..Options::default()
+    })
+    .unwrap();
+    assert!(!guarded.wgpu().unwrap().native().f32_exact);
     assert_eq!(emulated.wgpu().unwrap().native(), nxrig::wgsl::Native::NONE);
     let mut bad = Vec::new();
     for d in DType::ALL {
@@ -427,7 +437,7 @@ fn add_on_the_gpu_equals_the_host_native_and_emulated() {
         let x = AnyArray::of_bits(d, &[n], &xs).unwrap();
         let y = AnyArray::of_bits(d, &[n], &ys).unwrap();
         let want = add(&x, &y).unwrap().to_bits_vec().unwrap();
-        for dev in [native.clone(), emulated.clone()] {
+        for dev in [native.clone(), guarded.clone(), emulated.clone()] {
             let got = add(&x.to_device(&dev).unwrap(), &y.to_device(&dev).unwrap())
                 .unwrap()
                 .to_bits_vec()

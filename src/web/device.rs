@@ -48,6 +48,29 @@ impl Device {
         self.rig.kind() == RigKind::Gpu
     }
 
+    /// The native WGSL types nxrig's kernels use on a GPU (`f32`, `f16`, `f64`,
+    /// `int64`, and `f32_exact` where float32 sums were probed exact on subnormals),
+    /// comma-separated; empty on the host or when every type is emulated.
+    #[wasm_bindgen(getter)]
+    pub fn native(&self) -> String {
+        let Some(g) = self.rig.wgpu() else {
+            return String::new();
+        };
+        let n = g.native();
+        [
+            (n.f32, "f32"),
+            (n.f16, "f16"),
+            (n.f64, "f64"),
+            (n.int64, "int64"),
+            (n.f32_exact, "f32_exact"),
+        ]
+        .iter()
+        .filter(|x| x.0)
+        .map(|x| x.1)
+        .collect::<Vec<_>>()
+        .join(",")
+    }
+
     /// True once the device is lost: every operation on its memory then fails.
     #[wasm_bindgen(getter)]
     pub fn lost(&self) -> bool {

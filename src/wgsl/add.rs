@@ -7,14 +7,16 @@ use crate::dtype::{Class, DType};
 
 const ADD: &str = include_str!("../../shaders/add.wgsl");
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
+const F32_EXACT: &str = include_str!("../../shaders/add_f32_exact.wgsl");
 
 /// The native WGSL types a generated kernel may use; the rest is emulated in 32-bit
 /// integer arithmetic. A GPU device uses what its adapter has (`SHADER_F16`,
-/// `SHADER_F64` with `SHADER_INT64`, `SHADER_INT64`; `f32` always) unless it was opened to emulate
-/// everything. Native floats are used only where operands and result are normal
-/// numbers (so flushing subnormals or a NaN's payload never shows); conversions
-/// (casts) are always emulated, because WGSL lets a narrowing conversion round either
-/// way.
+/// `SHADER_F64` with `SHADER_INT64`, `SHADER_INT64`; `f32` always) unless it was opened
+/// to emulate everything. Native floats are used only where operands and result are
+/// normal numbers (so flushing subnormals or a NaN's payload never shows), except
+/// `f32` on a device whose additions a probe found exact on subnormals (`f32_exact`):
+/// there the native sum stands, NaNs fixed up by bit selects. Conversions (casts) are
+/// always emulated, because WGSL lets a narrowing conversion round either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Native {
     /// Use `f32` arithmetic.
@@ -25,6 +27,9 @@ pub struct Native {
     pub f64: bool,
     /// Use `i64`/`u64` arithmetic.
     pub int64: bool,
+    /// The device's `f32` addition is exact on subnormal operands and results (probed
+    /// when the device opens): no exact fallback beside it.
+    pub f32_exact: bool,
 }
 
 impl Native {
@@ -34,6 +39,7 @@ impl Native {
         f16: false,
         f64: false,
         int64: false,
+        f32_exact: false,
     };
 
     /// What a kernel of dtype `d` uses of `self`: only the types it needs, so that one
@@ -50,6 +56,7 @@ impl Native {
             // f64 goes to and from its bits through u64.
             f64: self.f64 && self.int64 && comp == DType::Float64,
             int64: self.int64 && matches!(d, DType::Int64 | DType::Uint64),
+            f32_exact: self.f32 && self.f32_exact && comp == DType::Float32,
         }
     }
 }
@@ -58,6 +65,11 @@ impl Native {
 /// in integers (`add_small` for components of 32 bits or fewer, `add_float` for 64).
 fn add_real(native: Native, wide: bool) -> String {
     let head = "fn add_real(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {\n";
+    if native.f32_exact {
+        return format!(
+            "{F32_EXACT}\n{head}    return vec2<u32>(add_f32_exact(a.x, b.x), 0u);\n}}"
+        );
+    }
     let sum = if native.f32 {
         "bitcast<u32>(bitcast<f32>(a.x) + bitcast<f32>(b.x))"
     } else if native.f16 {
@@ -125,14 +137,7 @@ pub fn add_module(d: DType, native: Native) -> String {
     .join("\n\n");
     ADD.replace("{{ENABLE}}", if native.f16 { "enable f16;\n" } else { "" })
         .replace("{{WALK}}", super::WALK)
-        .replace(
-            "{{DST_WORD}}",
-            if w.shares_words() {
-                "atomic<u32>"
-            } else {
-                "u32"
-            },
-        )
+        .replace("{{DST_WORD}}", w.dst_word())
         .replace("{{FACTS}}", &(facts("SRC", d) + &facts("DST", d)))
         .replace("{{CONVERT}}", CONVERT)
         .replace(

@@ -100,14 +100,7 @@ pub(crate) fn store4(w: Words) -> String {
 pub fn cast_module(src: DType, dst: DType) -> String {
     let (sw, dw) = (Words::of(src), Words::of(dst));
     CAST.replace("{{WALK}}", super::WALK)
-        .replace(
-            "{{DST_WORD}}",
-            if dw.shares_words() {
-                "atomic<u32>"
-            } else {
-                "u32"
-            },
-        )
+        .replace("{{DST_WORD}}", dw.dst_word())
         .replace("{{FACTS}}", &(facts("SRC", src) + &facts("DST", dst)))
         .replace("{{CONVERT}}", &convert_fn(src, dst))
         .replace("{{LOAD}}", &load_fn(sw))

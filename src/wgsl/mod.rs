@@ -32,14 +32,7 @@ pub fn transfer_module(bits: u32) -> String {
     let w = Words::of_bits(bits);
     TRANSFER
         .replace("{{WALK}}", WALK)
-        .replace(
-            "{{DST_WORD}}",
-            if w.shares_words() {
-                "atomic<u32>"
-            } else {
-                "u32"
-            },
-        )
+        .replace("{{DST_WORD}}", w.dst_word())
         .replace("{{LOAD}}", &load_fn(w))
         .replace("{{STORE}}", &store_fn(w))
 }
@@ -101,6 +94,7 @@ mod tests {
             f16: true,
             f64: true,
             int64: true,
+            f32_exact: false,
         };
         for d in DType::ALL {
             let m = add_module(d, Native::NONE);
@@ -120,6 +114,20 @@ mod tests {
             assert_eq!(m.contains("enable f16"), n.f16, "{d}");
             assert_eq!(m.contains("bitcast<f64>"), n.f64, "{d}");
             assert_eq!(m.contains("join64(a.xy)"), n.int64, "{d}");
+            let exact = Native {
+                f32_exact: true,
+                ..all
+            };
+            let m = add_module(d, exact);
+            validate_with(
+                &m,
+                C::SHADER_FLOAT16 | C::SHADER_FLOAT16_IN_FLOAT32 | C::FLOAT64 | C::SHADER_INT64,
+            );
+            assert_eq!(
+                m.contains("return vec2<u32>(add_f32_exact"),
+                matches!(d, DType::Float32 | DType::Complex64),
+                "{d}"
+            );
         }
     }
 

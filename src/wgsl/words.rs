@@ -58,6 +58,16 @@ impl Words {
     pub fn shares_words(self) -> bool {
         matches!(self, Words::Field { .. })
     }
+
+    /// The element type of a destination binding of these elements: `atomic<u32>`
+    /// where elements share words, else `u32`.
+    pub fn dst_word(self) -> &'static str {
+        if self.shares_words() {
+            "atomic<u32>"
+        } else {
+            "u32"
+        }
+    }
 }
 
 #[cold]

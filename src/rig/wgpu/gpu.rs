@@ -18,6 +18,8 @@ pub struct Gpu {
     info: AdapterInfo,
     limits: wgpu::Limits,
     native: Native,
+    /// Set once the probe found native float32 sums exact (`Native::f32_exact`).
+    f32_exact: std::sync::atomic::AtomicBool,
     /// Compiled kernels, by the name the caller gives a module.
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
     /// The first error the device reported outside an error scope.
@@ -38,6 +40,10 @@ pub struct Options {
     /// path browsers take, forced, so that both paths are tested on one machine. The
     /// environment variable `NXRIG_EMULATE=1` sets it for [`Rig::gpus`].
     pub emulate: bool,
+    /// Skip the probe of native float32 addition and treat it as inexact on
+    /// subnormals: `add` then keeps the exact fallback beside the native sum (tests use
+    /// it to run that path on any device).
+    pub skip_probe: bool,
     /// The largest allocation nxrig makes, in bytes (at most the adapter's
     /// `maxBufferSize`).
     pub max_buffer_size: Option<u64>,
@@ -65,7 +71,10 @@ impl Gpu {
 
     /// The native WGSL types nxrig's kernels use on this device.
     pub fn native(&self) -> Native {
-        self.native
+        Native {
+            f32_exact: self.f32_exact.load(std::sync::atomic::Ordering::Relaxed),
+            ..self.native
+        }
     }
 
     /// The wgpu device, for work of the caller's own (submitted through [`Rig::submit`]).
@@ -185,6 +194,7 @@ pub(crate) async fn open(
             f16: f.contains(wgpu::Features::SHADER_F16),
             f64: f.contains(wgpu::Features::SHADER_F64),
             int64: f.contains(wgpu::Features::SHADER_INT64),
+            f32_exact: false,
         }
     };
     let error = Arc::new(Mutex::new(None));
@@ -198,6 +208,7 @@ pub(crate) async fn open(
         info: AdapterInfo::of(adapter),
         limits,
         native,
+        f32_exact: std::sync::atomic::AtomicBool::new(false),
         pipelines: Mutex::new(HashMap::new()),
         error,
     };
@@ -209,6 +220,12 @@ pub(crate) async fn open(
                 t.lose();
             }
         });
+    }
+    if native.f32 && !options.skip_probe && super::probe::f32_add_is_exact(&rig).await {
+        if let Some(g) = rig.gpu() {
+            g.f32_exact
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
     Ok(rig)
 }
@@ -227,6 +244,12 @@ pub(crate) fn name_of(adapter: &wgpu::Adapter) -> String {
 
 fn instance() -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle())
+}
+
+/// The adapters of wgpu's primary backends (Vulkan, Metal, DX12), in wgpu's order.
+#[cfg(not(target_arch = "wasm32"))]
+fn primary_adapters() -> Vec<wgpu::Adapter> {
+    pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY))
 }
 
 impl Rig {
@@ -261,8 +284,7 @@ impl Rig {
                 emulate: std::env::var("NXRIG_EMULATE").is_ok_and(|v| v == "1"),
                 ..Options::default()
             };
-            let found = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY));
-            found
+            primary_adapters()
                 .iter()
                 .filter_map(|a| pollster::block_on(open(a, &name_of(a), &options)).ok())
                 .collect()
@@ -278,7 +300,7 @@ impl Rig {
     /// [`Error::Invalid`] if there is no adapter or it refuses a device.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn gpu_with(options: &Options) -> Result<Rig, Error> {
-        let found = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY));
+        let found = primary_adapters();
         let a = found.first().ok_or_else(|| Error::Invalid {
             op: "Rig.device",
             reason:
