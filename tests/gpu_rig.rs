@@ -476,3 +476,27 @@ fn add_in_place_and_donated_on_the_gpu() {
     assert!(keep.dead().is_some_and(|w| w.contains("Nx.add")));
     assert_eq!(z.to_bits_vec().unwrap(), want);
 }
+
+/// Contiguous 32-bit operands take the kernels' four-at-a-time form where their
+/// offsets allow, the last elements walked: the same bits as the host, whatever the
+/// offset and length.
+#[test]
+fn contiguous_32_bit_kernels_at_every_offset_and_length() {
+    for d in [DType::Float32, DType::Int32, DType::Uint32] {
+        let x = varied(d, &[1003], 21);
+        let y = varied(d, &[1003], 22);
+        let (gx, gy) = (x.to_device(&gpu()).unwrap(), y.to_device(&gpu()).unwrap());
+        for (lo, hi) in [(0, 1003), (4, 1003), (2, 1001), (8, 12), (4, 7), (0, 1000)] {
+            let s = Move::Slice(vec![Slice::new(Some(lo), Some(hi), 1)]);
+            let part = |a: &AnyArray| a.move_(&s).unwrap().unwrap();
+            let want = add(&part(&x), &part(&y)).unwrap().to_bits_vec().unwrap();
+            let got = add(&part(&gx), &part(&gy)).unwrap().to_bits_vec().unwrap();
+            assert_eq!(got, want, "add {d} [{lo}:{hi}]");
+            for t in [DType::Float32, DType::Int32, DType::Uint32] {
+                let want = part(&x).cast(t).unwrap().to_bits_vec().unwrap();
+                let got = part(&gx).cast(t).unwrap().to_bits_vec().unwrap();
+                assert_eq!(got, want, "cast {d} -> {t} [{lo}:{hi}]");
+            }
+        }
+    }
+}

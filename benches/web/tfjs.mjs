@@ -15,12 +15,14 @@ try {
   await page.goto(`${url}/benches/web/bench.html`);
   const r = await (await page.waitForFunction(() => window.result, null, { timeout: 900000 })).jsonValue();
   if (r.error) throw new Error(r.error);
-  console.log(`WebGPU adapter: ${r.device}; best of 3, ms (lower is better)\n`);
+  console.log(`WebGPU adapter: ${r.device} (native types nxrig uses: ${r.native}); best of 3, ms (lower is better)\n`);
   console.log('| 64 MiB float32 | nxrig | TensorFlow.js | TF.js / nxrig |');
   console.log('| --- | ---: | ---: | ---: |');
   for (const x of r.rows) {
     console.log(`| ${x.name} | ${x.nxrig.toFixed(0)} | ${x.tfjs.toFixed(0)} | ${(x.tfjs / x.nxrig).toFixed(2)}x |`);
   }
+  const z = r.subnormal;
+  console.log(`\nfloat32 1e-40 + 1e-40 (exactly ${z.exact}): nxrig ${z.nxrig}, TensorFlow.js ${z.tfjs}`);
 } finally {
   await b.close();
   server.kill();

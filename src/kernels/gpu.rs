@@ -9,7 +9,7 @@ use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
 use crate::rig::wgpu::Operand;
-use crate::wgsl::{add_module, cast_module};
+use crate::wgsl::{add_module, add_module_flat4, cast_module, cast_module_flat4};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
 /// rule; into the same dtype, a copy of every bit), both on one GPU in two memories,
@@ -37,11 +37,18 @@ pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(
         })?;
         return Ok(());
     }
+    let flat = || cast_module_flat4(sd, dd).expect("32-bit dtypes");
+    let flat: Option<&dyn Fn() -> String> = if sd.bits() == 32 && dd.bits() == 32 {
+        Some(&flat)
+    } else {
+        None
+    };
     rig.submit(&[src.buffer()], &[dst.buffer()], || {
-        g.run(
+        g.run_with(
             op,
             &format!("cast {sd} {dd}"),
             || cast_module(sd, dd),
+            flat,
             &[
                 Operand {
                     mem: sb,
@@ -124,11 +131,14 @@ pub(crate) fn add(
     let d = out.dtype();
     let native = g.native().for_dtype(d);
     let bits = d.bits();
+    let flat = || add_module_flat4(d, native).expect("a 32-bit dtype");
+    let flat: Option<&dyn Fn() -> String> = if bits == 32 { Some(&flat) } else { None };
     rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
-        g.run(
+        g.run_with(
             op,
             &format!("add {d} {native:?}"),
             || add_module(d, native),
+            flat,
             &[
                 Operand {
                     mem: xb,

@@ -8,6 +8,7 @@ use crate::dtype::{Class, DType};
 const ADD: &str = include_str!("../../shaders/add.wgsl");
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
 const F32_EXACT: &str = include_str!("../../shaders/add_f32_exact.wgsl");
+const ADD_FNS: &str = include_str!("../../shaders/add_fns.wgsl");
 
 /// The native WGSL types a generated kernel may use; the rest is emulated in 32-bit
 /// integer arithmetic. A GPU device uses what its adapter has (`SHADER_F16`,
@@ -135,17 +136,57 @@ pub fn add_module(d: DType, native: Native) -> String {
         load4("load4_y", "load_y", w),
     ]
     .join("\n\n");
-    ADD.replace("{{ENABLE}}", if native.f16 { "enable f16;\n" } else { "" })
+    ADD.replace("{{ENABLE}}", enable(native))
         .replace("{{WALK}}", super::WALK)
         .replace("{{DST_WORD}}", w.dst_word())
-        .replace("{{FACTS}}", &(facts("SRC", d) + &facts("DST", d)))
-        .replace("{{CONVERT}}", CONVERT)
+        .replace("{{ADD_FNS}}", &add_fns(d, native))
+        .replace("{{LOAD}}", &loads)
+        .replace("{{STORE}}", &(store_fn(w) + "\n\n" + &store4(w)))
+}
+
+/// The `enable` directive of a module that uses `native`'s types.
+fn enable(native: Native) -> &'static str {
+    if native.f16 {
+        "enable f16;\n"
+    } else {
+        ""
+    }
+}
+
+/// The facts of `d` and the functions that add two of its elements (`add(a, b)` on
+/// `vec4<u32>` raw bits), with `native` narrowed to `d`.
+fn add_fns(d: DType, native: Native) -> String {
+    let fns = ADD_FNS
         .replace(
             "{{ADD_REAL}}",
             &(if native.int64 { WORDS64 } else { "" }.to_owned()
                 + &add_real(native, matches!(d, DType::Float64 | DType::Complex128))),
         )
-        .replace("{{ADD_INT}}", &add_int(d, native))
-        .replace("{{LOAD}}", &loads)
-        .replace("{{STORE}}", &(store_fn(w) + "\n\n" + &store4(w)))
+        .replace("{{ADD_INT}}", &add_int(d, native));
+    facts("SRC", d) + &facts("DST", d) + "\n" + CONVERT + "\n" + &fns
+}
+
+/// [`add_module`]'s contiguous form for a 32-bit dtype (`shaders/flat4.wgsl`), or `None`
+/// for other widths: bindings as `add_module`'s, each a `vec4<u32>` array, the
+/// parameters' count and offsets in units of 4 elements.
+pub fn add_module_flat4(d: DType, native: Native) -> Option<String> {
+    if d.bits() != 32 {
+        return None;
+    }
+    let native = native.for_dtype(d);
+    Some(
+        super::FLAT4
+            .replace("{{ENABLE}}", enable(native))
+            .replace("{{WALK}}", super::WALK)
+            .replace(
+                "{{SRC2}}",
+                "@group(0) @binding(3) var<storage, read> src2: array<vec4<u32>>;",
+            )
+            .replace("{{FUNCTIONS}}", &add_fns(d, native))
+            .replace(
+                "{{ONE}}",
+                "return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;",
+            )
+            .replace("{{LOAD_B}}", "src2[params.src2_offset.x + i]"),
+    )
 }

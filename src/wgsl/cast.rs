@@ -106,3 +106,24 @@ pub fn cast_module(src: DType, dst: DType) -> String {
         .replace("{{LOAD}}", &load_fn(sw))
         .replace("{{STORE}}", &(store_fn(dw) + "\n\n" + &adapters(sw, dw)))
 }
+
+/// [`cast_module`]'s contiguous form for two 32-bit dtypes (`shaders/flat4.wgsl`), or
+/// `None` for other widths: bindings as `cast_module`'s, each a `vec4<u32>` array, the
+/// parameters' count and offsets in units of 4 elements.
+pub fn cast_module_flat4(src: DType, dst: DType) -> Option<String> {
+    if src.bits() != 32 || dst.bits() != 32 {
+        return None;
+    }
+    Some(
+        super::FLAT4
+            .replace("{{ENABLE}}", "")
+            .replace("{{WALK}}", super::WALK)
+            .replace("{{SRC2}}", "")
+            .replace(
+                "{{FUNCTIONS}}",
+                &(facts("SRC", src) + &facts("DST", dst) + "\n" + &convert_fn(src, dst)),
+            )
+            .replace("{{ONE}}", "return convert(vec4<u32>(a, 0u, 0u, 0u)).x;")
+            .replace("{{LOAD_B}}", "a"),
+    )
+}

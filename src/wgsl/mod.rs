@@ -10,8 +10,8 @@ mod cast;
 mod params;
 mod words;
 
-pub use add::{add_module, Native};
-pub use cast::cast_module;
+pub use add::{add_module, add_module_flat4, Native};
+pub use cast::{cast_module, cast_module_flat4};
 pub use params::{walk_params, walk_params3, PARAMS_BYTES};
 pub use words::{load_fn, store_fn, Words};
 
@@ -20,6 +20,9 @@ const TRANSFER: &str = include_str!("../../shaders/transfer.wgsl");
 
 /// The parameters and index walk every elementwise kernel shares.
 pub(crate) const WALK: &str = include_str!("../../shaders/walk.wgsl");
+
+/// The contiguous form of a kernel over 32-bit elements.
+pub(crate) const FLAT4: &str = include_str!("../../shaders/flat4.wgsl");
 
 /// The WGSL module of the transfer kernel for elements `bits` wide: every element of
 /// `src` into `dst`, any layouts, bit for bit. Bindings: 0 the parameters (uniform), 1
@@ -128,6 +131,25 @@ mod tests {
                 matches!(d, DType::Float32 | DType::Complex64),
                 "{d}"
             );
+        }
+    }
+
+    #[test]
+    fn the_contiguous_forms_validate_for_32_bit_dtypes_only() {
+        use crate::dtype::DType;
+        for s in DType::ALL {
+            for d in DType::ALL {
+                let m = cast_module_flat4(s, d);
+                assert_eq!(m.is_some(), s.bits() == 32 && d.bits() == 32, "{s} -> {d}");
+                if let Some(m) = m {
+                    assert!(!m.contains("{{"), "{s} -> {d}");
+                    validate(&m);
+                }
+            }
+            if let Some(m) = add_module_flat4(s, Native::NONE) {
+                assert!(!m.contains("{{"), "{s}");
+                validate(&m);
+            }
         }
     }
 

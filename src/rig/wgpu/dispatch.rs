@@ -10,6 +10,7 @@ use wgpu::util::DeviceExt;
 use super::plan::{pieces, Fit, Operand};
 use super::Gpu;
 use crate::error::Error;
+use crate::layout::Layout;
 use crate::wgsl::{walk_params, walk_params3};
 
 /// Invocations a workgroup (the modules' `@workgroup_size`).
@@ -37,6 +38,23 @@ impl Gpu {
         source: impl FnOnce() -> String,
         ops: &[Operand<'_>],
     ) -> Result<(), Error> {
+        self.run_with(op, key, source, None, ops)
+    }
+
+    /// [`Gpu::run`] with the kernel's contiguous form (`shaders/flat4.wgsl`), used for
+    /// each piece whose operands are all 32-bit, C-contiguous from offsets that are
+    /// multiples of 4 elements, over a multiple of 4 elements.
+    ///
+    /// # Errors
+    /// As [`Gpu::run`].
+    pub(crate) fn run_with(
+        &self,
+        op: &'static str,
+        key: &str,
+        source: impl FnOnce() -> String,
+        flat4: Option<&dyn Fn() -> String>,
+        ops: &[Operand<'_>],
+    ) -> Result<(), Error> {
         if ops[0].layout.numel() == 0 {
             return Ok(());
         }
@@ -45,11 +63,51 @@ impl Gpu {
             offset_align: self.limits().min_storage_buffer_offset_alignment as u64,
         };
         let pieces = pieces(op, &fit, ops)?;
-        let pipeline = self.pipeline(key, source);
-        let layout = pipeline.get_bind_group_layout(0);
-        let mut enc = self.device.create_command_encoder(&Default::default());
+        // Jobs: (contiguous form, layouts, piece). A piece whose operands are all 32-bit
+        // and C-contiguous from offsets that are multiples of 4 runs its whole groups of
+        // 4 elements in the contiguous form and the rest (fewer than 4) walked.
+        let words = flat4.is_some() && ops.iter().all(|o| o.bits == 32);
+        let mut jobs: Vec<(bool, Vec<Layout>, &super::plan::Piece)> =
+            Vec::with_capacity(pieces.len());
         for p in &pieces {
-            let l = &p.layouts;
+            if words
+                && p.layouts
+                    .iter()
+                    .all(|l| l.is_contiguous() && l.offset() % 4 == 0)
+            {
+                let n = p.layouts[0].numel();
+                let line = |len: usize, at: usize, div: usize| -> Result<Vec<Layout>, Error> {
+                    p.layouts
+                        .iter()
+                        .map(|l| Layout::new(&[len], &[1], (l.offset() + at) / div))
+                        .collect()
+                };
+                if n >= 4 {
+                    jobs.push((true, line(n / 4, 0, 4)?, p));
+                }
+                if n % 4 != 0 {
+                    jobs.push((false, line(n % 4, n - n % 4, 1)?, p));
+                }
+            } else {
+                jobs.push((false, p.layouts.clone(), p));
+            }
+        }
+        let (mut general, mut flat) = (None, None);
+        let mut source = Some(source);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        for (is_flat, l, p) in &jobs {
+            let pipeline = if *is_flat {
+                let f = flat4.expect("checked");
+                flat.get_or_insert_with(|| self.pipeline(&format!("{key} flat4"), f))
+                    .clone()
+            } else {
+                general
+                    .get_or_insert_with(|| {
+                        self.pipeline(key, source.take().expect("compiled once"))
+                    })
+                    .clone()
+            };
+            let layout = pipeline.get_bind_group_layout(0);
             let params = match l.len() {
                 2 => walk_params((&l[0], 0), (&l[1], 0)),
                 _ => walk_params3((&l[0], 0), (&l[1], 0), Some((&l[2], 0))),
