@@ -18,7 +18,9 @@ impl AnyArray {
     /// copy's axes go by decreasing magnitude of stride, ties in axis order, the last at
     /// stride 1 and each other at the product of the extents after it; each takes the
     /// sign of the source's stride, an axis of stride 0 keeps 0, and the least position
-    /// is at 0 (shape `[3, 2]` at strides `[2, 2]` gets strides `[2, 1]`). Seed:
+    /// is at 0 (shape `[3, 2]` at strides `[2, 2]` gets strides `[2, 1]`). Onto a GPU
+    /// the bytes go through its queue; off a GPU they are read back, blocking (native
+    /// only: in the browser use [`AnyArray::to_device_async`]). Seed:
     /// `Nx_array.to_device`.
     ///
     /// ```
@@ -81,12 +83,14 @@ impl AnyArray {
 
     /// Stores `src`'s elements into `dst`, of the same shape and dtype, bit for bit. It
     /// writes `dst`'s elements and no other bit of its buffer, a sub-byte neighbour
-    /// included. Seed: `Nx_array.transfer`.
+    /// included. The arrays may be on two devices (then `src` is first placed on
+    /// `dst`'s, as [`AnyArray::to_device`] does); on a GPU the generated transfer
+    /// kernel moves the elements. Seed: `Nx_array.transfer`.
     ///
     /// # Errors
     /// [`Error::Invalid`] if the shapes or dtypes differ, `dst` reaches an element twice,
-    /// `dst` shares a byte with `src` without being identical to it, or the host does
-    /// not address a memory; [`Error::Dead`], [`Error::HeldExclusive`],
+    /// `dst` shares a byte with `src` without being identical to it, or (in the
+    /// browser) `src` is on a GPU and `dst` elsewhere; [`Error::Dead`], [`Error::HeldExclusive`],
     /// [`Error::ReadOnly`], [`Error::Lost`].
     pub fn transfer(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
         transfer(src, dst, "Nx_array.transfer")
