@@ -9,6 +9,7 @@ const ADD: &str = include_str!("../../shaders/add.wgsl");
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
 const F32_EXACT: &str = include_str!("../../shaders/add_f32_exact.wgsl");
 const ADD_FNS: &str = include_str!("../../shaders/add_fns.wgsl");
+const F32_SCALED: &str = include_str!("../../shaders/add_f32_scaled.wgsl");
 
 /// The native WGSL types a generated kernel may use; the rest is emulated in 32-bit
 /// integer arithmetic. A GPU device uses what its adapter has (`SHADER_F16`,
@@ -71,9 +72,12 @@ fn add_real(native: Native, wide: bool) -> String {
             "{F32_EXACT}\n{head}    return vec2<u32>(add_f32_exact(a.x, b.x), 0u);\n}}"
         );
     }
-    let sum = if native.f32 {
-        "bitcast<u32>(bitcast<f32>(a.x) + bitcast<f32>(b.x))"
-    } else if native.f16 {
+    if native.f32 {
+        return format!(
+            "{F32_SCALED}\n{head}    return vec2<u32>(add_f32_scaled(a.x, b.x), 0u);\n}}"
+        );
+    }
+    let sum = if native.f16 {
         "pack2x16float(vec2<f32>(f32(unpack_h(a.x) + unpack_h(b.x)), 0.0))"
     } else if native.f64 {
         return format!(

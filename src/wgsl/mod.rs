@@ -113,7 +113,7 @@ mod tests {
                 C::SHADER_FLOAT16 | C::SHADER_FLOAT16_IN_FLOAT32 | C::FLOAT64 | C::SHADER_INT64,
             );
             let n = all.for_dtype(d);
-            assert_eq!(m.contains("bitcast<f32>"), n.f32, "{d}");
+            assert_eq!(m.contains("add_f32_scaled(a.x"), n.f32, "{d}");
             assert_eq!(m.contains("enable f16"), n.f16, "{d}");
             assert_eq!(m.contains("bitcast<f64>"), n.f64, "{d}");
             assert_eq!(m.contains("join64(a.xy)"), n.int64, "{d}");
