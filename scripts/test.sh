@@ -12,7 +12,8 @@
 #      the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
 #      conversion vectors and array tests compiled to wasm32;
 #   4. the GPU runtime on WebGPU in headless Chromium (SwiftShader): cast against the
-#      vectors, placement, cases K5, K8, K11 and K13;
+#      vectors, float32 add exact on subnormals where SwiftShader flushes them,
+#      placement, cases K5, K8, K11 and K13;
 #   5. the claims under loom (every interleaving of two or three threads) and the host
 #      runtime under Miri.
 set -euo pipefail
@@ -52,7 +53,7 @@ NXRIG_CHECKPOINT="$src" NXRIG_BIN=./target/release/nxrig npm test
 step "wasm32 in headless Chromium"
 wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop
 
-step "WebGPU in headless Chromium: cast against the vectors, placement, K5, K8, K11, K13"
+step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, K5, K8, K11, K13"
 WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --no-default-features --test gpu_web
 
 step "loom: the claims racing on two and three threads"
