@@ -388,7 +388,7 @@ impl Buffer {
     /// blocks the polling thread). Seed: `Rig.Buffer.wait`.
     ///
     /// # Errors
-    /// As [`Buffer::wait`].
+    /// As `Buffer::wait` (native only).
     pub async fn wait_async(&self, write: bool) -> Result<(), Error> {
         const OP: &str = "Rig.Buffer.wait";
         self.check(OP)?;

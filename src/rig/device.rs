@@ -114,7 +114,7 @@ impl Rig {
     }
 
     /// Every device nxrig can use, the host first: natively then one per GPU adapter
-    /// ([`Rig::gpus`], opened on the first call: blocking); in the browser the GPU
+    /// (`Rig::gpus`, opened on the first call: blocking); in the browser the GPU
     /// devices opened so far with [`Rig::gpu_async`].
     pub fn all() -> Vec<Rig> {
         #[cfg_attr(loom, allow(unused_mut))]

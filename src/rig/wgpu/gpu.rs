@@ -38,7 +38,7 @@ pub struct Options {
     /// Emulate every type in 32-bit integer arithmetic even where the adapter has
     /// native `f16`, `f64` or 64-bit integers (and use no native `f32` arithmetic): the
     /// path browsers take, forced, so that both paths are tested on one machine. The
-    /// environment variable `NXRIG_EMULATE=1` sets it for [`Rig::gpus`].
+    /// environment variable `NXRIG_EMULATE=1` sets it for `Rig::gpus`.
     pub emulate: bool,
     /// Skip the probe of native float32 addition and treat it as inexact on
     /// subnormals: `add` then keeps the exact fallback beside the native sum (tests use
@@ -292,7 +292,7 @@ impl Rig {
         .clone()
     }
 
-    /// A new device of the first adapter of [`Rig::gpus`], opened as `options` say: a
+    /// A new device of the first adapter of `Rig::gpus`, opened as `options` say: a
     /// separate device, for tests of emulation, splitting and loss. Blocking; native
     /// only.
     ///

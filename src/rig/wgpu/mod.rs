@@ -1,6 +1,6 @@
 //! Devices through `wgpu`: WebGPU in the browser; Vulkan, Metal and DX12 natively.
 //!
-//! - [`adapters`]: what wgpu finds and what each offers (the features nxrig's WGSL can
+//! - `adapters` (native): what wgpu finds and what each offers (the features nxrig's WGSL can
 //!   use natively, the limits that decide how arrays are bound);
 //! - [`Gpu`]: a GPU [`crate::rig::Rig`]'s device and queue, stamps from queue
 //!   submissions, device loss;
