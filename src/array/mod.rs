@@ -13,6 +13,7 @@ mod typed;
 
 pub use any::AnyArray;
 pub use door::{door, refused, Answer, MAX_OPERANDS};
+pub(crate) use gpu::transfer_on_gpu;
 pub use interop::Exported;
 pub use placement::PositionIter;
 pub use typed::Array;

@@ -1,7 +1,6 @@
 //! Device kernels on a GPU: the WGSL that `crate::wgsl` generates from the dtype
 //! table, dispatched through the rig. Called from the kernels' front doors (cast, fill,
-//! add)
-//! when the arrays are on a GPU; the door's claims are held by then. Seed: `Nx_array`
+//! add) when the arrays are on a GPU; the door's claims are held by then. Seed: `Nx_array`
 //! § Kernels (device kernels); DESIGN.md decision 6.
 
 use crate::array::AnyArray;
@@ -15,6 +14,10 @@ use crate::wgsl::{add_module, add_module_flat4, cast_module, cast_module_flat4};
 /// rule; into the same dtype, a copy of every bit), both on one GPU in two memories,
 /// any layouts.
 pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
+    if src.dtype() == dst.dtype() {
+        // A cast into the same dtype is a copy: every bit, signalling NaNs included.
+        return crate::array::transfer_on_gpu(src, dst, op);
+    }
     let (Some((sb, _)), Some((db, _))) = (src.buffer().gpu_memory(), dst.buffer().gpu_memory())
     else {
         unreachable!("nxrig bug: a GPU cast of host memory")
@@ -23,20 +26,6 @@ pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
     let g = rig.wgpu().expect("GPU memory is on a GPU");
-    if sd == dd {
-        // A cast into the same dtype is a copy: every bit, signalling NaNs included.
-        rig.submit(&[src.buffer()], &[dst.buffer()], || {
-            g.blit_strided(
-                op,
-                sd.bits(),
-                sb,
-                (src.layout(), sbase),
-                db,
-                (dst.layout(), dbase),
-            )
-        })?;
-        return Ok(());
-    }
     let flat = || cast_module_flat4(sd, dd).expect("32-bit dtypes");
     let flat: Option<&dyn Fn() -> String> = if sd.bits() == 32 && dd.bits() == 32 {
         Some(&flat)

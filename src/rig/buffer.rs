@@ -249,7 +249,7 @@ impl Buffer {
             let first = old.iter().zip(&bytes).position(|(a, b)| a != b);
             let last = old.iter().zip(&bytes).rposition(|(a, b)| a != b);
             if let (Some(a), Some(b)) = (first, last) {
-                self.gpu_upload(op, a, &bytes[a..=b])?;
+                self.gpu_upload_submitted(op, a, &bytes[a..=b])?;
             }
             return Ok(r);
         }

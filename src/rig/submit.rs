@@ -67,47 +67,31 @@ impl Rig {
                 return Err(Error::ReadOnly { op: OP });
             }
         }
-        match self.kind() {
-            RigKind::Host => {
-                for b in reads {
-                    b.wait_for(OP, false)?;
-                }
-                for b in writes {
-                    b.wait_for(OP, true)?;
-                }
-                let stamp = self.timeline().next();
-                let r = work();
-                for b in reads {
-                    lock(&b.memory.stamps).record(self, stamp, false);
-                }
-                for b in writes {
-                    lock(&b.memory.stamps).record(self, stamp, true);
-                }
-                self.timeline().complete(stamp);
-                r.map(|()| stamp)
-            }
-            RigKind::Gpu => {
-                // The queue orders this device's work; host memory the work reads or
-                // writes (an upload's source, a readback's target) waits as above.
-                for b in reads.iter().filter(|b| b.rig() != self) {
-                    b.wait_for(OP, false)?;
-                }
-                for b in writes.iter().filter(|b| b.rig() != self) {
-                    b.wait_for(OP, true)?;
-                }
-                let g = self.gpu().expect("a GPU rig has a GPU");
-                let stamp = self.timeline().next();
-                let r = work();
-                g.stamp_when_done(self.timeline_arc(), stamp);
-                for b in reads {
-                    lock(&b.memory.stamps).record(self, stamp, false);
-                }
-                for b in writes {
-                    lock(&b.memory.stamps).record(self, stamp, true);
-                }
-                r.map(|()| stamp)
-            }
+        // A GPU's queue orders its own work; everything else (host memory an upload
+        // reads or a readback writes, or any buffer of host work) waits for the stamps
+        // its access must follow.
+        let queued = |b: &&&Buffer| self.kind() == RigKind::Gpu && b.rig() == self;
+        for b in reads.iter().filter(|b| !queued(b)) {
+            b.wait_for(OP, false)?;
         }
+        for b in writes.iter().filter(|b| !queued(b)) {
+            b.wait_for(OP, true)?;
+        }
+        let stamp = self.timeline().next();
+        let r = work();
+        for b in reads {
+            lock(&b.memory.stamps).record(self, stamp, false);
+        }
+        for b in writes {
+            lock(&b.memory.stamps).record(self, stamp, true);
+        }
+        match self.gpu() {
+            // Done when the queue has done the work submitted so far.
+            Some(g) => g.stamp_when_done(self.timeline_arc(), stamp),
+            // Host work ran at once.
+            None => self.timeline().complete(stamp),
+        }
+        r.map(|()| stamp)
     }
 }
 

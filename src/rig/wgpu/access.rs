@@ -71,26 +71,34 @@ impl Buffer {
         if self.access() == Access::Read {
             return Err(Error::ReadOnly { op: OP });
         }
-        self.gpu_upload(OP, start, data)
+        self.gpu_upload_submitted(OP, start, data)
     }
 
-    /// Writes `data` at byte `start` of this GPU buffer through the queue, stamped on
-    /// the device's timeline. The caller holds a read claim.
+    /// [`Buffer::gpu_upload`] as work of its own on the device's timeline. The caller
+    /// holds a read claim and has checked the device and the access, naming `op`.
+    pub(crate) fn gpu_upload_submitted(
+        &self,
+        op: &'static str,
+        start: usize,
+        data: &[u8],
+    ) -> Result<(), Error> {
+        self.rig()
+            .submit(&[], &[self], || self.gpu_upload(op, start, data))
+            .map(|_| ())
+    }
+
+    /// Writes `data` at byte `start` of this GPU buffer through the queue. Work on
+    /// the device: the caller submits it through [`crate::rig::Rig::submit`], which
+    /// stamps it.
     pub(crate) fn gpu_upload(
         &self,
         op: &'static str,
         start: usize,
         data: &[u8],
     ) -> Result<(), Error> {
-        let (buf, s0) = self.gpu_memory().expect("GPU memory");
-        let rig = self.rig().clone();
-        let g = rig.gpu().expect("GPU memory is on a GPU");
-        rig.check(op)?;
-        let stamp = rig.timeline().next();
-        let r = g.upload(op, buf, s0 + start, data);
-        g.stamp_when_done(rig.timeline_arc(), stamp);
-        crate::sync::lock(&self.memory.stamps).record(&rig, stamp, true);
-        r
+        let (mem, s0) = self.gpu_memory().expect("GPU memory");
+        let g = self.rig().gpu().expect("GPU memory is on a GPU");
+        g.upload(op, mem, s0 + start, data)
     }
 
     /// The bytes of this GPU buffer, copied back, blocking. Native only; the caller
