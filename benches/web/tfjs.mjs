@@ -15,7 +15,7 @@ try {
   await page.goto(`${url}/benches/web/bench.html`);
   const r = await (await page.waitForFunction(() => window.result, null, { timeout: 900000 })).jsonValue();
   if (r.error) throw new Error(r.error);
-  console.log(`WebGPU adapter: ${r.device} (native types nxrig uses: ${r.native}); best of 3, ms (lower is better)\n`);
+  console.log(`WebGPU adapter: ${r.device} (native types nxrig uses: ${r.native}); best of 5 rounds (each runs both), ms (lower is better)\n`);
   console.log('| 64 MiB float32 | nxrig | TensorFlow.js | TF.js / nxrig |');
   console.log('| --- | ---: | ---: | ---: |');
   for (const x of r.rows) {

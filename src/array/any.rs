@@ -87,6 +87,26 @@ impl AnyArray {
         AnyArray::v(dtype, layout, buffer)
     }
 
+    /// [`AnyArray::create`] for a caller that writes every element before any is
+    /// read (a kernel's output): on a GPU, memory reused from the device's pool is not
+    /// cleared first. Sub-byte dtypes are zeroed still, so that the nibble past an odd
+    /// count, which no kernel writes, reads 0.
+    ///
+    /// # Errors
+    /// As [`AnyArray::create`].
+    pub(crate) fn create_to_fill(
+        rig: &Rig,
+        dtype: DType,
+        shape: &[usize],
+    ) -> Result<AnyArray, Error> {
+        if dtype.is_sub_byte() {
+            return AnyArray::create(rig, dtype, shape);
+        }
+        let layout = Layout::contiguous(shape)?;
+        let buffer = Buffer::create_to_fill(rig, dtype.bytes(layout.numel())?, Kind::Device)?;
+        AnyArray::v(dtype, layout, buffer)
+    }
+
     /// The array's dtype.
     pub fn dtype(&self) -> DType {
         self.dtype
@@ -146,7 +166,7 @@ impl AnyArray {
     /// # Errors
     /// What [`AnyArray::create`] and [`AnyArray::transfer`] return.
     pub fn copy(&self) -> Result<AnyArray, Error> {
-        let out = AnyArray::create(self.rig(), self.dtype, self.shape())?;
+        let out = AnyArray::create_to_fill(self.rig(), self.dtype, self.shape())?;
         super::placement::transfer(self, &out, "Nx_array.copy")?;
         Ok(out)
     }

@@ -4,6 +4,7 @@
 
 use super::any::AnyArray;
 use crate::error::Error;
+use crate::layout::Layout;
 use crate::rig::{Buffer, Kind, Rig};
 
 impl AnyArray {
@@ -30,6 +31,22 @@ impl AnyArray {
         Ok(start_bits / bits)
     }
 
+    /// The bytes of a C-contiguous array whose first element starts on a byte: a view
+    /// of just them, `numel` elements' bytes from the first element's byte. `None` for
+    /// other layouts.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer.
+    pub(crate) fn own_bytes(&self) -> Option<Result<Buffer, Error>> {
+        let (d, l) = (self.dtype, &self.layout);
+        let first_bits = l.offset().checked_mul(d.bits() as usize)?;
+        if !l.is_contiguous() || first_bits % 8 != 0 {
+            return None;
+        }
+        let len = d.bytes(l.numel()).ok()?;
+        Some(self.buffer.view(first_bits / 8, len))
+    }
+
     /// [`AnyArray::to_device`] that never blocks: GPU memory comes back through an
     /// async read. In the browser, the way to bring a GPU array to the host.
     ///
@@ -39,14 +56,13 @@ impl AnyArray {
         if self.buffer.gpu_memory().is_none() || self.rig() == rig {
             return self.to_device(rig);
         }
-        // Compact on its own GPU first (kernels, not blocking), then read it back.
-        let l = &self.layout;
-        let c = if l.is_contiguous() && l.offset() == 0 && self.buffer.spans() {
-            self.clone()
-        } else {
-            self.to_device(self.rig())?
+        // Read just its own bytes back; compact on its own GPU first (kernels, not
+        // blocking) where they are not contiguous.
+        let own = match self.own_bytes() {
+            Some(b) => b?,
+            None => self.to_device(self.rig())?.buffer,
         };
-        let bytes = c.buffer.read_async().await?;
+        let bytes = own.read_async().await?;
         let on = if rig.host_addressable() {
             rig.clone()
         } else {
@@ -54,7 +70,7 @@ impl AnyArray {
         };
         let b = Buffer::create(&on, bytes.len(), Kind::Device)?;
         b.write_bytes(0, &bytes)?;
-        let host = AnyArray::v(c.dtype, c.layout, b)?;
+        let host = AnyArray::v(self.dtype, Layout::contiguous(self.shape())?, b)?;
         if on == *rig {
             Ok(host)
         } else {

@@ -60,7 +60,8 @@ impl AnyArray {
             (lo * d.storage_bytes(), (hi + 1) * d.storage_bytes())
         };
         if b1 - b0 <= budget {
-            let buffer = Buffer::create(rig, b1 - b0, Kind::Device)?;
+            // Every byte of it is written by the blit.
+            let buffer = Buffer::create_to_fill(rig, b1 - b0, Kind::Device)?;
             Buffer::blit(&self.buffer, b0, &buffer, 0, b1 - b0).map_err(|e| rename(e, OP))?;
             let shift = if d.is_sub_byte() {
                 2 * b0

@@ -154,7 +154,7 @@ pub fn add(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
     let Some(shape) = broadcast_shape(x.shape(), y.shape()) else {
         return Err(crate::array::refused(NAME, Answer::ShapeMismatch, &[x, y]));
     };
-    let out = AnyArray::create(x.rig(), x.dtype(), &shape)?;
+    let out = AnyArray::create_to_fill(x.rig(), x.dtype(), &shape)?;
     add_into(&out, x, y)?;
     Ok(out)
 }

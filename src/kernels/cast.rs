@@ -16,7 +16,7 @@ impl AnyArray {
     /// What [`AnyArray::create`] returns, and the door's refusal of `self` (a dead
     /// buffer, memory held exclusive) as [`Error::Invalid`] naming `Nx_array.cast`.
     pub fn cast(&self, dtype: DType) -> Result<AnyArray, Error> {
-        let out = AnyArray::create(self.rig(), dtype, self.shape())?;
+        let out = AnyArray::create_to_fill(self.rig(), dtype, self.shape())?;
         cast_into(self, &out)?;
         Ok(out)
     }

@@ -26,8 +26,8 @@ pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
     let g = rig.wgpu().expect("GPU memory is on a GPU");
-    let flat = || cast_module_flat4(sd, dd).expect("32-bit dtypes");
-    let flat: Option<&dyn Fn() -> String> = if sd.bits() == 32 && dd.bits() == 32 {
+    let flat = |at_zero| cast_module_flat4(sd, dd, at_zero).expect("32-bit dtypes");
+    let flat: Option<&dyn Fn(bool) -> String> = if sd.bits() == 32 && dd.bits() == 32 {
         Some(&flat)
     } else {
         None
@@ -120,8 +120,8 @@ pub(crate) fn add(
     let d = out.dtype();
     let native = g.native().for_dtype(d);
     let bits = d.bits();
-    let flat = || add_module_flat4(d, native).expect("a 32-bit dtype");
-    let flat: Option<&dyn Fn() -> String> = if bits == 32 { Some(&flat) } else { None };
+    let flat = |at_zero| add_module_flat4(d, native, at_zero).expect("a 32-bit dtype");
+    let flat: Option<&dyn Fn(bool) -> String> = if bits == 32 { Some(&flat) } else { None };
     rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
         g.run_with(
             op,

@@ -63,6 +63,19 @@ impl Buffer {
         Ok(Buffer::spanning(Memory::zeroed(rig, len, kind)?))
     }
 
+    /// [`Buffer::create`] for a caller that writes every byte before any is read: GPU
+    /// memory reused from the device's pool is not cleared first.
+    ///
+    /// # Errors
+    /// As [`Buffer::create`].
+    pub(crate) fn create_to_fill(rig: &Rig, len: usize, kind: Kind) -> Result<Buffer, Error> {
+        rig.check("Rig.Buffer.create")?;
+        if rig.gpu().is_some() {
+            return Ok(Buffer::spanning(Memory::on_gpu_uncleared(rig, len, kind)?));
+        }
+        Ok(Buffer::spanning(Memory::zeroed(rig, len, kind)?))
+    }
+
     /// The bytes of `v` as a host buffer, without a copy, admitting reads and writes.
     /// nxrig owns the `Vec` from now on, so the memory stays inside the claims.
     /// Seed: `Rig.Buffer.of_bigarray`.

@@ -112,7 +112,7 @@ fn blit_gpu(
                 if src.same_memory(dst) {
                     // WebGPU binds or copies one buffer as source and destination at
                     // once nowhere: go through a fresh one.
-                    let t = g.create(OP, len)?;
+                    let t = g.create(OP, len, false)?;
                     g.blit_bytes(OP, sb, s0, &t, 0, len)?;
                     g.blit_bytes(OP, &t, 0, db, d0, len)
                 } else {

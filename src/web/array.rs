@@ -320,31 +320,41 @@ impl NxArray {
     /// pending).
     #[wasm_bindgen(js_name = toTypedArray, unchecked_return_type = "Promise<Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array>")]
     pub fn to_typed_array(&self) -> js_sys::Promise {
-        // C-contiguous on its own device first (a kernel, not a wait), then one read.
-        let c = self.get().and_then(|a| {
-            let l = a.layout();
-            if l.is_contiguous() && l.offset() == 0 && a.buffer().spans() {
-                Ok(a.clone())
+        // The bytes of a C-contiguous array are read where they are (just its own,
+        // not the rest of a buffer it views); others are made C-contiguous on their
+        // own device first (a kernel, not a wait). The read is started now.
+        let read = self.get().and_then(|a| {
+            let d = a.dtype();
+            let (c, bytes) = match a.own_bytes() {
+                Some(b) => (a.clone(), b),
+                None => {
+                    let c = a.copy().map_err(js_error)?;
+                    let b = c.buffer().view(0, c.buffer().len());
+                    (c, b)
+                }
+            };
+            let bytes = bytes.map_err(js_error)?;
+            Ok(if d.is_sub_byte() {
+                let r = bytes.read_async();
+                Box::pin(async move {
+                    let bytes = r.await.map_err(js_error)?;
+                    let bits = AnyArray::of_bytes(d, c.shape(), bytes)
+                        .and_then(|h| h.to_bits_vec())
+                        .map_err(js_error)?;
+                    Ok(typed::unpacked(d, &bits).into())
+                })
+                    as std::pin::Pin<
+                        Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>,
+                    >
             } else {
-                a.copy().map_err(js_error)
-            }
+                let r = bytes.read_js_async();
+                Box::pin(async move {
+                    let u8s = r.await.map_err(js_error)?;
+                    Ok(typed::typed_of(d, &u8s).into())
+                })
+            })
         });
-        let read = c.as_ref().ok().map(|c| c.buffer().read_async());
-        wasm_bindgen_futures::future_to_promise(async move {
-            let c = c?;
-            let mut bytes = match read {
-                Some(r) => r.await.map_err(js_error)?,
-                None => Vec::new(),
-            };
-            let d = c.dtype();
-            bytes.truncate(d.bytes(c.layout().numel()).map_err(js_error)?);
-            let unpack = || {
-                AnyArray::of_bytes(d, c.shape(), bytes.clone())
-                    .and_then(|h| h.to_bits_vec())
-                    .unwrap_or_default()
-            };
-            Ok(typed::typed_array(d, &bytes, unpack).into())
-        })
+        wasm_bindgen_futures::future_to_promise(async move { read?.await })
     }
 }
 

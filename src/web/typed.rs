@@ -29,24 +29,13 @@ pub(crate) fn bytes_of(data: &JsValue) -> Result<Vec<u8>, JsError> {
     Ok(Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len).to_vec())
 }
 
-/// The TypedArray that holds elements of `d` given their C-order little-endian
-/// `bytes` (`n` elements): the matching JS type for the numeric dtypes
+/// The TypedArray that holds elements of `d`, a dtype of whole bytes, given their
+/// C-order little-endian bytes in `u8s` (which views its whole `ArrayBuffer`: the
+/// result views the same one, no copy): the matching JS type for the numeric dtypes
 /// (`BigInt64Array` for 64-bit integers, interleaved real and imaginary parts for
 /// complex), the raw bits for float16, bfloat16 and the float8s (`Uint16Array`,
-/// `Uint8Array`), one element a byte for int4 (`Int8Array`), uint4 and bool
-/// (`Uint8Array`).
-pub(crate) fn typed_array(d: DType, bytes: &[u8], bits: impl FnOnce() -> Vec<u128>) -> Object {
-    if d.is_sub_byte() {
-        let v = bits();
-        return if d.class() == Class::Signed {
-            let s: Vec<i8> = v.iter().map(|&b| ((b as u8) << 4) as i8 >> 4).collect();
-            js_sys::Int8Array::from(&s[..]).into()
-        } else {
-            let s: Vec<u8> = v.iter().map(|&b| b as u8).collect();
-            Uint8Array::from(&s[..]).into()
-        };
-    }
-    let u8s = Uint8Array::from(bytes);
+/// `Uint8Array`), one element a byte for bool (`Uint8Array`).
+pub(crate) fn typed_of(d: DType, u8s: &Uint8Array) -> Object {
     let b = u8s.buffer();
     match d {
         DType::Float32 | DType::Complex64 => js_sys::Float32Array::new(&b).into(),
@@ -58,6 +47,18 @@ pub(crate) fn typed_array(d: DType, bytes: &[u8], bits: impl FnOnce() -> Vec<u12
         DType::Uint32 => js_sys::Uint32Array::new(&b).into(),
         DType::Int64 => js_sys::BigInt64Array::new(&b).into(),
         DType::Uint64 => js_sys::BigUint64Array::new(&b).into(),
-        _ => u8s.into(),
+        _ => u8s.clone().into(),
+    }
+}
+
+/// The TypedArray of int4 (`Int8Array`) or uint4 (`Uint8Array`) elements, one a
+/// byte, from their bit patterns.
+pub(crate) fn unpacked(d: DType, bits: &[u128]) -> Object {
+    if d.class() == Class::Signed {
+        let s: Vec<i8> = bits.iter().map(|&b| ((b as u8) << 4) as i8 >> 4).collect();
+        js_sys::Int8Array::from(&s[..]).into()
+    } else {
+        let s: Vec<u8> = bits.iter().map(|&b| b as u8).collect();
+        Uint8Array::from(&s[..]).into()
     }
 }

@@ -172,8 +172,9 @@ fn add_fns(d: DType, native: Native) -> String {
 
 /// [`add_module`]'s contiguous form for a 32-bit dtype (`shaders/flat4.wgsl`), or `None`
 /// for other widths: bindings as `add_module`'s, each a `vec4<u32>` array, the
-/// parameters' count and offsets in units of 4 elements.
-pub fn add_module_flat4(d: DType, native: Native) -> Option<String> {
+/// parameters' count and offsets in units of 4 elements. `at_zero`: the form for
+/// operands that all start their binding windows, which ignores the offsets.
+pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<String> {
     if d.bits() != 32 {
         return None;
     }
@@ -191,6 +192,7 @@ pub fn add_module_flat4(d: DType, native: Native) -> Option<String> {
                 "{{ONE}}",
                 "return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;",
             )
-            .replace("{{LOAD_B}}", "src2[params.src2_offset.x + i]"),
+            .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
+            .replace("{{LOAD_B}}", "src2[at(params.src2_offset.x, i)]"),
     )
 }

@@ -109,8 +109,9 @@ pub fn cast_module(src: DType, dst: DType) -> String {
 
 /// [`cast_module`]'s contiguous form for two 32-bit dtypes (`shaders/flat4.wgsl`), or
 /// `None` for other widths: bindings as `cast_module`'s, each a `vec4<u32>` array, the
-/// parameters' count and offsets in units of 4 elements.
-pub fn cast_module_flat4(src: DType, dst: DType) -> Option<String> {
+/// parameters' count and offsets in units of 4 elements. `at_zero`: the form for
+/// operands that all start their binding windows, which ignores the offsets.
+pub fn cast_module_flat4(src: DType, dst: DType, at_zero: bool) -> Option<String> {
     if src.bits() != 32 || dst.bits() != 32 {
         return None;
     }
@@ -124,6 +125,7 @@ pub fn cast_module_flat4(src: DType, dst: DType) -> Option<String> {
                 &(facts("SRC", src) + &facts("DST", dst) + "\n" + &convert_fn(src, dst)),
             )
             .replace("{{ONE}}", "return convert(vec4<u32>(a, 0u, 0u, 0u)).x;")
+            .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
             .replace("{{LOAD_B}}", "a"),
     )
 }

@@ -139,16 +139,20 @@ mod tests {
         use crate::dtype::DType;
         for s in DType::ALL {
             for d in DType::ALL {
-                let m = cast_module_flat4(s, d);
-                assert_eq!(m.is_some(), s.bits() == 32 && d.bits() == 32, "{s} -> {d}");
-                if let Some(m) = m {
-                    assert!(!m.contains("{{"), "{s} -> {d}");
-                    validate(&m);
+                for at_zero in [false, true] {
+                    let m = cast_module_flat4(s, d, at_zero);
+                    assert_eq!(m.is_some(), s.bits() == 32 && d.bits() == 32, "{s} -> {d}");
+                    if let Some(m) = m {
+                        assert!(!m.contains("{{"), "{s} -> {d}");
+                        validate(&m);
+                    }
                 }
             }
-            if let Some(m) = add_module_flat4(s, Native::NONE) {
-                assert!(!m.contains("{{"), "{s}");
-                validate(&m);
+            for at_zero in [false, true] {
+                if let Some(m) = add_module_flat4(s, Native::NONE, at_zero) {
+                    assert!(!m.contains("{{"), "{s}");
+                    validate(&m);
+                }
             }
         }
     }

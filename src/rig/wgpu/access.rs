@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use super::io::Readback;
+use super::io::{Out, Readback};
 use super::memory::GpuMemory;
 
 use crate::error::Error;
@@ -36,11 +36,37 @@ impl Buffer {
         };
         let started = self.claim(OP).map(|_claim| {
             let g = self.rig().gpu().expect("GPU memory is on a GPU");
-            g.readback(self.rig(), buf, start, self.len())
+            g.readback(self.rig(), buf, start, self.len(), Out::bytes(self.len()))
         });
         match started {
             Ok(r) => ReadAsync(State::Pending(r)),
             Err(e) => ReadAsync::ready(Err(e)),
+        }
+    }
+
+    /// [`Buffer::read_async`] into a JavaScript `Uint8Array` of the buffer's length:
+    /// GPU memory is copied from the mapped staging buffers straight into it, never
+    /// through wasm memory (host memory is copied once). Browser only.
+    ///
+    /// # Errors
+    /// As [`Buffer::read_async`].
+    #[cfg(target_arch = "wasm32")]
+    pub fn read_js_async(
+        &self,
+    ) -> impl Future<Output = Result<js_sys::Uint8Array, Error>> + 'static {
+        const OP: &str = "Rig.Buffer.read";
+        let started = match self.gpu_memory() {
+            None => Err(self.read_as(OP, |b| js_sys::Uint8Array::from(b))),
+            Some((buf, start)) => Ok(self.claim(OP).map(|_claim| {
+                let g = self.rig().gpu().expect("GPU memory is on a GPU");
+                g.readback(self.rig(), buf, start, self.len(), Out::js(self.len()))
+            })),
+        };
+        async move {
+            match started {
+                Err(host) => host,
+                Ok(gpu) => Ok(gpu?.await?.into_js()),
+            }
         }
     }
 
@@ -117,7 +143,14 @@ impl Buffer {
         {
             let (buf, start) = self.gpu_memory().expect("GPU memory");
             let g = self.rig().gpu().expect("GPU memory is on a GPU");
-            pollster::block_on(g.readback(self.rig(), buf, start, self.len()))
+            pollster::block_on(g.readback(
+                self.rig(),
+                buf,
+                start,
+                self.len(),
+                Out::bytes(self.len()),
+            ))
+            .map(Out::into_vec)
         }
     }
 }
@@ -144,7 +177,7 @@ impl Future for ReadAsync {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match &mut self.get_mut().0 {
             State::Ready(r) => Poll::Ready(r.take().unwrap_or_else(|| Ok(Vec::new()))),
-            State::Pending(r) => Pin::new(r).poll(cx),
+            State::Pending(r) => Pin::new(r).poll(cx).map(|r| r.map(Out::into_vec)),
         }
     }
 }

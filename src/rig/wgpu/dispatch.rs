@@ -19,6 +19,11 @@ const GROUP: u32 = 256;
 /// Elements an invocation handles (the modules loop over the grid's stride).
 const PER: u32 = 8;
 
+/// Workgroups a dispatch has at most on a CPU adapter (SwiftShader, lavapipe), whose
+/// cost grows with the count of workgroups: a few for each of its threads, which the
+/// grid-stride loops keep busy.
+const CPU_GROUPS: u32 = 128;
+
 /// Workgroups on the x axis at most (WebGPU's default limit).
 const MAX_X: u32 = 65535;
 
@@ -52,7 +57,7 @@ impl Gpu {
         op: &'static str,
         key: &str,
         source: impl FnOnce() -> String,
-        flat4: Option<&dyn Fn() -> String>,
+        flat4: Option<&dyn Fn(bool) -> String>,
         ops: &[Operand<'_>],
     ) -> Result<(), Error> {
         if ops[0].layout.numel() == 0 {
@@ -92,14 +97,22 @@ impl Gpu {
                 jobs.push((false, p.layouts.clone(), p));
             }
         }
-        let (mut general, mut flat) = (None, None);
+        let (mut general, mut flat, mut flat0) = (None, None, None);
         let mut source = Some(source);
         let mut enc = self.device.create_command_encoder(&Default::default());
         for (is_flat, l, p) in &jobs {
             let pipeline = if *is_flat {
                 let f = flat4.expect("checked");
-                flat.get_or_insert_with(|| self.pipeline(&format!("{key} flat4"), f))
-                    .clone()
+                if l.iter().all(|x| x.offset() == 0) {
+                    flat0
+                        .get_or_insert_with(|| {
+                            self.pipeline(&format!("{key} flat4 at 0"), || f(true))
+                        })
+                        .clone()
+                } else {
+                    flat.get_or_insert_with(|| self.pipeline(&format!("{key} flat4"), || f(false)))
+                        .clone()
+                }
             } else {
                 general
                     .get_or_insert_with(|| {
@@ -142,7 +155,10 @@ impl Gpu {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &group, &[]);
-            let groups = (l[0].numel() as u32).div_ceil(GROUP * PER);
+            let mut groups = (l[0].numel() as u32).div_ceil(GROUP * PER);
+            if self.cpu {
+                groups = groups.min(CPU_GROUPS);
+            }
             let (x, y) = if groups > MAX_X {
                 (MAX_X, groups.div_ceil(MAX_X))
             } else {

@@ -24,6 +24,10 @@ pub struct Gpu {
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
     /// The first error the device reported outside an error scope.
     error: Arc<Mutex<Option<String>>>,
+    /// Buffers freed memory gave back, for reuse.
+    pub(crate) pool: super::pool::Shared,
+    /// A CPU adapter (a software rasteriser: lavapipe, SwiftShader).
+    pub(crate) cpu: bool,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -50,6 +54,9 @@ pub struct Options {
     /// The largest binding a kernel uses, in bytes (at most the adapter's
     /// `maxStorageBufferBindingSize`).
     pub max_storage_buffer_binding_size: Option<u64>,
+    /// The most bytes of freed buffers the device keeps for reuse (default 256 MiB; 0
+    /// keeps none). See [`Gpu::empty_cache`].
+    pub cache_bytes: Option<u64>,
 }
 
 /// The shader features nxrig asks for where the adapter has them.
@@ -129,6 +136,17 @@ impl Gpu {
                 operands: String::new(),
             }),
         }
+    }
+
+    /// Drops the buffers that freed memory gave back for reuse (see
+    /// [`Options::cache_bytes`]), so that the driver can free them.
+    pub fn empty_cache(&self) {
+        super::pool::lock(&self.pool).clear();
+    }
+
+    /// Bytes of freed buffers the device keeps for reuse now.
+    pub fn cached_bytes(&self) -> u64 {
+        super::pool::lock(&self.pool).bytes()
     }
 
     /// Completes `stamp` on `timeline` once the work submitted to the queue so far is
@@ -211,6 +229,8 @@ pub(crate) async fn open(
         f32_exact: std::sync::atomic::AtomicBool::new(false),
         pipelines: Mutex::new(HashMap::new()),
         error,
+        cpu: adapter.get_info().device_type == wgpu::DeviceType::Cpu,
+        pool: super::pool::Pool::shared(options.cache_bytes.unwrap_or(super::pool::DEFAULT_CAP)),
     };
     let rig = Rig::with_gpu(name, gpu);
     let t = Arc::downgrade(rig.timeline_arc());

@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 use wgpu::util::DeviceExt;
 
 use super::memory::GpuMemory;
+use super::pool;
 use super::Gpu;
 use crate::error::Error;
 use crate::rig::device::Rig;
@@ -25,11 +26,23 @@ fn round_up(x: usize) -> usize {
 impl Gpu {
     /// A zeroed allocation of `len` bytes that kernels bind as storage and copies read
     /// and write: one buffer (padded to whole words, at least one), or, over the
-    /// device's largest buffer, chunks of that size (rounded down to 256 bytes).
+    /// device's largest buffer, chunks of that size (rounded down to 256 bytes). Buffers
+    /// of the same sizes that earlier memory gave back are reused, cleared first where
+    /// `clear` says so (a clear on the queue, before any later work; else their bytes
+    /// are unspecified, for a caller that writes them all).
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the device cannot make a buffer.
-    pub(crate) fn create(&self, op: &'static str, len: usize) -> Result<GpuMemory, Error> {
+    /// [`Error::Invalid`] if the device cannot make a buffer (also after the kept
+    /// buffers were dropped to make room).
+    pub(crate) fn create(
+        &self,
+        op: &'static str,
+        len: usize,
+        clear: bool,
+    ) -> Result<GpuMemory, Error> {
+        const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+            .union(wgpu::BufferUsages::COPY_SRC)
+            .union(wgpu::BufferUsages::COPY_DST);
         let most = (self.limits().max_buffer_size as usize).max(256);
         let chunk = if round_up(len.max(1)) <= most {
             round_up(len.max(1))
@@ -37,21 +50,44 @@ impl Gpu {
             most / 256 * 256
         };
         let count = len.max(1).div_ceil(chunk);
-        let buffers = (0..count)
-            .map(|c| {
-                let size = round_up((len.max(1) - c * chunk).min(chunk)) as u64;
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("nxrig memory"),
-                    size,
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            })
+        let sizes: Vec<u64> = (0..count)
+            .map(|c| round_up((len.max(1) - c * chunk).min(chunk)) as u64)
             .collect();
-        self.reported(op)?;
-        Ok(GpuMemory::new(buffers, chunk, len))
+        let mut kept = Vec::new();
+        {
+            let mut p = pool::lock(&self.pool);
+            for &size in &sizes {
+                kept.push(p.take(size, USAGE));
+            }
+        }
+        if clear && kept.iter().any(Option::is_some) {
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            for b in kept.iter().flatten() {
+                enc.clear_buffer(b, 0, None);
+            }
+            self.queue.submit([enc.finish()]);
+        }
+        let make = |size: u64| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("nxrig memory"),
+                size,
+                usage: USAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let mut buffers: Vec<wgpu::Buffer> = sizes
+            .iter()
+            .zip(&mut kept)
+            .map(|(&size, k)| k.take().unwrap_or_else(|| make(size)))
+            .collect();
+        if self.reported(op).is_err() {
+            // Out of memory, perhaps: drop what the pool keeps and try once more.
+            buffers.clear();
+            self.empty_cache();
+            buffers = sizes.iter().map(|&size| make(size)).collect();
+            self.reported(op)?;
+        }
+        Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool))
     }
 
     /// A memory holding `data` (padded with zeros to whole words), to be bound as a
@@ -103,27 +139,33 @@ impl Gpu {
     }
 
     /// Starts reading bytes `start..start + len` of `mem` back to the host: the copies
-    /// into staging buffers (one a chunk the range touches) are submitted now; the
-    /// returned future maps them.
+    /// into staging buffers (one a chunk the range touches; kept ones reused) are
+    /// submitted now; the returned future maps them and gathers the bytes into `out`.
     pub(crate) fn readback(
         &self,
         rig: &Rig,
         mem: &GpuMemory,
         start: usize,
         len: usize,
+        out: Out,
     ) -> Readback {
+        const USAGE: wgpu::BufferUsages =
+            wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
         let mut parts = Vec::new();
         let mut enc = self.device.create_command_encoder(&Default::default());
         for (c, off, n, _) in mem.segments(start, len) {
             let a0 = off / COPY_ALIGN * COPY_ALIGN;
-            let a1 = round_up(off + n);
-            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("nxrig readback"),
-                size: (a1 - a0) as u64,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
+            let size = (round_up(off + n) - a0) as u64;
+            let kept = pool::lock(&self.pool).take(size, USAGE);
+            let staging = kept.unwrap_or_else(|| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("nxrig readback"),
+                    size,
+                    usage: USAGE,
+                    mapped_at_creation: false,
+                })
             });
-            enc.copy_buffer_to_buffer(&mem.buffers()[c], a0 as u64, &staging, 0, (a1 - a0) as u64);
+            enc.copy_buffer_to_buffer(&mem.buffers()[c], a0 as u64, &staging, 0, size);
             parts.push(Part {
                 staging,
                 skip: off - a0,
@@ -142,8 +184,77 @@ impl Gpu {
         Readback {
             rig: rig.clone(),
             parts,
-            out: Vec::with_capacity(len),
+            out: Some(out),
             next: 0,
+            done: 0,
+        }
+    }
+}
+
+/// Where a read puts the bytes: a `Vec` (with room for them), or, in the browser, a
+/// JavaScript `Uint8Array` of `len` bytes (so that they never pass through wasm
+/// memory; made by the first part's copy when one part holds them all).
+pub(crate) enum Out {
+    Bytes(Vec<u8>),
+    #[cfg(target_arch = "wasm32")]
+    Js {
+        bytes: Option<js_sys::Uint8Array>,
+        len: usize,
+    },
+}
+
+impl Out {
+    /// A `Vec` with room for `len` bytes.
+    pub(crate) fn bytes(len: usize) -> Out {
+        Out::Bytes(Vec::with_capacity(len))
+    }
+
+    /// A JavaScript `Uint8Array` of `len` bytes.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn js(len: usize) -> Out {
+        Out::Js { bytes: None, len }
+    }
+
+    /// The bytes in a `Vec` (copied out of JavaScript's memory for [`Out::Js`]).
+    pub(crate) fn into_vec(self) -> Vec<u8> {
+        match self {
+            Out::Bytes(v) => v,
+            #[cfg(target_arch = "wasm32")]
+            Out::Js { .. } => self.into_js().to_vec(),
+        }
+    }
+
+    /// The bytes in a JavaScript `Uint8Array` over the whole of its `ArrayBuffer`.
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn into_js(self) -> js_sys::Uint8Array {
+        match self {
+            Out::Bytes(v) => js_sys::Uint8Array::from(&v[..]),
+            Out::Js { bytes, len } => {
+                bytes.unwrap_or_else(|| js_sys::Uint8Array::new_with_length(len as u32))
+            }
+        }
+    }
+
+    /// Puts the mapped bytes `skip..skip + len` of `view` at byte `at`.
+    fn put(&mut self, at: usize, view: &wgpu::BufferView, skip: usize, len: usize) {
+        match self {
+            Out::Bytes(v) => {
+                debug_assert_eq!(v.len(), at);
+                v.extend_from_slice(&view[skip..skip + len]);
+            }
+            #[cfg(target_arch = "wasm32")]
+            Out::Js { bytes, len: total } => {
+                let part = (skip as u32, (skip + len) as u32);
+                let mapped = view.as_uint8array();
+                if at == 0 && len == *total {
+                    // One copy, into a fresh ArrayBuffer (no zeroing first).
+                    *bytes = Some(mapped.slice(part.0, part.1));
+                    return;
+                }
+                bytes
+                    .get_or_insert_with(|| js_sys::Uint8Array::new_with_length(*total as u32))
+                    .set(&mapped.subarray(part.0, part.1), at as u32);
+            }
         }
     }
 }
@@ -161,18 +272,25 @@ struct Part {
 pub(crate) struct Readback {
     rig: Rig,
     parts: Vec<Part>,
-    out: Vec<u8>,
+    out: Option<Out>,
     next: usize,
+    /// Bytes gathered so far.
+    done: usize,
 }
 
 impl Future for Readback {
-    type Output = Result<Vec<u8>, Error>;
+    type Output = Result<Out, Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         const OP: &str = "Rig.Buffer.read";
         let this = &mut *self;
+        let taken = || Error::Invalid {
+            op: OP,
+            reason: "nxrig bug: a read polled after it ended".into(),
+            operands: String::new(),
+        };
         if this.next == this.parts.len() {
-            return Poll::Ready(Ok(std::mem::take(&mut this.out)));
+            return Poll::Ready(this.out.take().ok_or_else(taken));
         }
         if this.rig.is_lost() {
             return Poll::Ready(Err(this.rig.lost(OP)));
@@ -197,17 +315,22 @@ impl Future for Readback {
             let rx = p.rx.as_mut().expect("mapped when made");
             match Pin::new(rx).poll(cx) {
                 Poll::Ready(Ok(Ok(()))) => {
-                    let r = match p.staging.get_mapped_range(..) {
-                        Ok(v) => {
-                            this.out.extend_from_slice(&v[p.skip..p.skip + p.len]);
+                    let r = match (p.staging.get_mapped_range(..), this.out.as_mut()) {
+                        (Ok(v), Some(out)) => {
+                            out.put(this.done, &v, p.skip, p.len);
                             Ok(())
                         }
-                        Err(e) => Err(lost_or(&this.rig, e.to_string())),
+                        (Err(e), _) => Err(lost_or(&this.rig, e.to_string())),
+                        (_, None) => Err(taken()),
                     };
                     p.staging.unmap();
                     if let Err(e) = r {
                         return Poll::Ready(Err(e));
                     }
+                    if let Some(g) = this.rig.gpu() {
+                        pool::lock(&g.pool).keep(p.staging.clone());
+                    }
+                    this.done += p.len;
                     this.next += 1;
                 }
                 Poll::Ready(Ok(Err(e))) => {
@@ -226,6 +349,6 @@ impl Future for Readback {
                 }
             }
         }
-        Poll::Ready(Ok(std::mem::take(&mut this.out)))
+        Poll::Ready(this.out.take().ok_or_else(taken))
     }
 }

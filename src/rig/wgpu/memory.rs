@@ -2,6 +2,10 @@
 //! order. An allocation over the device's `maxBufferSize` is split across chunks of
 //! equal size (a multiple of 256 bytes, so that no element straddles two); each
 //! chunk is padded to whole words, and the padding never shows. DESIGN.md decision 8.
+//! Memory that came from [`crate::rig::Rig`]'s allocations gives its buffers back to
+//! the device's pool when it is dropped.
+
+use super::pool::{self, Shared};
 
 /// The bytes of one GPU allocation: `len` bytes over [`GpuMemory::buffers`], byte `b`
 /// at byte `b % chunk` of buffer `b / chunk`.
@@ -10,6 +14,8 @@ pub struct GpuMemory {
     buffers: Vec<wgpu::Buffer>,
     chunk: usize,
     len: usize,
+    /// Where the buffers go when the memory is dropped (none: they are dropped).
+    pool: Option<Shared>,
 }
 
 /// A piece of a byte range that lies in one chunk: (chunk, byte in the chunk, bytes,
@@ -23,7 +29,14 @@ impl GpuMemory {
             buffers,
             chunk,
             len,
+            pool: None,
         }
+    }
+
+    /// The memory, giving its buffers back to `pool` when dropped.
+    pub(crate) fn pooled(mut self, pool: &Shared) -> GpuMemory {
+        self.pool = Some(pool.clone());
+        self
     }
 
     /// One wgpu buffer holding `len` bytes.
@@ -64,5 +77,16 @@ impl GpuMemory {
             done += n;
         }
         out
+    }
+}
+
+impl Drop for GpuMemory {
+    fn drop(&mut self) {
+        if let Some(p) = self.pool.take() {
+            let mut p = pool::lock(&p);
+            for b in self.buffers.drain(..) {
+                p.keep(b);
+            }
+        }
     }
 }

@@ -16,6 +16,7 @@ mod gpu;
 mod io;
 mod memory;
 mod plan;
+mod pool;
 mod probe;
 
 pub use access::ReadAsync;

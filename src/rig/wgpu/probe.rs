@@ -4,6 +4,7 @@
 //! uses the native sum without the exact integer fallback beside it (which a GPU
 //! emulated on a CPU, like SwiftShader, runs for every element).
 
+use super::io::Out;
 use super::plan::Operand;
 use crate::layout::Layout;
 use crate::rig::device::Rig;
@@ -40,7 +41,7 @@ pub(crate) async fn f32_add_is_exact(rig: &Rig) -> bool {
     };
     let (x, y) = (g.staged(&bytes(0)), g.staged(&bytes(1)));
     let n = PAIRS.len();
-    let Ok(out) = g.create(OP, 4 * n) else {
+    let Ok(out) = g.create(OP, 4 * n, false) else {
         return false;
     };
     let Ok(l) = Layout::contiguous(&[n]) else {
@@ -66,7 +67,11 @@ pub(crate) async fn f32_add_is_exact(rig: &Rig) -> bool {
     if ran.is_err() {
         return false;
     }
-    let Ok(got) = g.readback(rig, &out, 0, 4 * n).await else {
+    let Ok(got) = g
+        .readback(rig, &out, 0, 4 * n, Out::bytes(4 * n))
+        .await
+        .map(Out::into_vec)
+    else {
         return false;
     };
     PAIRS.iter().zip(got.chunks_exact(4)).all(|(&(a, b), w)| {
