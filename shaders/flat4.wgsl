@@ -3,7 +3,8 @@
 // vec4<u32> and taken four elements at a time: a quarter of the invocations and no
 // layout walk. nxrig's src/wgsl chooses this form for each piece of a kernel where it
 // applies, and fills the placeholders (a name in double braces) with the kernel's own
-// element function; the parameters' count and offsets are in units of 4 elements.
+// element function (and what an invocation does last); the parameters' count and
+// offsets are in units of 4 elements.
 {{ENABLE}}
 {{WALK}}
 
@@ -37,4 +38,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let b = {{LOAD_B}};
         dst[at(params.dst_offset, i)] = vec4<u32>(one(a.x, b.x), one(a.y, b.y), one(a.z, b.z), one(a.w, b.w));
     }
+    {{END}}
 }

@@ -218,3 +218,36 @@ async fn add_on_webgpu_is_exact_on_subnormals() {
         );
     }
 }
+
+/// float32 add on SwiftShader, whose sums flush subnormals (so nxrig adds natively
+/// first and runs the exact kernel only over pieces that need it): normal operands
+/// only, zeros, and one element needing the exact sum among 100,003 that do not, at
+/// the start, inside and at the end; each equals the host's add.
+#[wasm_bindgen_test]
+async fn float32_add_in_two_passes_on_webgpu() {
+    let gpu = gpu().await;
+    for (name, xs, ys) in common::add_passes::cases() {
+        let n = xs.len();
+        let x = AnyArray::of_bits(DType::Float32, &[n], &xs).unwrap();
+        let y = AnyArray::of_bits(DType::Float32, &[n], &ys).unwrap();
+        let want = nxrig::kernels::add(&x, &y).unwrap().to_bits_vec().unwrap();
+        let sum =
+            nxrig::kernels::add(&x.to_device(&gpu).unwrap(), &y.to_device(&gpu).unwrap()).unwrap();
+        let got = bits_back(&sum).await;
+        let wrong: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+        assert!(
+            wrong.is_empty(),
+            "{name}: {} of {n} wrong, first at {}: {:#x} + {:#x} = {:#x}, want {:#x}",
+            wrong.len(),
+            wrong[0],
+            xs[wrong[0]],
+            ys[wrong[0]],
+            got[wrong[0]],
+            want[wrong[0]]
+        );
+    }
+    console_log!(
+        "float32 add in two passes: every case equals the host (native float32 probed exact: {})",
+        gpu.wgpu().unwrap().native().f32_exact
+    );
+}

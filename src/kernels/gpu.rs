@@ -4,11 +4,14 @@
 //! § Kernels (device kernels); DESIGN.md decision 6.
 
 use crate::array::AnyArray;
-use crate::dtype::write_bits;
+use crate::dtype::{write_bits, DType};
 use crate::error::Error;
 use crate::layout::Layout;
+use crate::rig::wgpu::Flat4;
 use crate::rig::wgpu::Operand;
-use crate::wgsl::{add_module, add_module_flat4, cast_module, cast_module_flat4};
+use crate::wgsl::{
+    add_module, add_module_f32_first, add_module_flat4, cast_module, cast_module_flat4,
+};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
 /// rule; into the same dtype, a copy of every bit), both on one GPU in two memories,
@@ -26,12 +29,12 @@ pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
     let g = rig.wgpu().expect("GPU memory is on a GPU");
-    let flat = |at_zero| cast_module_flat4(sd, dd, at_zero).expect("32-bit dtypes");
-    let flat: Option<&dyn Fn(bool) -> String> = if sd.bits() == 32 && dd.bits() == 32 {
-        Some(&flat)
-    } else {
-        None
+    let module = |at_zero| cast_module_flat4(sd, dd, at_zero).expect("32-bit dtypes");
+    let flat = Flat4 {
+        module: &module,
+        first: None,
     };
+    let flat = (sd.bits() == 32 && dd.bits() == 32).then_some(&flat);
     rig.submit(&[src.buffer()], &[dst.buffer()], || {
         g.run_with(
             op,
@@ -120,8 +123,15 @@ pub(crate) fn add(
     let d = out.dtype();
     let native = g.native().for_dtype(d);
     let bits = d.bits();
-    let flat = |at_zero| add_module_flat4(d, native, at_zero).expect("a 32-bit dtype");
-    let flat: Option<&dyn Fn(bool) -> String> = if bits == 32 { Some(&flat) } else { None };
+    let module = |at_zero| add_module_flat4(d, native, at_zero).expect("a 32-bit dtype");
+    // float32 where the device's sums are not trusted: the native sums first, the
+    // exact kernel only over pieces that need it.
+    let untrusted = d == DType::Float32 && native.f32 && !native.f32_exact;
+    let flat = Flat4 {
+        module: &module,
+        first: untrusted.then_some(&add_module_f32_first as &dyn Fn(bool) -> String),
+    };
+    let flat = (bits == 32).then_some(&flat);
     rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
         g.run_with(
             op,

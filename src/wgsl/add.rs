@@ -10,6 +10,8 @@ const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
 const F32_EXACT: &str = include_str!("../../shaders/add_f32_exact.wgsl");
 const ADD_FNS: &str = include_str!("../../shaders/add_fns.wgsl");
 const F32_SCALED: &str = include_str!("../../shaders/add_f32_scaled.wgsl");
+const F32_FIRST: &str = include_str!("../../shaders/add_f32_first.wgsl");
+const F32_AGAIN: &str = include_str!("../../shaders/add_f32_again.wgsl");
 
 /// The native WGSL types a generated kernel may use; the rest is emulated in 32-bit
 /// integer arithmetic. A GPU device uses what its adapter has (`SHADER_F16`,
@@ -193,6 +195,33 @@ pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<Strin
                 "return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;",
             )
             .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
-            .replace("{{LOAD_B}}", "src2[at(params.src2_offset.x, i)]"),
+            .replace("{{LOAD_B}}", "src2[at(params.src2_offset.x, i)]")
+            .replace("{{END}}", ""),
     )
+}
+
+/// The first pass of float32 add on a device whose float32 sums are not trusted
+/// (`Native::f32` without `f32_exact`), in the contiguous form of
+/// [`add_module_flat4`]`(Float32, ..)` (`shaders/add_f32_first.wgsl`): the native sums,
+/// and binding 4 (an `atomic<u32>`) set to 1 where any element needs the exact sum.
+pub fn add_module_f32_first(at_zero: bool) -> String {
+    super::FLAT4
+        .replace("{{ENABLE}}", "")
+        .replace("{{WALK}}", super::WALK)
+        .replace(
+            "{{SRC2}}",
+            "@group(0) @binding(3) var<storage, read> src2: array<vec4<u32>>;",
+        )
+        .replace("{{FUNCTIONS}}", F32_FIRST)
+        .replace("{{ONE}}", "return add_f32_first(a, b);")
+        .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
+        .replace("{{LOAD_B}}", "src2[at(params.src2_offset.x, i)]")
+        .replace("{{END}}", "if (seen != 0u) { atomicOr(&flag, 1u); }")
+}
+
+/// The module between the two passes of float32 add (`shaders/add_f32_again.wgsl`):
+/// binding 0 the exact pass's workgroups (a uniform `vec4<u32>`, x and y), binding 1
+/// the first pass's flag, binding 2 the indirect dispatch's arguments it writes.
+pub fn add_module_f32_again() -> String {
+    F32_AGAIN.to_owned()
 }

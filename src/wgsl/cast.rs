@@ -126,6 +126,7 @@ pub fn cast_module_flat4(src: DType, dst: DType, at_zero: bool) -> Option<String
             )
             .replace("{{ONE}}", "return convert(vec4<u32>(a, 0u, 0u, 0u)).x;")
             .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
-            .replace("{{LOAD_B}}", "a"),
+            .replace("{{LOAD_B}}", "a")
+            .replace("{{END}}", ""),
     )
 }

@@ -10,7 +10,7 @@ mod cast;
 mod params;
 mod words;
 
-pub use add::{add_module, add_module_flat4, Native};
+pub use add::{add_module, add_module_f32_again, add_module_f32_first, add_module_flat4, Native};
 pub use cast::{cast_module, cast_module_flat4};
 pub use params::{walk_params, walk_params3, PARAMS_BYTES};
 pub use words::{load_fn, store_fn, Words};
@@ -155,6 +155,12 @@ mod tests {
                 }
             }
         }
+        for at_zero in [false, true] {
+            let m = add_module_f32_first(at_zero);
+            assert!(!m.contains("{{"));
+            validate(&m);
+        }
+        validate(&add_module_f32_again());
     }
 
     #[test]

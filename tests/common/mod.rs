@@ -1,5 +1,7 @@
 //! Shared by the integration tests: the committed conversion vectors.
 #![allow(dead_code)]
+pub mod add_passes;
+
 use std::io::Read;
 
 use nxrig::DType;

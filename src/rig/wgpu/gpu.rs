@@ -28,6 +28,8 @@ pub struct Gpu {
     pub(crate) pool: super::pool::Shared,
     /// A CPU adapter (a software rasteriser: lavapipe, SwiftShader).
     pub(crate) cpu: bool,
+    /// The flag and arguments of kernels in two passes, made when first needed.
+    pub(crate) indirect: super::indirect::Lazy,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -230,6 +232,7 @@ pub(crate) async fn open(
         pipelines: Mutex::new(HashMap::new()),
         error,
         cpu: adapter.get_info().device_type == wgpu::DeviceType::Cpu,
+        indirect: Default::default(),
         pool: super::pool::Pool::shared(options.cache_bytes.unwrap_or(super::pool::DEFAULT_CAP)),
     };
     let rig = Rig::with_gpu(name, gpu);

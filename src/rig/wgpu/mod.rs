@@ -13,6 +13,7 @@ mod access;
 mod blit;
 mod dispatch;
 mod gpu;
+mod indirect;
 mod io;
 mod memory;
 mod plan;
@@ -20,6 +21,7 @@ mod pool;
 mod probe;
 
 pub use access::ReadAsync;
+pub(crate) use dispatch::Flat4;
 pub use gpu::{Gpu, Options};
 pub use memory::GpuMemory;
 pub(crate) use plan::Operand;

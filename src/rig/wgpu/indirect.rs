@@ -1,0 +1,94 @@
+//! Kernels in two passes where a device runs every branch (a CPU adapter such as
+//! SwiftShader): a cheap first pass that raises a flag where its answer may be wrong,
+//! and the full kernel dispatched indirectly, over the whole piece where the flag is
+//! up and over no workgroup otherwise (`shaders/add_f32_first.wgsl`,
+//! `shaders/add_f32_again.wgsl`). The flag and the dispatch's arguments live in two
+//! small buffers of the device; passes run in submission order, and the middle pass
+//! lowers the flag, so pieces and submissions after each other share them.
+
+use std::sync::OnceLock;
+
+use wgpu::util::DeviceExt;
+
+use super::Gpu;
+use crate::wgsl::add_module_f32_again;
+
+/// The device's flag and indirect-dispatch buffers.
+#[derive(Debug)]
+pub(crate) struct Indirect {
+    /// The first pass's flag (a `u32`, 0 between pieces).
+    pub(crate) flag: wgpu::Buffer,
+    /// The full pass's workgroups (x, y, z).
+    args: wgpu::Buffer,
+}
+
+/// The [`Indirect`] of a device, made once.
+pub(crate) type Lazy = OnceLock<Indirect>;
+
+impl Gpu {
+    pub(crate) fn indirect(&self) -> &Indirect {
+        self.indirect.get_or_init(|| {
+            let make = |label, usage| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size: 16,
+                    usage: wgpu::BufferUsages::STORAGE | usage,
+                    mapped_at_creation: false,
+                })
+            };
+            Indirect {
+                flag: make("nxrig flag", wgpu::BufferUsages::empty()),
+                args: make("nxrig indirect", wgpu::BufferUsages::INDIRECT),
+            }
+        })
+    }
+
+    /// Encodes, after a first pass over a piece, the pass that sets the full pass's
+    /// workgroups from the flag (`x` by `y` where it is up, none otherwise) and lowers
+    /// it, then the full pass: `pipeline` over `group`, dispatched indirectly.
+    pub(crate) fn encode_again(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        (x, y): (u32, u32),
+        pipeline: &wgpu::ComputePipeline,
+        group: &wgpu::BindGroup,
+    ) {
+        let ind = self.indirect();
+        let again = self.pipeline("add float32 again", add_module_f32_again);
+        let xy = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("nxrig groups"),
+                contents: bytemuck::cast_slice(&[x, y, 0, 0]),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let set = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("add float32 again"),
+            layout: &again.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: xy.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: ind.flag.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: ind.args.as_entire_binding(),
+                },
+            ],
+        });
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&again);
+            pass.set_bind_group(0, &set, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.dispatch_workgroups_indirect(&ind.args, 0);
+    }
+}

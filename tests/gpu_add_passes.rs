@@ -1,0 +1,54 @@
+//! float32 add in two passes on a device whose float32 sums are not trusted (opened
+//! with `Options::skip_probe`, as a device that flushes subnormals is): the native
+//! sums where no element needs more, the exact kernel over the pieces where one does;
+//! every case equals the host's add (natively, lavapipe here; the browser suite runs
+//! the same cases on SwiftShader, which does flush).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use common::add_passes::cases;
+use nxrig::kernels::add;
+use nxrig::rig::wgpu::Options;
+use nxrig::{AnyArray, DType, Rig};
+
+#[test]
+fn float32_add_in_two_passes_equals_the_host() {
+    let whole = Options {
+        skip_probe: true,
+        ..Options::default()
+    };
+    // Bindings of 64 KiB: each case's 400 KB in several pieces, one of them flagged.
+    let pieces = Options {
+        max_storage_buffer_binding_size: Some(64 << 10),
+        ..whole.clone()
+    };
+    for options in [whole, pieces] {
+        let gpu =
+            Rig::gpu_with(&options).expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+        assert!(!gpu.wgpu().unwrap().native().f32_exact);
+        check(&gpu);
+    }
+}
+
+fn check(gpu: &Rig) {
+    for (name, xs, ys) in cases() {
+        let n = xs.len();
+        let x = AnyArray::of_bits(DType::Float32, &[n], &xs).unwrap();
+        let y = AnyArray::of_bits(DType::Float32, &[n], &ys).unwrap();
+        let want = add(&x, &y).unwrap().to_bits_vec().unwrap();
+        let sum = add(&x.to_device(gpu).unwrap(), &y.to_device(gpu).unwrap()).unwrap();
+        let got = sum.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+        let wrong: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+        assert!(
+            wrong.is_empty(),
+            "{name}: {} of {n} wrong, first at {}: {:#x} + {:#x} = {:#x}, want {:#x}",
+            wrong.len(),
+            wrong[0],
+            xs[wrong[0]],
+            ys[wrong[0]],
+            got[wrong[0]],
+            want[wrong[0]]
+        );
+    }
+}
