@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::add_passes::cases;
+use common::add_passes::{cases, wrong};
 use nxrig::kernels::add;
 use nxrig::rig::wgpu::Options;
 use nxrig::{AnyArray, DType, Rig};
@@ -39,16 +39,8 @@ fn check(gpu: &Rig) {
         let want = add(&x, &y).unwrap().to_bits_vec().unwrap();
         let sum = add(&x.to_device(gpu).unwrap(), &y.to_device(gpu).unwrap()).unwrap();
         let got = sum.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
-        let wrong: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
-        assert!(
-            wrong.is_empty(),
-            "{name}: {} of {n} wrong, first at {}: {:#x} + {:#x} = {:#x}, want {:#x}",
-            wrong.len(),
-            wrong[0],
-            xs[wrong[0]],
-            ys[wrong[0]],
-            got[wrong[0]],
-            want[wrong[0]]
-        );
+        if let Some(m) = wrong(name, &xs, &ys, &got, &want) {
+            panic!("{m}");
+        }
     }
 }

@@ -202,16 +202,9 @@ async fn add_on_webgpu_is_exact_on_subnormals() {
         let sum =
             nxrig::kernels::add(&x.to_device(&gpu).unwrap(), &y.to_device(&gpu).unwrap()).unwrap();
         let got = bits_back(&sum).await;
-        let wrong: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
-        assert!(
-            wrong.is_empty(),
-            "{d}: {} of {n} wrong, first {:#x} + {:#x} = {:#x}, want {:#x}",
-            wrong.len(),
-            xs[wrong[0]],
-            ys[wrong[0]],
-            got[wrong[0]],
-            want[wrong[0]]
-        );
+        if let Some(m) = common::add_passes::wrong(d.name(), &xs, &ys, &got, &want) {
+            panic!("{m}");
+        }
         console_log!(
             "{d}: {n} sums equal the host's (native float32 probed exact: {})",
             gpu.wgpu().unwrap().native().f32_exact
@@ -234,17 +227,9 @@ async fn float32_add_in_two_passes_on_webgpu() {
         let sum =
             nxrig::kernels::add(&x.to_device(&gpu).unwrap(), &y.to_device(&gpu).unwrap()).unwrap();
         let got = bits_back(&sum).await;
-        let wrong: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
-        assert!(
-            wrong.is_empty(),
-            "{name}: {} of {n} wrong, first at {}: {:#x} + {:#x} = {:#x}, want {:#x}",
-            wrong.len(),
-            wrong[0],
-            xs[wrong[0]],
-            ys[wrong[0]],
-            got[wrong[0]],
-            want[wrong[0]]
-        );
+        if let Some(m) = common::add_passes::wrong(name, &xs, &ys, &got, &want) {
+            panic!("{m}");
+        }
     }
     console_log!(
         "float32 add in two passes: every case equals the host (native float32 probed exact: {})",

@@ -86,6 +86,14 @@ async function cases(page) {
     dev.destroy();
     try { await pending; out.k13 = 'settled with values'; } catch (e) { out.k13 = e.message; }
     try { big.copy(); out.k13later = 'worked'; } catch (e) { out.k13later = e.message; }
+    // Freed GPU memory is kept for reuse, and given back on request.
+    const g2 = await Device.gpu();
+    const kept = await NxArray.fromTypedArray(new Float32Array(1024), 'float32').toDevice(g2);
+    const before = g2.cachedBytes;
+    kept.free();
+    out.cache = [g2.cachedBytes - before];
+    g2.emptyCache();
+    out.cache.push(g2.cachedBytes);
     // Errors are JS Errors with nxrig's message.
     try { NxArray.fromTypedArray(new Uint8Array(3), 'float32'); } catch (e) { out.error = [e instanceof Error, e.message]; }
     return out;
@@ -97,6 +105,7 @@ async function cases(page) {
   assert.deepEqual(r.k11i4, [3, -8, -7, 7, -1, 1]);
   assert.match(r.k13, /was lost/);
   assert.match(r.k13later, /was lost/);
+  assert.deepEqual(r.cache, [4096, 0], 'freed GPU memory kept, then given back');
   assert.equal(r.error[0], true);
   assert.match(r.error[1], /3 bytes do not hold a float32 array/);
 }

@@ -44,6 +44,9 @@ impl NxArray {
     }
 }
 
+/// A read under way, to the TypedArray (or the JS `Error`).
+type Reading = std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>;
+
 fn parse_dtype(name: &str) -> Result<DType, JsError> {
     name.parse().map_err(js_error)
 }
@@ -342,10 +345,7 @@ impl NxArray {
                         .and_then(|h| h.to_bits_vec())
                         .map_err(js_error)?;
                     Ok(typed::unpacked(d, &bits).into())
-                })
-                    as std::pin::Pin<
-                        Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>,
-                    >
+                }) as Reading
             } else {
                 let r = bytes.read_js_async();
                 Box::pin(async move {

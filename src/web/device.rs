@@ -71,6 +71,22 @@ impl Device {
         .join(",")
     }
 
+    /// Bytes of freed GPU memory (and read staging) the device keeps for reuse: an
+    /// array of a size freed before is made without asking the browser for new memory
+    /// (up to 256 MiB; 0 on the host).
+    #[wasm_bindgen(getter, js_name = cachedBytes)]
+    pub fn cached_bytes(&self) -> f64 {
+        self.rig.wgpu().map_or(0.0, |g| g.cached_bytes() as f64)
+    }
+
+    /// Gives the freed GPU memory the device keeps for reuse back to the browser.
+    #[wasm_bindgen(js_name = emptyCache)]
+    pub fn empty_cache(&self) {
+        if let Some(g) = self.rig.wgpu() {
+            g.empty_cache();
+        }
+    }
+
     /// True once the device is lost: every operation on its memory then fails.
     #[wasm_bindgen(getter)]
     pub fn lost(&self) -> bool {

@@ -48,3 +48,19 @@ pub fn cases() -> Vec<(&'static str, Vec<u128>, Vec<u128>)> {
     }
     out
 }
+
+/// `None` where `got` equals `want` element for element; else what is wrong, naming
+/// the case, the count and the first wrong sum `x + y`.
+pub fn wrong(name: &str, xs: &[u128], ys: &[u128], got: &[u128], want: &[u128]) -> Option<String> {
+    let n = want.len();
+    let bad: Vec<usize> = (0..n).filter(|&i| got.get(i) != Some(&want[i])).collect();
+    let &i = bad.first()?;
+    Some(format!(
+        "{name}: {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
+        bad.len(),
+        xs[i],
+        ys[i],
+        got.get(i).copied().unwrap_or_default(),
+        want[i]
+    ))
+}
