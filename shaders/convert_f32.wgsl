@@ -53,27 +53,27 @@ fn f32_to_float8_e5m2(x: u32) -> u32 {
     return sign | subnormal(a, 16u);
 }
 
-// |x| truncated toward zero, for |x| < 2^32 (e < 159).
+// |x| truncated toward zero, for |x| < 2^32 (e < 159). Without a branch (a CPU
+// adapter such as SwiftShader runs both sides of each): shifts capped at 31.
 fn f32_magnitude(a: u32) -> u32 {
     let e = a >> 23u;
-    if (e < 127u) { return 0u; }
     let m = (a & 0x7fffffu) | 0x800000u;
-    if (e >= 150u) { return m << (e - 150u); }
-    return m >> (150u - e);
+    let left = m << min(e - 150u, 31u);
+    let right = m >> min(150u - e, 31u);
+    return select(right, left, e >= 150u);
 }
 
 fn f32_to_int32(x: u32) -> u32 {
     let a = x & 0x7fffffffu;
     let neg = (x >> 31u) == 1u;
-    if (a > 0x7f800000u) { return 0u; }
-    if ((a >> 23u) >= 158u) { return select(0x7fffffffu, 0x80000000u, neg); }
     let mag = f32_magnitude(a);
-    return select(mag, 0u - mag, neg);
+    var r = select(mag, 0u - mag, neg);
+    r = select(r, select(0x7fffffffu, 0x80000000u, neg), (a >> 23u) >= 158u);
+    return select(r, 0u, a > 0x7f800000u);
 }
 
 fn f32_to_uint32(x: u32) -> u32 {
     let a = x & 0x7fffffffu;
-    if (a > 0x7f800000u || (x >> 31u) == 1u) { return 0u; }
-    if ((a >> 23u) >= 159u) { return 0xffffffffu; }
-    return f32_magnitude(a);
+    let r = select(f32_magnitude(a), 0xffffffffu, (a >> 23u) >= 159u);
+    return select(r, 0u, a > 0x7f800000u || (x >> 31u) == 1u);
 }
