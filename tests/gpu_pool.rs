@@ -90,6 +90,12 @@ fn reads_reuse_their_staging_buffers_and_destroy_empties_the_pool() {
     assert_eq!(first.to_bits_vec().unwrap(), again.to_bits_vec().unwrap());
     r.destroy();
     assert_eq!(cached(&r), 0);
+    drop(a);
+    assert_eq!(
+        cached(&r),
+        0,
+        "memory freed after the device is destroyed is not kept"
+    );
 }
 
 #[test]

@@ -173,7 +173,7 @@ impl Rig {
     /// on it fails at once. On the host it is [`Rig::lose`].
     pub fn destroy(&self) {
         if let Some(g) = self.gpu() {
-            g.empty_cache();
+            g.close_cache();
             g.device.destroy();
         }
         self.lose();

@@ -146,6 +146,11 @@ impl Gpu {
         super::pool::lock(&self.pool).clear();
     }
 
+    /// Empties the pool for good: the device is being destroyed.
+    pub(crate) fn close_cache(&self) {
+        super::pool::lock(&self.pool).close();
+    }
+
     /// Bytes of freed buffers the device keeps for reuse now.
     pub fn cached_bytes(&self) -> u64 {
         super::pool::lock(&self.pool).bytes()

@@ -18,6 +18,8 @@ pub(crate) struct Pool {
     kept: VecDeque<wgpu::Buffer>,
     bytes: u64,
     cap: u64,
+    /// Set when the device is destroyed: nothing is kept after.
+    closed: bool,
 }
 
 /// A device's pool, shared with the memory it hands out.
@@ -30,6 +32,7 @@ impl Pool {
             kept: VecDeque::new(),
             bytes: 0,
             cap,
+            closed: false,
         }))
     }
 
@@ -47,7 +50,7 @@ impl Pool {
     /// Keeps `b` for reuse, dropping the oldest kept buffers past the cap (or `b`
     /// itself, if it alone passes it).
     pub(crate) fn keep(&mut self, b: wgpu::Buffer) {
-        if b.size() > self.cap {
+        if self.closed || b.size() > self.cap {
             return;
         }
         while self.bytes + b.size() > self.cap {
@@ -64,6 +67,13 @@ impl Pool {
     pub(crate) fn clear(&mut self) {
         self.kept.clear();
         self.bytes = 0;
+    }
+
+    /// Drops every kept buffer and keeps none from now on (the device is destroyed:
+    /// memory freed later goes back to no one).
+    pub(crate) fn close(&mut self) {
+        self.clear();
+        self.closed = true;
     }
 
     /// Bytes kept now.
