@@ -3,6 +3,7 @@
 
 use super::cast::{facts, load4, store4};
 use super::words::{load_fn, load_named, store_fn, Words};
+use super::{flat4_module, FlatParts};
 use crate::dtype::{Class, DType};
 
 const ADD: &str = include_str!("../../shaders/add.wgsl");
@@ -181,23 +182,14 @@ pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<Strin
         return None;
     }
     let native = native.for_dtype(d);
-    Some(
-        super::FLAT4
-            .replace("{{ENABLE}}", enable(native))
-            .replace("{{WALK}}", super::WALK)
-            .replace(
-                "{{SRC2}}",
-                "@group(0) @binding(3) var<storage, read> src2: array<vec4<u32>>;",
-            )
-            .replace("{{FUNCTIONS}}", &add_fns(d, native))
-            .replace(
-                "{{ONE}}",
-                "return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;",
-            )
-            .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
-            .replace("{{LOAD_B}}", "src2[at(params.src2_offset.x, i)]")
-            .replace("{{END}}", ""),
-    )
+    let parts = FlatParts {
+        enable: enable(native),
+        two_sources: true,
+        functions: &add_fns(d, native),
+        one: "return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;",
+        end: "",
+    };
+    Some(flat4_module(&parts, at_zero))
 }
 
 /// The first pass of float32 add on a device whose float32 sums are not trusted
@@ -205,18 +197,14 @@ pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<Strin
 /// [`add_module_flat4`]`(Float32, ..)` (`shaders/add_f32_first.wgsl`): the native sums,
 /// and binding 4 (an `atomic<u32>`) set to 1 where any element needs the exact sum.
 pub fn add_module_f32_first(at_zero: bool) -> String {
-    super::FLAT4
-        .replace("{{ENABLE}}", "")
-        .replace("{{WALK}}", super::WALK)
-        .replace(
-            "{{SRC2}}",
-            "@group(0) @binding(3) var<storage, read> src2: array<vec4<u32>>;",
-        )
-        .replace("{{FUNCTIONS}}", F32_FIRST)
-        .replace("{{ONE}}", "return add_f32_first(a, b);")
-        .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
-        .replace("{{LOAD_B}}", "src2[at(params.src2_offset.x, i)]")
-        .replace("{{END}}", "if (seen != 0u) { atomicOr(&flag, 1u); }")
+    let parts = FlatParts {
+        enable: "",
+        two_sources: true,
+        functions: F32_FIRST,
+        one: "return add_f32_first(a, b);",
+        end: "if (seen != 0u) { atomicOr(&flag, 1u); }",
+    };
+    flat4_module(&parts, at_zero)
 }
 
 /// The module between the two passes of float32 add (`shaders/add_f32_again.wgsl`):

@@ -2,6 +2,7 @@
 //! (source, target) pair, the dtype facts filled in from the dtype table.
 
 use super::words::{load_fn, store_fn, Words};
+use super::{flat4_module, FlatParts};
 use crate::dtype::{Class, DType};
 
 const CAST: &str = include_str!("../../shaders/cast.wgsl");
@@ -115,18 +116,12 @@ pub fn cast_module_flat4(src: DType, dst: DType, at_zero: bool) -> Option<String
     if src.bits() != 32 || dst.bits() != 32 {
         return None;
     }
-    Some(
-        super::FLAT4
-            .replace("{{ENABLE}}", "")
-            .replace("{{WALK}}", super::WALK)
-            .replace("{{SRC2}}", "")
-            .replace(
-                "{{FUNCTIONS}}",
-                &(facts("SRC", src) + &facts("DST", dst) + "\n" + &convert_fn(src, dst)),
-            )
-            .replace("{{ONE}}", "return convert(vec4<u32>(a, 0u, 0u, 0u)).x;")
-            .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
-            .replace("{{LOAD_B}}", "a")
-            .replace("{{END}}", ""),
-    )
+    let parts = FlatParts {
+        enable: "",
+        two_sources: false,
+        functions: &(facts("SRC", src) + &facts("DST", dst) + "\n" + &convert_fn(src, dst)),
+        one: "return convert(vec4<u32>(a, 0u, 0u, 0u)).x;",
+        end: "",
+    };
+    Some(flat4_module(&parts, at_zero))
 }

@@ -22,7 +22,43 @@ const TRANSFER: &str = include_str!("../../shaders/transfer.wgsl");
 pub(crate) const WALK: &str = include_str!("../../shaders/walk.wgsl");
 
 /// The contiguous form of a kernel over 32-bit elements.
-pub(crate) const FLAT4: &str = include_str!("../../shaders/flat4.wgsl");
+const FLAT4: &str = include_str!("../../shaders/flat4.wgsl");
+
+/// What a kernel puts into `shaders/flat4.wgsl`.
+pub(crate) struct FlatParts<'a> {
+    /// The `enable` directives its types need.
+    pub(crate) enable: &'a str,
+    /// A second source, bound at 3 (`b` of `one(a, b)`; else `b` is `a`).
+    pub(crate) two_sources: bool,
+    /// Its functions, which `one` calls.
+    pub(crate) functions: &'a str,
+    /// The body of `one(a: u32, b: u32) -> u32`.
+    pub(crate) one: &'a str,
+    /// What an invocation does after its loop.
+    pub(crate) end: &'a str,
+}
+
+/// `shaders/flat4.wgsl` filled with `k`'s parts; `at_zero`: the form for operands that
+/// all start their binding windows, which ignores the offsets.
+pub(crate) fn flat4_module(k: &FlatParts<'_>, at_zero: bool) -> String {
+    let (src2, load_b) = if k.two_sources {
+        (
+            "@group(0) @binding(3) var<storage, read> src2: array<vec4<u32>>;",
+            "src2[at(params.src2_offset.x, i)]",
+        )
+    } else {
+        ("", "a")
+    };
+    FLAT4
+        .replace("{{ENABLE}}", k.enable)
+        .replace("{{WALK}}", WALK)
+        .replace("{{SRC2}}", src2)
+        .replace("{{FUNCTIONS}}", k.functions)
+        .replace("{{ONE}}", k.one)
+        .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
+        .replace("{{LOAD_B}}", load_b)
+        .replace("{{END}}", k.end)
+}
 
 /// The WGSL module of the transfer kernel for elements `bits` wide: every element of
 /// `src` into `dst`, any layouts, bit for bit. Bindings: 0 the parameters (uniform), 1
