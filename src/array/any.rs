@@ -82,8 +82,19 @@ impl AnyArray {
         dtype: DType,
         shape: &[usize],
     ) -> Result<AnyArray, Error> {
+        AnyArray::create_with(rig, kind, dtype, shape, Buffer::create)
+    }
+
+    /// A fresh C-contiguous array over the buffer `make` gives for its byte count.
+    fn create_with(
+        rig: &Rig,
+        kind: Kind,
+        dtype: DType,
+        shape: &[usize],
+        make: fn(&Rig, usize, Kind) -> Result<Buffer, Error>,
+    ) -> Result<AnyArray, Error> {
         let layout = Layout::contiguous(shape)?;
-        let buffer = Buffer::create(rig, dtype.bytes(layout.numel())?, kind)?;
+        let buffer = make(rig, dtype.bytes(layout.numel())?, kind)?;
         AnyArray::v(dtype, layout, buffer)
     }
 
@@ -102,9 +113,7 @@ impl AnyArray {
         if dtype.is_sub_byte() {
             return AnyArray::create(rig, dtype, shape);
         }
-        let layout = Layout::contiguous(shape)?;
-        let buffer = Buffer::create_to_fill(rig, dtype.bytes(layout.numel())?, Kind::Device)?;
-        AnyArray::v(dtype, layout, buffer)
+        AnyArray::create_with(rig, Kind::Device, dtype, shape, Buffer::create_to_fill)
     }
 
     /// The array's dtype.

@@ -56,11 +56,7 @@ impl Buffer {
     /// [`Error::Lost`] for a lost device; [`Error::Invalid`] if the memory cannot be
     /// allocated.
     pub fn create(rig: &Rig, len: usize, kind: Kind) -> Result<Buffer, Error> {
-        rig.check("Rig.Buffer.create")?;
-        if rig.gpu().is_some() {
-            return Ok(Buffer::spanning(Memory::on_gpu(rig, len, kind)?));
-        }
-        Ok(Buffer::spanning(Memory::zeroed(rig, len, kind)?))
+        Buffer::create_cleared(rig, len, kind, true)
     }
 
     /// [`Buffer::create`] for a caller that writes every byte before any is read: GPU
@@ -69,9 +65,14 @@ impl Buffer {
     /// # Errors
     /// As [`Buffer::create`].
     pub(crate) fn create_to_fill(rig: &Rig, len: usize, kind: Kind) -> Result<Buffer, Error> {
+        Buffer::create_cleared(rig, len, kind, false)
+    }
+
+    /// [`Buffer::create`], reused GPU memory cleared where `clear` says so.
+    fn create_cleared(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Buffer, Error> {
         rig.check("Rig.Buffer.create")?;
         if rig.gpu().is_some() {
-            return Ok(Buffer::spanning(Memory::on_gpu_uncleared(rig, len, kind)?));
+            return Ok(Buffer::spanning(Memory::on_gpu(rig, len, kind, clear)?));
         }
         Ok(Buffer::spanning(Memory::zeroed(rig, len, kind)?))
     }

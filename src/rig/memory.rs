@@ -181,25 +181,13 @@ impl Memory {
         }
     }
 
-    /// `len` zeroed bytes of GPU device `rig`'s memory (a wgpu buffer padded to whole
-    /// words).
+    /// `len` bytes of GPU device `rig`'s memory (wgpu buffers padded to whole words):
+    /// zeroed, except a buffer reused from the device's pool when `clear` is false
+    /// (for a caller that writes every byte before any is read).
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the device cannot hold `len` bytes in one buffer.
-    pub(crate) fn on_gpu(rig: &Rig, len: usize, kind: Kind) -> Result<Memory, Error> {
-        Memory::gpu_with(rig, len, kind, true)
-    }
-
-    /// [`Memory::on_gpu`] whose bytes are unspecified where it reuses a buffer of the
-    /// device's pool, for a caller that writes them all before any is read.
-    ///
-    /// # Errors
-    /// As [`Memory::on_gpu`].
-    pub(crate) fn on_gpu_uncleared(rig: &Rig, len: usize, kind: Kind) -> Result<Memory, Error> {
-        Memory::gpu_with(rig, len, kind, false)
-    }
-
-    fn gpu_with(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Memory, Error> {
+    /// [`Error::Invalid`] if the device cannot make the buffers.
+    pub(crate) fn on_gpu(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Memory, Error> {
         let g = rig.gpu().expect("nxrig bug: GPU memory of a host device");
         let b = g.create("Rig.Buffer.create", len, clear)?;
         Ok(Memory {

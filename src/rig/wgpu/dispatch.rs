@@ -45,7 +45,8 @@ impl Gpu {
     /// lavapipe: the walked form gains (a transposed copy 0.93 to 1.48 GB/s), the
     /// contiguous one loses (cast to int32 7.6 to 2.2 GB/s), so it is left alone.
     fn cap_groups(&self, flat: bool) -> bool {
-        self.cpu && (!flat || self.info().backend == "BrowserWebGpu")
+        let info = self.info();
+        info.device_type == "Cpu" && (!flat || info.backend == "BrowserWebGpu")
     }
 
     /// Encodes and submits the module named `key` (compiled from `source()` once) over

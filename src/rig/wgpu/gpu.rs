@@ -26,8 +26,6 @@ pub struct Gpu {
     error: Arc<Mutex<Option<String>>>,
     /// Buffers freed memory gave back, for reuse.
     pub(crate) pool: super::pool::Shared,
-    /// A CPU adapter (a software rasteriser: lavapipe, SwiftShader).
-    pub(crate) cpu: bool,
     /// The flag and arguments of kernels in two passes, made when first needed.
     pub(crate) indirect: super::indirect::Lazy,
 }
@@ -236,7 +234,6 @@ pub(crate) async fn open(
         f32_exact: std::sync::atomic::AtomicBool::new(false),
         pipelines: Mutex::new(HashMap::new()),
         error,
-        cpu: adapter.get_info().device_type == wgpu::DeviceType::Cpu,
         indirect: Default::default(),
         pool: super::pool::Pool::shared(options.cache_bytes.unwrap_or(super::pool::DEFAULT_CAP)),
     };
