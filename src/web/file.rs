@@ -26,6 +26,17 @@ pub fn load_safetensors(bytes: &JsValue) -> Result<TensorFile, JsError> {
     Ok(TensorFile { file })
 }
 
+impl TensorFile {
+    /// The position of the tensor named `name`.
+    fn index(&self, name: &str) -> Result<usize, JsError> {
+        self.file
+            .tensors
+            .iter()
+            .position(|t| t.name == name)
+            .ok_or_else(|| js_invalid(&format!("nxrig: the file has no tensor named {name:?}")))
+    }
+}
+
 #[wasm_bindgen]
 impl TensorFile {
     /// The tensors' names, in the file's order.
@@ -64,12 +75,8 @@ impl TensorFile {
     ///
     /// Errors: no tensor has that name.
     pub fn get(&self, name: &str) -> Result<NxArray, JsError> {
-        self.file
-            .tensors
-            .iter()
-            .find(|t| t.name == name)
-            .map(|t| NxArray::new(t.array.clone()))
-            .ok_or_else(|| js_invalid(&format!("nxrig: the file has no tensor named {name:?}")))
+        let k = self.index(name)?;
+        Ok(NxArray::new(self.file.tensors[k].array.clone()))
     }
 
     /// Replaces the tensor named `name` with `array` (any dtype and shape), which must
@@ -83,13 +90,8 @@ impl TensorFile {
                 "nxrig: the array is on a GPU: await a.toDevice(Device.host()) first",
             ));
         }
-        let t = self
-            .file
-            .tensors
-            .iter_mut()
-            .find(|t| t.name == name)
-            .ok_or_else(|| js_invalid(&format!("nxrig: the file has no tensor named {name:?}")))?;
-        *t = Tensor {
+        let k = self.index(name)?;
+        self.file.tensors[k] = Tensor {
             name: name.to_owned(),
             array: a.clone(),
         };
