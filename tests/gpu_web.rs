@@ -7,6 +7,8 @@
 #![cfg(target_arch = "wasm32")]
 
 mod common;
+#[path = "common/zoo.rs"]
+mod zoo;
 
 use nxrig::rig::wgpu::Options;
 use nxrig::rig::{Buffer, Kind};
@@ -235,4 +237,109 @@ async fn float32_add_in_two_passes_on_webgpu() {
         "float32 add in two passes: every case equals the host (native float32 probed exact: {})",
         gpu.wgpu().unwrap().native().f32_exact
     );
+}
+
+/// One placement, every form, in the browser (issue 11): every view of the zoo
+/// (flipped, permuted, stepped, broadcast over strided axes, empty at offsets,
+/// sub-byte at odd offsets) from the host and WebGPU to each, by `to_device_async`
+/// and, where nothing blocks, `to_device`, `transfer` and `copy`.
+#[wasm_bindgen_test]
+async fn every_placement_of_every_view_on_webgpu() {
+    let gpu = gpu().await;
+    let bad = zoo::every_form(&[Rig::host(), gpu]).await;
+    assert!(
+        bad.is_empty(),
+        "{} placements wrong:\n{}",
+        bad.len(),
+        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// What an operation gave, brought back: its values, or `Lost`.
+async fn settled(bad: &mut Vec<String>, what: &str, r: Result<AnyArray, Error>, want: &[u128]) {
+    let back = match r {
+        Ok(a) => a.to_device_async(&Rig::host()).await,
+        Err(e) => Err(e),
+    };
+    match back.and_then(|h| h.to_bits_vec()) {
+        Ok(v) if v == want => {}
+        Err(Error::Lost { .. }) => {}
+        Ok(_) => bad.push(format!("{what}: wrong values")),
+        Err(e) => bad.push(format!("{what}: {e}")),
+    }
+}
+
+/// Device loss at every point of a script of operations, in the browser's one
+/// thread (issue 11): reads pending, kernels queued, placements started before,
+/// between and after `destroy` each settle with their values or `Error::Lost`,
+/// never a panic (which aborts the wasm test) nor wgpu's validation text.
+#[wasm_bindgen_test]
+async fn loss_at_every_point_settles_each_operation_with_values_or_lost() {
+    let (rows, cols) = (64usize, 33usize);
+    let n = rows * cols;
+    let bits: Vec<u128> = (0..n as u128).collect();
+    let host = AnyArray::of_bits(DType::Int32, &[rows, cols], &bits).unwrap();
+    let twice: Vec<u128> = bits.iter().map(|b| 2 * b).collect();
+    let transposed: Vec<u128> = (0..n).map(|k| bits[(k % rows) * cols + k / rows]).collect();
+    let floats: Vec<u128> = bits.iter().map(|&b| (b as f32).to_bits() as u128).collect();
+    let bytes: Vec<u8> = bits.iter().flat_map(|&b| (b as u32).to_le_bytes()).collect();
+    let mut bad = Vec::new();
+    for at in 0..9 {
+        let gpu = gpu().await;
+        let mut k = 0;
+        let mut tick = || {
+            if k == at {
+                gpu.destroy();
+            }
+            k += 1;
+        };
+        tick();
+        let a = host.to_device(&gpu);
+        match &a {
+            Ok(_) | Err(Error::Lost { .. }) => {}
+            Err(e) => bad.push(format!("upload, destroyed at {at}: {e}")),
+        }
+        tick();
+        let on = |f: &dyn Fn(&AnyArray) -> Result<AnyArray, Error>| match &a {
+            Ok(a) => f(a),
+            Err(_) => Err(Error::Lost {
+                op: "the upload",
+                device: String::new(),
+            }),
+        };
+
+        let sum = on(&|a| nxrig::kernels::add(a, a));
+        tick();
+        let cast = on(&|a| a.cast(DType::Float32));
+        tick();
+        let t = on(&|a| a.move_(&Move::Permute(vec![1, 0]))?.unwrap().copy());
+        tick();
+        let pending = a.as_ref().ok().map(|a| a.buffer().read_async());
+        tick();
+        let view = on(&|a| Ok(a.move_(&Move::Flip(vec![0, 1]))?.unwrap()));
+        let flipped_back = view.and_then(|v| Ok(v.move_(&Move::Flip(vec![0, 1]))?.unwrap()));
+        tick();
+        let written = on(&|a| {
+            let c = a.copy()?;
+            c.buffer().write_bytes(0, &[0, 0, 0, 0])?;
+            Ok(c)
+        });
+        tick();
+        settled(&mut bad, &format!("add, destroyed at {at}"), sum, &twice).await;
+        tick();
+        settled(&mut bad, &format!("cast, destroyed at {at}"), cast, &floats).await;
+        settled(&mut bad, &format!("copy, destroyed at {at}"), t, &transposed).await;
+        settled(&mut bad, &format!("flip, destroyed at {at}"), flipped_back, &bits).await;
+        settled(&mut bad, &format!("write, destroyed at {at}"), written, &bits).await;
+        if let Some(p) = pending {
+            match p.await {
+                Ok(v) if v == bytes => {}
+                Err(Error::Lost { .. }) => {}
+                r => bad.push(format!("read_async, destroyed at {at}: {r:?}")),
+            }
+        }
+        gpu.destroy();
+        assert!(matches!(host.to_device(&gpu), Err(Error::Lost { .. })));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

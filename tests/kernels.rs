@@ -242,6 +242,37 @@ fn donating_add_writes_in_place_only_when_exclusive() {
     );
 }
 
+/// Where `x` cannot hold the sum (it broadcasts to a larger shape, or reaches an
+/// element twice), the donating add gives a fresh array and leaves `x` as it was,
+/// though the call held `x` exclusive: its fallback runs after the claim is released.
+#[test]
+fn donating_add_copies_where_x_cannot_hold_the_result() {
+    let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
+    let y = Array::<f32>::of_array(&[2, 1], &[10.0, 20.0]).unwrap().on();
+    let z = add_donated(x.any().clone(), y.any()).unwrap();
+    assert_eq!(z.shape(), [2, 3]);
+    assert_eq!(
+        z.expect::<f32>().unwrap().to_vec().unwrap(),
+        [11.0, 12.0, 13.0, 21.0, 22.0, 23.0]
+    );
+    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0], "x is live and unchanged");
+    // x expanded to [2, 3] (stride 0) plus y [3].
+    let e = x.move_(&Move::Unsqueeze(0)).unwrap().unwrap();
+    let e = e.move_(&Move::Expand(vec![2, 3])).unwrap().unwrap();
+    let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0]).unwrap().on();
+    let z = add_donated(e.any().clone(), y.any()).unwrap();
+    assert!(!z.buffer().same_memory(x.buffer()));
+    assert_eq!(
+        z.expect::<f32>().unwrap().to_vec().unwrap(),
+        [11.0, 22.0, 33.0, 11.0, 22.0, 33.0]
+    );
+    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0]);
+    // Dtypes that differ: the fallback's own refusal, not "held exclusive".
+    let i = Array::<i32>::of_array(&[3], &[1, 2, 3]).unwrap().on();
+    let err = add_donated(x.any().clone(), i.any()).unwrap_err().to_string();
+    assert!(err.contains("dtype"), "{err}");
+}
+
 #[test]
 fn k12_copy_then_donate_and_the_aliased_call() {
     let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap().on();

@@ -79,6 +79,21 @@ async function cases(page) {
     out.k11u8 = Array.from(await a.toTypedArray());
     const q = await NxArray.fromTypedArray(new Uint8Array([0x98, 0xf7, 0x01]), 'int4', [5]).toDevice(gpu);
     out.k11i4 = [q.byteLength, ...Array.from(await q.toTypedArray())];
+    // Views of a WebGPU array brought back both ways (issue 11): toDevice(host) then
+    // toTypedArray, and toTypedArray straight from the GPU view.
+    const g6 = await NxArray.fromTypedArray(new Int32Array([0, 1, 2, 3, 4, 5]), 'int32', [2, 3]).toDevice(gpu);
+    const row = await NxArray.fromTypedArray(new Int32Array([0, 1, 2, 3, 4, 5]), 'int32').toDevice(gpu);
+    const zoo = {
+      flip: g6.flip([1]),
+      permute: g6.permute([1, 0]),
+      expand: g6.reshape([1, 2, 3]).expand([2, 2, 3]),
+      stepped: row.slice([[null, null, 2]]).reshape([1, 3]).expand([2, 3]),
+    };
+    out.views = {};
+    for (const [name, v] of Object.entries(zoo)) {
+      const viaHost = Array.from(await (await v.toDevice(Device.host())).toTypedArray());
+      out.views[name] = [viaHost, Array.from(await v.toTypedArray())];
+    }
     // K13: a read pending when the device is lost.
     const dev = await Device.gpu();
     const big = await NxArray.fromTypedArray(new Int32Array(1 << 16).fill(7), 'int32').toDevice(dev);
@@ -103,6 +118,15 @@ async function cases(page) {
   assert.deepEqual(r.shared, [6, 7], "a view of wasm memory is shared");
   assert.deepEqual(r.k11u8, Array.from({ length: 25 }, (_, i) => 200 + i));
   assert.deepEqual(r.k11i4, [3, -8, -7, 7, -1, 1]);
+  const views = {
+    flip: [2, 1, 0, 5, 4, 3],
+    permute: [0, 3, 1, 4, 2, 5],
+    expand: [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5],
+    stepped: [0, 2, 4, 0, 2, 4],
+  };
+  for (const [name, want] of Object.entries(views)) {
+    assert.deepEqual(r.views[name], [want, want], `${name} on WebGPU, via the host and straight`);
+  }
   assert.match(r.k13, /was lost/);
   assert.match(r.k13later, /was lost/);
   assert.deepEqual(r.cache, [4096, 0], 'freed GPU memory kept, then given back');

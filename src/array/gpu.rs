@@ -4,8 +4,8 @@
 
 use super::any::AnyArray;
 use crate::error::Error;
-use crate::layout::Layout;
-use crate::rig::{Buffer, Kind, Rig};
+use super::placement::rename;
+use crate::rig::{Buffer, Rig};
 
 impl AnyArray {
     /// The position, in elements, of the buffer's first byte in its memory, which the
@@ -37,6 +37,7 @@ impl AnyArray {
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // toTypedArray
     pub(crate) fn own_bytes(&self) -> Option<Result<Buffer, Error>> {
         let (d, l) = (self.dtype, &self.layout);
         let first_bits = l.offset().checked_mul(d.bits() as usize)?;
@@ -48,29 +49,33 @@ impl AnyArray {
     }
 
     /// [`AnyArray::to_device`] that never blocks: GPU memory comes back through an
-    /// async read. In the browser, the way to bring a GPU array to the host.
+    /// async read. In the browser, the way to bring a GPU array to the host. The same
+    /// placement as the blocking form (one compact form computed once, its bytes then
+    /// read back without blocking): the
+    /// same layout and the same bits, for every view.
     ///
     /// # Errors
     /// As [`AnyArray::to_device`].
     pub async fn to_device_async(&self, rig: &Rig) -> Result<AnyArray, Error> {
+        const OP: &str = "Nx_array.to_device";
         if self.buffer.gpu_memory().is_none() || self.rig() == rig {
             return self.to_device(rig);
         }
-        // Read just its own bytes back; compact on its own GPU first (kernels, not
-        // blocking) where they are not contiguous.
-        let own = match self.own_bytes() {
-            Some(b) => b?,
-            None => self.to_device(self.rig())?.buffer,
-        };
-        let bytes = own.read_async().await?;
+        // Compact on its own GPU (a kernel, not a wait), then read its bytes back.
+        let c = self.compact(OP)?;
+        // Host memory is every host device's: straight onto `rig` where it is one.
         let on = if rig.host_addressable() {
             rig.clone()
         } else {
             Rig::host()
         };
-        let b = Buffer::create(&on, bytes.len(), Kind::Device)?;
-        b.write_bytes(0, &bytes)?;
-        let host = AnyArray::v(self.dtype, Layout::contiguous(self.shape())?, b)?;
+        let host = match &c.bytes {
+            None => c.place(self.dtype, &on),
+            Some(b) => {
+                let bytes = b.read_async().await.map_err(|e| rename(e, OP))?;
+                c.on_host(self.dtype, &on, &bytes)
+            }
+        }?;
         if on == *rig {
             Ok(host)
         } else {

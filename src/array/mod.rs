@@ -4,6 +4,7 @@
 
 mod any;
 mod bitcast;
+mod compact;
 mod door;
 mod gpu;
 mod interop;

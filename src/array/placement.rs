@@ -7,7 +7,7 @@ use super::door::{door, Answer};
 use crate::dtype::{read_bits, write_bits};
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::{Buffer, Kind, Rig};
+use crate::rig::{Buffer, Rig};
 
 impl AnyArray {
     /// The array's elements on `rig` (also when it is on `rig`), bit for bit, in a fresh
@@ -38,48 +38,8 @@ impl AnyArray {
     /// [`Buffer::create`] returns.
     pub fn to_device(&self, rig: &Rig) -> Result<AnyArray, Error> {
         const OP: &str = "Nx_array.to_device";
-        self.buffer.check(OP)?;
-        let l = &self.layout;
-        let d = self.dtype;
-        let counted: usize = l
-            .shape()
-            .iter()
-            .zip(l.strides())
-            .map(|(&n, &s)| if s == 0 { n.min(1) } else { n })
-            .product();
-        let budget = d.bytes(counted)?;
-        let Some((lo, hi)) = l.bounds() else {
-            let buffer = Buffer::create(rig, 0, Kind::Device)?;
-            let layout = Layout::new(l.shape(), &vec![0; l.rank()], 0)?;
-            return AnyArray::v(d, layout, buffer);
-        };
-        // Bytes from the first to the last position.
-        let (b0, b1) = if d.is_sub_byte() {
-            (lo / 2, hi / 2 + 1)
-        } else {
-            (lo * d.storage_bytes(), (hi + 1) * d.storage_bytes())
-        };
-        if b1 - b0 <= budget {
-            // Every byte of it is written by the blit.
-            let buffer = Buffer::create_to_fill(rig, b1 - b0, Kind::Device)?;
-            Buffer::blit(&self.buffer, b0, &buffer, 0, b1 - b0).map_err(|e| rename(e, OP))?;
-            let shift = if d.is_sub_byte() {
-                2 * b0
-            } else {
-                b0 / d.storage_bytes()
-            };
-            let layout = Layout::new(l.shape(), l.strides(), l.offset() - shift)?;
-            return AnyArray::v(d, layout, buffer);
-        }
-        // Packed on the array's own device, then (a compact copy) onto `rig`.
-        let layout = packed_layout(l)?;
-        let out = AnyArray::v(d, layout, Buffer::create(self.rig(), budget, Kind::Device)?)?;
-        transfer(self, &out, OP)?;
-        if self.rig() == rig {
-            Ok(out)
-        } else {
-            out.to_device(rig)
-        }
+        let c = self.compact(OP)?;
+        c.place(self.dtype, rig).map_err(|e| rename(e, OP))
     }
 
     /// Stores `src`'s elements into `dst`, of the same shape and dtype, bit for bit. It
@@ -115,36 +75,13 @@ impl AnyArray {
     }
 }
 
-fn rename(e: Error, op: &'static str) -> Error {
+pub(crate) fn rename(e: Error, op: &'static str) -> Error {
     match e {
         Error::Dead { why, .. } => Error::Dead { op, why },
         Error::HeldExclusive { .. } => Error::HeldExclusive { op },
         Error::Lost { device, .. } => Error::Lost { op, device },
         e => e,
     }
-}
-
-/// The layout `to_device` gives a copy that cannot keep the source's: axes by
-/// decreasing stride magnitude (ties in axis order) packed C-contiguously, signs kept,
-/// stride-0 axes at 0, the least position at 0.
-fn packed_layout(l: &Layout) -> Result<Layout, Error> {
-    let r = l.rank();
-    let mut order: Vec<usize> = (0..r).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(l.strides()[k].unsigned_abs()));
-    let mut strides = vec![0isize; r];
-    let mut acc = 1isize;
-    for &k in order.iter().rev() {
-        if l.strides()[k] == 0 {
-            continue;
-        }
-        strides[k] = acc * l.strides()[k].signum();
-        acc *= l.shape()[k] as isize;
-    }
-    let offset: isize = (0..r)
-        .filter(|&k| strides[k] < 0)
-        .map(|k| -(l.shape()[k] as isize - 1) * strides[k])
-        .sum();
-    Layout::new(l.shape(), &strides, offset as usize)
 }
 
 /// The door's refusal of a transfer, as an error naming `op`.

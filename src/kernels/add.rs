@@ -170,17 +170,18 @@ pub fn add(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
 /// `x` and also reads it).
 pub fn add_donated(x: AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
     let shape = broadcast_shape(x.shape(), y.shape());
-    Claim::with(&[y.buffer()], &[x.buffer()], |c| {
+    // The fallback runs after `with` has released its claims: under them `x`'s
+    // memory may be held exclusive, which `add`'s door would refuse.
+    let in_place = Claim::with(&[y.buffer()], &[x.buffer()], |c| {
         let fits = shape.as_deref() == Some(x.shape())
             && x.dtype() == y.dtype()
             && x.layout().is_distinct();
-        if fits && c.exclusive(x.buffer()) {
+        (fits && c.exclusive(x.buffer())).then(|| {
             let buffer = c.consume("donated to Nx.add", x.buffer())?;
             let out = AnyArray::v(x.dtype(), *x.layout(), buffer)?;
             add_into(&out, &out, y)?;
             Ok(out)
-        } else {
-            add(&x, y)
-        }
-    })?
+        })
+    })?;
+    in_place.unwrap_or_else(|| add(&x, y))
 }

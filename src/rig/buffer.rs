@@ -369,30 +369,7 @@ impl Buffer {
     pub(crate) fn wait_for(&self, op: &'static str, write: bool) -> Result<(), Error> {
         let need = lock(&self.memory.stamps).must_follow(write);
         for (rig, s) in need {
-            match rig.timeline().state(s) {
-                Some(true) => {}
-                None => return Err(rig.lost(op)),
-                // Only GPU timelines leave work unfinished; natively their backend
-                // blocks here.
-                Some(false) => {
-                    #[cfg(not(target_arch = "wasm32"))]
-                    if let Some(g) = rig.gpu() {
-                        g.block();
-                        match rig.timeline().state(s) {
-                            Some(true) => continue,
-                            None => return Err(rig.lost(op)),
-                            Some(false) => {}
-                        }
-                    }
-                    return Err(Error::Invalid {
-                        op,
-                        reason: format!(
-                            "work {s:?} on {rig:?} is unfinished and {rig:?} cannot be waited for"
-                        ),
-                        operands: String::new(),
-                    });
-                }
-            }
+            wait_stamp(&rig, s, op)?;
         }
         Ok(())
     }
@@ -408,9 +385,12 @@ impl Buffer {
         self.check(OP)?;
         let need = lock(&self.memory.stamps).must_follow(write);
         for (rig, s) in need {
+            // Natively a GPU's callbacks run only when someone polls it: wait by
+            // polling, as the blocking form does.
             #[cfg(not(target_arch = "wasm32"))]
-            if let Some(g) = rig.gpu() {
-                g.block();
+            if rig.gpu().is_some() {
+                wait_stamp(&rig, s, OP)?;
+                continue;
             }
             if !rig.timeline().reached(s).await {
                 return Err(rig.lost(OP));
@@ -469,6 +449,41 @@ impl Buffer {
     /// the memory exclusive.
     pub fn export(&self) -> Result<(), Error> {
         super::claim::share_memory(self, "Rig.Buffer.export")
+    }
+}
+
+/// Waits until `s` is done on `rig`'s timeline. A GPU's stamp completes in a callback
+/// that whichever thread polls the device runs: this one polls (natively) until the
+/// stamp is done, however many other threads poll meanwhile, or the device is lost.
+///
+/// # Errors
+/// [`Error::Lost`] naming `op` if the device is lost before `s` is done;
+/// [`Error::Invalid`] for unfinished GPU work in the browser, which cannot block.
+fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error> {
+    loop {
+        match rig.timeline().state(s) {
+            Some(true) => return Ok(()),
+            None => return Err(rig.lost(op)),
+            Some(false) => {}
+        }
+        // Only GPU timelines leave work unfinished.
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(g) = rig.gpu() {
+            // Returns once the queue is idle; another thread may be running the
+            // stamp's callback then, or the stamp's work may be on its way.
+            g.block();
+            if rig.timeline().state(s) == Some(false) {
+                std::thread::yield_now();
+            }
+            continue;
+        }
+        return Err(Error::Invalid {
+            op,
+            reason: format!(
+                "work {s:?} on {rig:?} is unfinished and {rig:?} cannot be waited for"
+            ),
+            operands: String::new(),
+        });
     }
 }
 

@@ -49,13 +49,13 @@ impl Rig {
         }))
     }
 
-    /// A GPU device named `name` over `gpu`.
+    /// A GPU device named `name` over `gpu`, on `gpu`'s timeline.
     pub(crate) fn with_gpu(name: &str, gpu: super::wgpu::Gpu) -> Rig {
         Rig(Arc::new(Inner {
             id: next_id(),
             name: name.to_owned(),
             kind: RigKind::Gpu,
-            timeline: std::sync::Arc::new(Timeline::new()),
+            timeline: gpu.timeline.clone(),
             gpu: Some(gpu),
         }))
     }
@@ -169,14 +169,17 @@ impl Rig {
     }
 
     /// Destroys a GPU device (wgpu's `Device::destroy`), as a driver reset would: work
-    /// and reads pending on it settle with [`Error::Lost`], and every later operation
-    /// on it fails at once. On the host it is [`Rig::lose`].
+    /// and reads pending on it settle with [`Error::Lost`], and every operation started
+    /// before, during or after it settles with its values or [`Error::Lost`]. The
+    /// device is marked lost before its resources go, so an operation that meets a
+    /// destroyed wgpu object reports the loss, not wgpu's complaint. On the host it is
+    /// [`Rig::lose`].
     pub fn destroy(&self) {
+        self.lose();
         if let Some(g) = self.gpu() {
             g.close_cache();
             g.device.destroy();
         }
-        self.lose();
     }
 
     /// True once the device is lost.
@@ -201,10 +204,6 @@ impl Rig {
     }
 
     pub(crate) fn timeline(&self) -> &Timeline {
-        &self.0.timeline
-    }
-
-    pub(crate) fn timeline_arc(&self) -> &std::sync::Arc<Timeline> {
         &self.0.timeline
     }
 }

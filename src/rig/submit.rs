@@ -77,6 +77,10 @@ impl Rig {
         for b in writes.iter().filter(|b| !queued(b)) {
             b.wait_for(OP, true)?;
         }
+        // On a GPU, stamps reach the queue in their order, each with its completion
+        // callback registered right after its work: callbacks then run in stamp order,
+        // and a completed stamp means every earlier one's work is done too.
+        let _turn = self.gpu().map(|g| g.turn());
         let stamp = self.timeline().next();
         let r = work();
         for b in reads {
@@ -87,7 +91,7 @@ impl Rig {
         }
         match self.gpu() {
             // Done when the queue has done the work submitted so far.
-            Some(g) => g.stamp_when_done(self.timeline_arc(), stamp),
+            Some(g) => g.stamp_when_done(stamp),
             // Host work ran at once.
             None => self.timeline().complete(stamp),
         }

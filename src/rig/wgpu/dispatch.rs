@@ -5,7 +5,6 @@
 
 use std::num::NonZeroU64;
 
-use wgpu::util::DeviceExt;
 
 use super::plan::{pieces, Fit, Operand};
 use super::Gpu;
@@ -147,13 +146,7 @@ impl Gpu {
                 _ => walk_params3((&l[0], 0), (&l[1], 0), Some((&l[2], 0))),
             }
             .expect("nxrig bug: a piece's positions are past 32 bits");
-            let pbuf = self
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("nxrig params"),
-                    contents: &params,
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
+            let pbuf = self.buffer_with("nxrig params", &params, wgpu::BufferUsages::UNIFORM);
             // Binding 0 the parameters, then the operands' windows, then `extra`.
             let bind = |pipeline: &wgpu::ComputePipeline, extra: Option<&wgpu::Buffer>| {
                 let mut entries = vec![wgpu::BindGroupEntry {

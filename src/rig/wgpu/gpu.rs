@@ -13,6 +13,13 @@ use crate::wgsl::Native;
 
 /// The wgpu side of a GPU [`Rig`]: what nxrig submits its work and memory through.
 pub struct Gpu {
+    /// The device's name, as its [`Rig`] has it.
+    name: String,
+    /// The timeline of the device's [`Rig`]: lost before the wgpu device goes.
+    pub(crate) timeline: Arc<Timeline>,
+    /// Taken by each submission from its stamp to its completion callback, so that
+    /// stamps reach the queue in their order and complete in it.
+    turn: Mutex<()>,
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     info: AdapterInfo,
@@ -126,9 +133,14 @@ impl Gpu {
     }
 
     /// `Err` naming `op` if the device reported an error outside an error scope since
-    /// the last call.
+    /// the last call: [`Error::Lost`] once the device is lost (whatever wgpu said of
+    /// the objects it invalidated), else wgpu's message.
     pub(crate) fn reported(&self, op: &'static str) -> Result<(), Error> {
-        match lock(&self.error).take() {
+        let e = lock(&self.error).take();
+        if self.timeline.is_lost() {
+            return Err(self.lost(op));
+        }
+        match e {
             None => Ok(()),
             Some(e) => Err(Error::Invalid {
                 op,
@@ -136,6 +148,38 @@ impl Gpu {
                 operands: String::new(),
             }),
         }
+    }
+
+    /// The error of an operation `op` on this device once it is lost.
+    pub(crate) fn lost(&self, op: &'static str) -> Error {
+        Error::Lost {
+            op,
+            device: self.name.clone(),
+        }
+    }
+
+    /// The submission turn: held from a stamp's taking until its completion is
+    /// registered (see [`Rig::submit`]).
+    pub(crate) fn turn(&self) -> std::sync::MutexGuard<'_, ()> {
+        lock(&self.turn)
+    }
+
+    /// A buffer of `usage` (and `COPY_DST`) holding `data`, written through the queue:
+    /// never mapped at creation, whose helper panics on a lost device.
+    pub(crate) fn buffer_with(
+        &self,
+        label: &'static str,
+        data: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
+        let b = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: data.len() as u64,
+            usage: usage | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&b, 0, data);
+        b
     }
 
     /// Drops the buffers that freed memory gave back for reuse (see
@@ -154,10 +198,10 @@ impl Gpu {
         super::pool::lock(&self.pool).bytes()
     }
 
-    /// Completes `stamp` on `timeline` once the work submitted to the queue so far is
-    /// done.
-    pub(crate) fn stamp_when_done(&self, timeline: &std::sync::Arc<Timeline>, stamp: Stamp) {
-        let t: Weak<Timeline> = Arc::downgrade(timeline);
+    /// Completes `stamp` on the device's timeline once the work submitted to the
+    /// queue so far is done.
+    pub(crate) fn stamp_when_done(&self, stamp: Stamp) {
+        let t: Weak<Timeline> = Arc::downgrade(&self.timeline);
         self.queue.on_submitted_work_done(move || {
             if let Some(t) = t.upgrade() {
                 t.complete(stamp);
@@ -168,8 +212,12 @@ impl Gpu {
     /// Blocks until the queue's work is done and its callbacks have run (native only).
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn block(&self) {
-        // A lost device answers at once with an error; the timeline is lost by then.
-        let _ = self.device.poll(wgpu::PollType::wait_indefinitely());
+        // A destroyed device answers at once; a device the driver lost may make wgpu
+        // panic (its poll treats a lost device as fatal): that is the device lost.
+        let poll = || self.device.poll(wgpu::PollType::wait_indefinitely());
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(poll)).is_err() {
+            self.timeline.lose();
+        }
     }
 }
 
@@ -225,7 +273,11 @@ pub(crate) async fn open(
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
         lock(&seen).get_or_insert_with(|| e.to_string());
     }));
+    let timeline = Arc::new(Timeline::new());
     let gpu = Gpu {
+        name: name.to_owned(),
+        timeline: timeline.clone(),
+        turn: Mutex::new(()),
         device,
         queue,
         info: AdapterInfo::of(adapter),
@@ -238,7 +290,7 @@ pub(crate) async fn open(
         pool: super::pool::Pool::shared(options.cache_bytes.unwrap_or(super::pool::DEFAULT_CAP)),
     };
     let rig = Rig::with_gpu(name, gpu);
-    let t = Arc::downgrade(rig.timeline_arc());
+    let t = Arc::downgrade(&timeline);
     if let Some(g) = rig.gpu() {
         g.device.set_device_lost_callback(move |_, _| {
             if let Some(t) = t.upgrade() {

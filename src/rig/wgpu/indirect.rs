@@ -8,7 +8,6 @@
 
 use std::sync::OnceLock;
 
-use wgpu::util::DeviceExt;
 
 use super::Gpu;
 use crate::wgsl::add_module_f32_again;
@@ -55,13 +54,11 @@ impl Gpu {
     ) {
         let ind = self.indirect();
         let again = self.pipeline("add float32 again", add_module_f32_again);
-        let xy = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("nxrig groups"),
-                contents: bytemuck::cast_slice(&[x, y, 0, 0]),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+        let xy = self.buffer_with(
+            "nxrig groups",
+            bytemuck::cast_slice(&[x, y, 0, 0]),
+            wgpu::BufferUsages::UNIFORM,
+        );
         let set = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("add float32 again"),
             layout: &again.get_bind_group_layout(0),

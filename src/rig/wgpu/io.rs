@@ -7,8 +7,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use wgpu::util::DeviceExt;
-
 use super::memory::GpuMemory;
 use super::pool;
 use super::Gpu;
@@ -95,13 +93,8 @@ impl Gpu {
     pub(crate) fn staged(&self, data: &[u8]) -> GpuMemory {
         let mut v = data.to_vec();
         v.resize(round_up(data.len().max(1)), 0);
-        let b = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("nxrig upload"),
-                contents: &v,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let b = self.buffer_with("nxrig upload", &v, usage);
         GpuMemory::single(b, data.len())
     }
 
