@@ -4,7 +4,7 @@
 mod common;
 
 use nxrig::dtype::convert_bits;
-use nxrig::{AnyArray, DType};
+use nxrig::{AnyArray, DType, Move, Slice};
 
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
@@ -27,33 +27,60 @@ fn check_elements(src: DType) {
     );
 }
 
-/// The array cast kernel (with its fast runs), the whole vector set as one array.
-/// A cast into the source's own dtype is a copy and keeps every bit.
+/// The records' sources as four arrays of the same elements: contiguous; every other
+/// element of twice as many (stride 2, junk between); reversed (a flipped view of the
+/// reversed records); at an odd offset (junk first). Names say which.
+fn forms(src: DType, bits: &[u128]) -> Vec<(&'static str, AnyArray)> {
+    let n = bits.len();
+    let junk = |i: usize| (i as u128).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
+    let mut spread = Vec::with_capacity(2 * n);
+    for (i, &b) in bits.iter().enumerate() {
+        spread.push(b);
+        spread.push(junk(i));
+    }
+    let rev: Vec<u128> = bits.iter().rev().copied().collect();
+    let shifted: Vec<u128> = std::iter::once(junk(7)).chain(bits.iter().copied()).collect();
+    let a = |shape: usize, b: &[u128]| AnyArray::of_bits(src, &[shape], b).unwrap();
+    let step = |a: AnyArray, s: Slice| a.move_(&Move::Slice(vec![s])).unwrap().unwrap();
+    vec![
+        ("contiguous", a(n, bits)),
+        ("strided", step(a(2 * n, &spread), Slice::new(None, None, 2))),
+        ("reversed", a(n, &rev).move_(&Move::Flip(vec![0])).unwrap().unwrap()),
+        ("at an odd offset", step(a(n + 1, &shifted), Slice::new(Some(1), None, 1))),
+    ]
+}
+
+/// The array cast kernel (typed loops over runs), the whole vector set as one array
+/// in each of four layouts. A cast into the source's own dtype is a copy and keeps
+/// every bit.
 fn check_cast(src: DType) {
     let data = common::records(src);
     let rl = common::record_len(src);
-    let n = data.len() / rl;
     let w = common::width(src);
-    let a = AnyArray::of_bits(src, &[n], &common::source_bits(src, &data)).unwrap();
-    let mut at = w;
-    for &t in &DType::ALL {
-        let got = a.cast(t).unwrap().to_bits_vec().unwrap();
-        let tw = common::width(t);
-        for (i, rec) in data.chunks_exact(rl).enumerate() {
-            // A cast into the same dtype is a copy: bit for bit, signaling NaNs too.
-            let want = if t == src {
-                common::le(&rec[..w])
-            } else {
-                common::le(&rec[at..at + tw])
-            };
-            assert_eq!(
-                got[i],
-                want,
-                "cast {src} {:#x} -> {t}",
-                common::le(&rec[..w])
-            );
+    let bits = common::source_bits(src, &data);
+    for (form, a) in forms(src, &bits) {
+        let mut at = w;
+        for &t in &DType::ALL {
+            let got = a.cast(t).unwrap().to_bits_vec().unwrap();
+            let tw = common::width(t);
+            let mut bad = 0;
+            for (i, rec) in data.chunks_exact(rl).enumerate() {
+                // A cast into the same dtype is a copy: bit for bit, signaling NaNs too.
+                let want = if t == src {
+                    common::le(&rec[..w])
+                } else {
+                    common::le(&rec[at..at + tw])
+                };
+                if got[i] != want {
+                    if bad < 5 {
+                        eprintln!("{form}: cast {src} {:#x} -> {t}: got {:#x}, want {want:#x}", bits[i], got[i]);
+                    }
+                    bad += 1;
+                }
+            }
+            assert_eq!(bad, 0, "{form}: cast {src} -> {t}: {bad} records wrong");
+            at += tw;
         }
-        at += tw;
     }
 }
 

@@ -1,5 +1,5 @@
-//! Branch-free conversions of float32 into the narrow float dtypes, for runs of
-//! contiguous elements. Each gives the same bits as [`super::convert_bits`] (tests
+//! Branch-free conversions of float32 into the narrow float dtypes, the encoders of
+//! the typed loops (`lanes`). Each gives the same bits as [`super::convert_bits`] (tests
 //! check them against it and against the committed oracle vectors); they exist only
 //! to be fast, written so that the compiler vectorizes the loops.
 //!
@@ -85,48 +85,6 @@ pub fn f32_to_e5m2(x: u32) -> u8 {
         sub
     };
     (r | sign) as u8
-}
-
-/// Converts little-endian float32 elements `src` (4 bytes each) into `dst` with `f`,
-/// whose output is `W` little-endian bytes an element. Where the bytes are aligned for
-/// their element types on a little-endian host, the loop runs over typed slices, which
-/// the compiler vectorizes.
-#[inline(always)]
-fn run<T: bytemuck::Pod, const W: usize>(
-    src: &[u8],
-    dst: &mut [u8],
-    f: impl Fn(u32) -> T,
-    le: impl Fn(T) -> [u8; W],
-) {
-    #[cfg(target_endian = "little")]
-    if let (Ok(s), Ok(d)) = (
-        bytemuck::try_cast_slice::<u8, u32>(src),
-        bytemuck::try_cast_slice_mut::<u8, T>(dst),
-    ) {
-        for (d, &s) in d.iter_mut().zip(s) {
-            *d = f(s);
-        }
-        return;
-    }
-    for (s, d) in src.chunks_exact(4).zip(dst.chunks_exact_mut(W)) {
-        let x = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-        d.copy_from_slice(&le(f(x)));
-    }
-}
-
-/// A conversion of a run of contiguous elements, source bytes into target bytes.
-pub(crate) type RunKernel = fn(&[u8], &mut [u8]);
-
-/// Which fast kernel, if any, converts float32 into `dst`.
-pub(crate) fn f32_kernel(dst: super::DType) -> Option<RunKernel> {
-    use super::DType::*;
-    Some(match dst {
-        Float16 => |s, d| run(s, d, f32_to_f16, u16::to_le_bytes),
-        Bfloat16 => |s, d| run(s, d, f32_to_bf16, u16::to_le_bytes),
-        Float8E4m3 => |s, d| run(s, d, f32_to_e4m3, |b: u8| [b]),
-        Float8E5m2 => |s, d| run(s, d, f32_to_e5m2, |b: u8| [b]),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 mod convert;
 mod element;
 pub mod fast;
+pub(crate) mod lanes;
 mod slice;
 mod table;
 

@@ -4,8 +4,8 @@
 //! Positions are in elements. A sub-byte element at position `p` is nibble `p % 2`
 //! (0 = low) of byte `p / 2`. Storage is little-endian.
 
+#[cfg(target_endian = "big")]
 use super::convert::convert_bits;
-use super::fast::f32_kernel;
 use super::table::DType;
 
 /// The bits of the element of dtype `dt` at element position `pos` of `bytes`.
@@ -44,7 +44,9 @@ pub fn write_bits(dt: DType, bytes: &mut [u8], pos: usize, bits: u128) {
 
 /// Converts the `n` contiguous elements of dtype `src` starting at element position
 /// `src_pos` of `src_bytes` into dtype `dst`, stored from element position `dst_pos`
-/// of `dst_bytes`. Sub-byte neighbours outside the run keep their bits.
+/// of `dst_bytes`, by the typed loop of the pair (one rounding, as
+/// [`convert_bits`](super::convert_bits); into the same dtype a copy of every bit).
+/// Sub-byte neighbours outside the run keep their bits.
 ///
 /// # Panics
 /// If either run lies past its bytes.
@@ -57,22 +59,19 @@ pub fn convert_run(
     dst_pos: usize,
     n: usize,
 ) {
-    if !src.is_sub_byte() && !dst.is_sub_byte() {
-        let (sw, dw) = (src.storage_bytes(), dst.storage_bytes());
-        let s = &src_bytes[src_pos * sw..(src_pos + n) * sw];
-        let d = &mut dst_bytes[dst_pos * dw..(dst_pos + n) * dw];
-        if src == dst {
-            d.copy_from_slice(s);
-            return;
-        }
-        if src == DType::Float32 {
-            if let Some(k) = f32_kernel(dst) {
-                return k(s, d);
-            }
-        }
+    #[cfg(target_endian = "little")]
+    {
+        let run = if src == dst {
+            super::lanes::copier(src)
+        } else {
+            super::lanes::converter(src, dst)
+        };
+        run(src_bytes, src_pos, 1, dst_bytes, dst_pos, 1, n);
     }
+    #[cfg(target_endian = "big")]
     for i in 0..n {
         let bits = read_bits(src, src_bytes, src_pos + i);
-        write_bits(dst, dst_bytes, dst_pos + i, convert_bits(src, dst, bits));
+        let b = if src == dst { bits } else { convert_bits(src, dst, bits) };
+        write_bits(dst, dst_bytes, dst_pos + i, b);
     }
 }

@@ -8,11 +8,14 @@
 //! each component. NaNs follow one rule on every device (see [`add`]).
 
 use super::answered;
+use super::runs::Runs;
+use super::split::split;
 use crate::array::{door, Answer, AnyArray};
-use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, write_bits, Class, DType};
+use crate::dtype::lanes::{self, Operand};
+use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, Class, DType};
 use crate::error::Error;
 use crate::layout::Move;
-use crate::rig::Claim;
+use crate::rig::{Buffer, Claim};
 
 const NAME: &str = "Nx.add";
 
@@ -125,14 +128,57 @@ fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> 
     if out.buffer().gpu_memory().is_some() {
         return super::gpu::add(out, x, y, NAME);
     }
-    let d = out.dtype();
-    let (xs, ys) = (x.to_bits_vec()?, y.to_bits_vec()?);
-    let mut i = 0;
-    out.buffer().write_as(NAME, |b| {
-        out.layout().for_each_position(|p| {
-            write_bits(d, b, p, add_bits(d, xs[i], ys[i]));
-            i += 1;
-        })
+    let n = out.layout().numel();
+    if n == 0 {
+        return Ok(());
+    }
+    // An operand identical to `out` is read from `out`'s own bytes (an add in place);
+    // one that shares `out`'s memory but no byte of it is copied first, so that no
+    // byte slice aliases the one written.
+    let apart = |a: &AnyArray| -> Result<AnyArray, Error> {
+        if a.buffer().same_memory(out.buffer()) && !crate::array::identical(a, out) {
+            a.copy()
+        } else {
+            Ok(a.clone())
+        }
+    };
+    let (x, y) = (apart(x)?, apart(y)?);
+    let in_place = |a: &AnyArray| a.buffer().same_memory(out.buffer());
+    let layout = |a: &AnyArray| if in_place(a) { *out.layout() } else { *a.layout() };
+    let (lx, ly) = (layout(&x), layout(&y));
+    let runs = Runs::new([&lx, &ly, out.layout()]);
+    let [ix, iy, io] = runs.inner();
+    let run = lanes::adder(out.dtype());
+    let (wb, xb, yb) = (out.buffer(), x.buffer(), y.buffer());
+    let contiguous = out.layout().is_contiguous();
+    Buffer::with_host_pointers(wb, &[xb, yb], NAME, |w, r| {
+        // SAFETY: the pointers address the buffers' bytes, locked for the call (the
+        // written memory for writing); a read buffer of the written memory is read
+        // through `d` (Operand::Out), never through a slice of its own.
+        let d = unsafe { std::slice::from_raw_parts_mut(w, wb.len()) };
+        let operand = |a: &AnyArray, p: *const u8| {
+            if in_place(a) {
+                Operand::Out
+            } else {
+                Operand::Bytes(unsafe { std::slice::from_raw_parts(p, a.buffer().len()) })
+            }
+        };
+        let (ox, oy) = (operand(&x, r[0]), operand(&y, r[1]));
+        let body = |from: usize, to: usize, bytes: &mut [u8], base: usize| {
+            runs.each(from, to, |[px, py, po], len| {
+                // An operand read from the output is at the output's positions.
+                let at = |o: Operand<'_>, p: usize| match o {
+                    Operand::Out => p - base,
+                    Operand::Bytes(_) => p,
+                };
+                run((ox, at(ox, px), ix), (oy, at(oy, py), iy), bytes, po - base, io, len)
+            })
+        };
+        if contiguous {
+            split(n, d, out.layout().offset(), out.dtype(), body);
+        } else {
+            body(0, n, d, 0);
+        }
     })
 }
 

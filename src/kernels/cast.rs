@@ -1,10 +1,14 @@
 //! The host cast kernel: elements of one array converted into another of the same
-//! shape, over any layouts. Seed: `Nx_array` § Kernels (host kernels).
+//! shape, over any layouts: the typed loop of the dtype pair over runs of the walk
+//! (contiguous or at a fixed stride), on the pool's threads where it is long. Seed:
+//! `Nx_array` § Kernels (host kernels).
 
+use super::runs::Runs;
+use super::split::split;
 use crate::array::{door, AnyArray};
-use crate::dtype::DType;
-use crate::dtype::{convert_bits, convert_run, read_bits, write_bits};
+use crate::dtype::{lanes, DType};
 use crate::error::Error;
+use crate::rig::Buffer;
 
 impl AnyArray {
     /// A fresh C-contiguous array on the same device holding each element converted
@@ -21,10 +25,6 @@ impl AnyArray {
         Ok(out)
     }
 }
-
-/// Elements per run handed to a thread of the contiguous kernel.
-#[cfg(not(target_arch = "wasm32"))]
-const PARALLEL_MIN: usize = 1 << 20;
 
 /// Stores `src`'s elements converted into `dst`'s dtype into `dst`, a fresh
 /// C-contiguous array of the same shape whose buffer `src` does not share.
@@ -57,53 +57,19 @@ fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
         return super::gpu::cast(src, dst, "Nx_array.cast");
     }
     let (sd, dd) = (src.dtype(), dst.dtype());
-    let d0 = dst.layout().offset();
-    src.buffer().read_as("Nx_array.cast", |s| {
-        dst.buffer().write_as("Nx_array.cast", |d| {
-            if src.layout().is_contiguous() {
-                let s0 = src.layout().offset();
-                contiguous(sd, s, s0, dd, d, d0, n);
-            } else {
-                let mut i = d0;
-                src.layout().for_each_position(|p| {
-                    let b = read_bits(sd, s, p);
-                    // Into the same dtype, a copy: every bit, as the contiguous run does.
-                    write_bits(dd, d, i, if sd == dd { b } else { convert_bits(sd, dd, b) });
-                    i += 1;
-                });
-            }
+    // The typed loop of the pair; into the same dtype a copy of every bit.
+    let run = if sd == dd {
+        lanes::copier(sd)
+    } else {
+        lanes::converter(sd, dd)
+    };
+    let runs = Runs::new([src.layout(), dst.layout()]);
+    let [is, id] = runs.inner();
+    Buffer::read_write(src.buffer(), dst.buffer(), "Nx_array.cast", |s, d| {
+        split(n, d, dst.layout().offset(), dd, |from, to, bytes, base| {
+            runs.each(from, to, |[ps, pd], len| {
+                run(s, ps, is, bytes, pd - base, id, len)
+            })
         })
-    })?
-}
-
-/// Converts a contiguous run, split across threads when it is long and both dtypes
-/// are byte-addressed.
-fn contiguous(
-    sd: crate::DType,
-    s: &[u8],
-    s0: usize,
-    dd: crate::DType,
-    d: &mut [u8],
-    d0: usize,
-    n: usize,
-) {
-    #[cfg(not(target_arch = "wasm32"))]
-    if n >= 2 * PARALLEL_MIN && !sd.is_sub_byte() && !dd.is_sub_byte() {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |t| t.get())
-            .min(n / PARALLEL_MIN);
-        if threads > 1 {
-            let (sw, dw) = (sd.storage_bytes(), dd.storage_bytes());
-            let per = n.div_ceil(threads);
-            let s = &s[s0 * sw..(s0 + n) * sw];
-            let d = &mut d[d0 * dw..(d0 + n) * dw];
-            std::thread::scope(|scope| {
-                for (sc, dc) in s.chunks(per * sw).zip(d.chunks_mut(per * dw)) {
-                    scope.spawn(move || convert_run(sd, sc, 0, dd, dc, 0, sc.len() / sw));
-                }
-            });
-            return;
-        }
-    }
-    convert_run(sd, s, s0, dd, d, d0, n);
+    })
 }

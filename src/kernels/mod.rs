@@ -10,6 +10,8 @@ mod c_add;
 mod cast;
 mod fill;
 mod gpu;
+mod runs;
+mod split;
 
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]

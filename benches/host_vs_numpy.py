@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""nxrig's host kernels against NumPy (ml_dtypes for bfloat16, the float8s and the
+4-bit integers), side by side in one process tree: every cast of the 19 x 19 matrix,
+add of every dtype (x + x), and the transposed copy of every dtype (4096 x 4096 for
+float32). Sources are 64 MiB of their own dtype (fewer elements for the wide ones).
+Rounds alternate NumPy (in this process) and nxrig (examples/host_kernels, a child
+process), so both see the same machine load; each side keeps its best time. Prints
+G elements/s, the ratio nxrig / NumPy for each kernel, every kernel under 1x, and
+the minimum and median ratio.
+
+    cargo build --release --example host_kernels
+    python3 benches/host_vs_numpy.py [--rounds 3] [--mib 64] [--only cast|add|transpose] [--src DTYPE]
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+import warnings
+
+import ml_dtypes
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXE = os.path.join(ROOT, "target", "release", "examples", "host_kernels")
+DTYPES = {
+    "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16,
+    "float8_e4m3": ml_dtypes.float8_e4m3fn,
+    "float8_e5m2": ml_dtypes.float8_e5m2,
+    "float32": np.float32,
+    "float64": np.float64,
+    "int4": ml_dtypes.int4,
+    "uint4": ml_dtypes.uint4,
+    "int8": np.int8,
+    "uint8": np.uint8,
+    "int16": np.int16,
+    "uint16": np.uint16,
+    "int32": np.int32,
+    "uint32": np.uint32,
+    "int64": np.int64,
+    "uint64": np.uint64,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
+    "bool": np.bool_,
+}
+
+
+def source(name, n, rng):
+    """n elements of dtype `name`: normal values scaled over float8's range for the
+    floats (a few NaN and inf), the whole range for the integers."""
+    t = DTYPES[name]
+    if name in ("int4", "uint4"):
+        lo, hi = (-8, 8) if name == "int4" else (0, 16)
+        return rng.integers(lo, hi, n, dtype=np.int8).astype(t)
+    if name == "bool":
+        return rng.integers(0, 2, n, dtype=np.uint8).astype(np.bool_)
+    if np.issubdtype(t, np.integer):
+        info = np.iinfo(t)
+        return rng.integers(info.min, info.max, n, dtype=t, endpoint=True)
+    x = rng.standard_normal(n, dtype=np.float64) * 64
+    if name.startswith("complex"):
+        x = x + 1j * (rng.standard_normal(n) * 64)
+    x[::1000] = np.nan
+    x[1::1000] = np.inf
+    return x.astype(t)
+
+
+def raw(name, a):
+    """The bytes nxrig reads: int4 and uint4 packed two a byte, low nibble first."""
+    if name in ("int4", "uint4"):
+        b = a.view(np.uint8) & 15
+        if len(b) % 2:
+            b = np.append(b, 0)
+        return (b[0::2] | (b[1::2] << 4)).astype(np.uint8).tobytes()
+    return a.tobytes()
+
+
+class Nxrig:
+    def __init__(self):
+        self.p = subprocess.Popen([EXE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+
+def timed(f):
+    s = time.perf_counter()
+    y = f()
+    t = time.perf_counter() - s
+    del y
+    return t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--mib", type=int, default=64)
+    ap.add_argument("--only", choices=["cast", "add", "transpose"])
+    ap.add_argument("--src", help="only casts from this dtype")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    nx = Nxrig()
+    rows = []
+    tmp = tempfile.mkdtemp()
+    for name in DTYPES:
+        if args.src and name != args.src:
+            continue
+        width = 0.5 if name in ("int4", "uint4") else np.dtype(DTYPES[name]).itemsize
+        n = int((args.mib << 20) / width)
+        side = int(np.sqrt(n))
+        n = side * side
+        a = source(name, n, rng)
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(raw(name, a))
+        assert nx.ask(f"load {name} {n} {path}") == "ok"
+        kernels = []
+        if args.only in (None, "cast"):
+            kernels += [(f"cast {name} -> {t}", lambda t=t: a.astype(DTYPES[t]), f"cast {t} 1") for t in DTYPES]
+        if args.only in (None, "add") and not args.src:
+            kernels.append((f"add {name}", lambda: a + a if name != "bool" else a | a, "add 1"))
+        for label, numpy_side, command in kernels:
+            np_best = nx_best = float("inf")
+            for _ in range(args.rounds):
+                np_best = min(np_best, timed(numpy_side))
+                nx_best = min(nx_best, float(nx.ask(command)))
+            rows.append((label, n / np_best / 1e9, n / nx_best / 1e9))
+            print(f"{label:32} {rows[-1][1]:8.3f} {rows[-1][2]:8.3f} {rows[-1][2] / rows[-1][1]:7.2f}x", flush=True)
+        if args.only in (None, "transpose") and not args.src:
+            m = a.reshape(side, side)
+            assert nx.ask(f"load {name} {side}x{side} {path}") == "ok"
+            np_best = nx_best = float("inf")
+            for _ in range(args.rounds):
+                np_best = min(np_best, timed(lambda: np.ascontiguousarray(m.T)))
+                nx_best = min(nx_best, float(nx.ask("transpose 1")))
+            rows.append((f"transpose {name}", n / np_best / 1e9, n / nx_best / 1e9))
+            print(f"{rows[-1][0]:32} {rows[-1][1]:8.3f} {rows[-1][2]:8.3f} {rows[-1][2] / rows[-1][1]:7.2f}x", flush=True)
+        os.unlink(path)
+    ratios = [r[2] / r[1] for r in rows]
+    print(f"\n{len(rows)} kernels, G elements/s (NumPy, nxrig); ratio min {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x")
+    slow = [r for r in rows if r[2] < r[1]]
+    print(f"{len(slow)} under 1x:" + "".join(f"\n  {r[0]}: {r[2] / r[1]:.2f}x" for r in slow))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+//! The narrow floats read as float32, exactly, without a branch the compiler cannot
+//! turn into a select: float16 by a shift and a power-of-two product, bfloat16 by a
+//! shift, the float8s from tables that a `const fn` builds from their formats. A NaN
+//! comes out quiet, its sign and payload kept (the README's NaN rule).
+//!
+//! The product relies on the default floating-point environment (subnormal inputs
+//! not flushed), as [`super::super::fast`] and Rust itself do.
+
+/// 2^112, the distance between float16's exponent bias and float32's.
+const F16_SCALE: f32 = f32::from_bits(0x7780_0000);
+
+/// float16 bits as float32.
+#[inline(always)]
+pub(crate) fn f16_to_f32(h: u16) -> f32 {
+    let h = h as u32;
+    let sign = (h & 0x8000) << 16;
+    let mag = (h & 0x7fff) << 13;
+    // Normal and subnormal values: exact, the subnormals normalized by the product.
+    let scaled = (f32::from_bits(mag) * F16_SCALE).to_bits();
+    // Infinities and NaNs: all exponent bits, quiet where a NaN.
+    let special = mag | 0x7f80_0000 | if h & 0x3ff != 0 { 0x0040_0000 } else { 0 };
+    f32::from_bits(sign | if h & 0x7c00 == 0x7c00 { special } else { scaled })
+}
+
+/// bfloat16 bits as float32.
+#[inline(always)]
+pub(crate) fn bf16_to_f32(b: u16) -> f32 {
+    let x = (b as u32) << 16;
+    let nan = x & 0x7fff_ffff > 0x7f80_0000;
+    f32::from_bits(if nan { x | 0x0040_0000 } else { x })
+}
+
+/// The float32 bits of a float8 pattern: `ebits` exponent bits of bias `bias`, the
+/// rest fraction; `fn_nan` for float8_e4m3fn, whose all-ones pattern is its one NaN
+/// (read as the canonical quiet NaN) and whose other all-ones-exponent patterns are
+/// numbers.
+const fn f8_bits(b: u8, ebits: u32, bias: i32, fn_nan: bool) -> u32 {
+    let mbits = 7 - ebits;
+    let sign = ((b as u32) & 0x80) << 24;
+    let e = ((b as u32) >> mbits) & ((1 << ebits) - 1);
+    let m = (b as u32) & ((1 << mbits) - 1);
+    let all = (1 << ebits) - 1;
+    if fn_nan && e == all && m == (1 << mbits) - 1 {
+        return sign | 0x7fc0_0000;
+    }
+    if !fn_nan && e == all {
+        return if m == 0 {
+            sign | 0x7f80_0000
+        } else {
+            sign | 0x7fc0_0000 | (m << (23 - mbits))
+        };
+    }
+    if e == 0 {
+        if m == 0 {
+            return sign;
+        }
+        // Subnormal: normalize the fraction.
+        let mut m = m;
+        let mut exp = 1 - bias;
+        while m & (1 << mbits) == 0 {
+            m <<= 1;
+            exp -= 1;
+        }
+        let frac = (m & ((1 << mbits) - 1)) << (23 - mbits);
+        return sign | (((exp + 127) as u32) << 23) | frac;
+    }
+    sign | (((e as i32 - bias + 127) as u32) << 23) | (m << (23 - mbits))
+}
+
+const fn f8_table(ebits: u32, bias: i32, fn_nan: bool) -> [u32; 256] {
+    let mut t = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = f8_bits(i as u8, ebits, bias, fn_nan);
+        i += 1;
+    }
+    t
+}
+
+/// float8_e4m3 (fn) bits as float32 bits.
+static E4M3: [u32; 256] = f8_table(4, 7, true);
+/// float8_e5m2 bits as float32 bits.
+static E5M2: [u32; 256] = f8_table(5, 15, false);
+
+/// float8_e4m3 bits as float32.
+#[inline(always)]
+pub(crate) fn e4m3_to_f32(b: u8) -> f32 {
+    f32::from_bits(E4M3[b as usize])
+}
+
+/// float8_e5m2 bits as float32.
+#[inline(always)]
+pub(crate) fn e5m2_to_f32(b: u8) -> f32 {
+    f32::from_bits(E5M2[b as usize])
+}

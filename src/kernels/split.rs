@@ -1,0 +1,50 @@
+//! Host kernels on several threads: a kernel whose output is C-contiguous is cut into
+//! ranges of its elements, each writing its own bytes of the output, run on rayon's
+//! pool (natively; in wasm, and below [`PARALLEL_MIN`] elements, on the calling
+//! thread). Seed: `Nx_array` § Kernels; DESIGN.md decision 13.
+
+use crate::dtype::DType;
+
+/// Elements below which a kernel runs on the calling thread.
+#[cfg(not(target_arch = "wasm32"))]
+const PARALLEL_MIN: usize = 1 << 18;
+
+/// Calls `f(from, to, bytes, base)` for ranges `from..to` of the `n` elements of a
+/// C-contiguous output of dtype `dt` at element position `d0` of `d`: `bytes` holds
+/// the range's elements (and only them, but for a sub-byte neighbour on the calling
+/// thread), the range's first at element position `base`'s place, so that a kernel
+/// writes position `p` of the output at `p - base` of `bytes`.
+pub(crate) fn split(
+    n: usize,
+    d: &mut [u8],
+    d0: usize,
+    dt: DType,
+    f: impl Fn(usize, usize, &mut [u8], usize) + Sync,
+) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        let threads = rayon::current_num_threads();
+        // Sub-byte outputs split only at whole bytes.
+        let even = !dt.is_sub_byte() || d0 % 2 == 0;
+        if n >= 2 * PARALLEL_MIN && threads > 1 && even {
+            let per = n.div_ceil(threads).next_multiple_of(2);
+            let (b0, bytes_per) = if dt.is_sub_byte() {
+                (d0 / 2, per / 2)
+            } else {
+                (d0 * dt.storage_bytes(), per * dt.storage_bytes())
+            };
+            let end = b0 + dt.bytes(n).expect("an array's bytes fit");
+            d[b0..end]
+                .par_chunks_mut(bytes_per)
+                .enumerate()
+                .for_each(|(i, chunk)| {
+                    let from = i * per;
+                    f(from, (from + per).min(n), chunk, d0 + from);
+                });
+            return;
+        }
+    }
+    let _ = dt;
+    f(0, n, d, 0);
+}
