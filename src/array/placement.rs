@@ -4,7 +4,7 @@
 
 use super::any::{describe, AnyArray};
 use super::door::{door, Answer};
-use crate::dtype::{read_bits, write_bits};
+use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
 use crate::rig::{Buffer, Rig};
@@ -151,11 +151,11 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
     }
     Buffer::read_write(&src.buffer, &dst.buffer, op, |s, b| {
         if d.is_sub_byte() {
-            let mut it = PositionIter::new(&src.layout);
-            dst.layout.for_each_position(|q| {
-                let p = it.next_position();
-                write_bits(d, b, q, read_bits(d, s, p));
-            });
+            // Runs of nibbles along the walk, two a byte where they are contiguous.
+            let runs = crate::layout::Runs::new([&src.layout, &dst.layout]);
+            let [is, id] = runs.inner();
+            let copy = crate::dtype::lanes::copier(d);
+            runs.each(0, n, |[p, q], len| copy(s, p, is, b, q, id, len));
         } else {
             super::strided::copy(d.storage_bytes(), s, &src.layout, b, &dst.layout);
         }

@@ -8,7 +8,7 @@
 //! each component. NaNs follow one rule on every device (see [`add`]).
 
 use super::answered;
-use super::runs::Runs;
+use crate::layout::Runs;
 use super::split::split;
 use crate::array::{door, Answer, AnyArray};
 use crate::dtype::lanes::{self, Operand};
@@ -19,9 +19,12 @@ use crate::rig::{Buffer, Claim};
 
 const NAME: &str = "Nx.add";
 
-/// The sum of two elements' bits of dtype `d`. A NaN operand gives that NaN quieted
-/// (its sign and payload kept; `x`'s first), infinities of opposite signs the positive
-/// quiet NaN: the same bits on every device, whatever the hardware's NaN rules.
+/// The sum of two elements' bits of dtype `d`, one element at a time: the reference
+/// the typed sums are tested against (`kernels::reference`). A NaN operand gives that
+/// NaN quieted (its sign and payload kept; `x`'s first), infinities of opposite signs
+/// the positive quiet NaN: the same bits on every device, whatever the hardware's NaN
+/// rules.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
     if d.class() == Class::Float {
         let (x, y) = (f64_of_bits(d, a), f64_of_bits(d, b));

@@ -3,7 +3,7 @@
 //! (contiguous or at a fixed stride), on the pool's threads where it is long. Seed:
 //! `Nx_array` § Kernels (host kernels).
 
-use super::runs::Runs;
+use crate::layout::Runs;
 use super::split::split;
 use crate::array::{door, AnyArray};
 use crate::dtype::{lanes, DType};

@@ -10,7 +10,8 @@ mod c_add;
 mod cast;
 mod fill;
 mod gpu;
-mod runs;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod reference;
 mod split;
 
 pub use add::{add, add_donated, add_into};

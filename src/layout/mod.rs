@@ -7,6 +7,8 @@ mod distinct;
 #[allow(clippy::module_inception)]
 mod layout;
 mod movement;
+mod runs;
 
 pub use layout::{numel, Layout, MAX_RANK};
 pub use movement::{Move, Slice};
+pub(crate) use runs::Runs;

@@ -12,6 +12,7 @@
 mod decode;
 mod encode;
 mod sum;
+pub(crate) mod tier;
 
 pub(crate) use sum::{adder, Operand};
 
@@ -98,40 +99,119 @@ macro_rules! bytes_io {
 }
 
 /// Loads and stores of a 4-bit dtype: nibbles, low first; `$signed` sign-extends.
+/// Contiguous runs go a byte (two elements) at a time.
 macro_rules! nibble_io {
     ($signed:expr) => {
         #[inline(always)]
         fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]) {
+            let lo = |b: u8| -> Self::T {
+                if $signed { (((b << 4) as i8) >> 4) as _ } else { (b & 15) as _ }
+            };
+            let hi = |b: u8| -> Self::T {
+                if $signed { ((b as i8) >> 4) as _ } else { (b >> 4) as _ }
+            };
+            if stride == 1 {
+                let (mut p, mut out) = (pos, out);
+                if p % 2 == 1 && !out.is_empty() {
+                    out[0] = hi(bytes[p / 2]);
+                    out = &mut out[1..];
+                    p += 1;
+                }
+                let pairs = out.len() / 2;
+                let (two, tail) = out.split_at_mut(2 * pairs);
+                for (o, &b) in two.chunks_exact_mut(2).zip(&bytes[p / 2..p / 2 + pairs]) {
+                    o[0] = lo(b);
+                    o[1] = hi(b);
+                }
+                if let Some(t) = tail.first_mut() {
+                    *t = lo(bytes[p / 2 + pairs]);
+                }
+                return;
+            }
             for (i, o) in out.iter_mut().enumerate() {
                 let p = at(pos, stride, i);
-                let n = (bytes[p / 2] >> ((p % 2) * 4)) & 15;
-                *o = if $signed { (((n << 4) as i8) >> 4) as _ } else { n as _ };
+                let b = bytes[p / 2];
+                *o = if p % 2 == 0 { lo(b) } else { hi(b) };
             }
         }
         #[inline(always)]
         fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[Self::T]) {
-            for (i, &v) in vals.iter().enumerate() {
-                let p = at(pos, stride, i);
+            let put = |bytes: &mut [u8], p: usize, v: Self::T| {
                 let shift = (p % 2) * 4;
                 let b = &mut bytes[p / 2];
                 *b = (*b & !(15 << shift)) | (((v as u8) & 15) << shift);
+            };
+            if stride == 1 {
+                let (mut p, mut vals) = (pos, vals);
+                if p % 2 == 1 && !vals.is_empty() {
+                    put(bytes, p, vals[0]);
+                    vals = &vals[1..];
+                    p += 1;
+                }
+                let pairs = vals.len() / 2;
+                let (two, tail) = vals.split_at(2 * pairs);
+                for (b, v) in bytes[p / 2..p / 2 + pairs].iter_mut().zip(two.chunks_exact(2)) {
+                    *b = ((v[0] as u8) & 15) | ((v[1] as u8) << 4);
+                }
+                if let Some(&t) = tail.first() {
+                    put(bytes, p + 2 * pairs, t);
+                }
+                return;
+            }
+            for (i, &v) in vals.iter().enumerate() {
+                put(bytes, at(pos, stride, i), v);
             }
         }
     };
 }
 
 /// The target side of an integer dtype `$t`: floats truncate and saturate (NaN 0),
-/// integers wrap.
+/// integers wrap. A float is clamped first (to `$lo..=$hi` for dtypes of 16 bits or
+/// fewer; for the wide ones raised to `$lo`, and `MAX` from `$end` up) and converted
+/// unchecked, which vectorizes (a saturating `as` does not).
 macro_rules! int_target {
-    ($t:ty) => {
+    ($t:ty, wide $lo:expr, $end:expr) => {
         #[inline(always)]
         fn from_f32(x: f32) -> $t {
-            x as $t
+            if x.is_nan() {
+                0
+            } else if x >= $end {
+                <$t>::MAX
+            } else {
+                // SAFETY: `x` is a number inside the range of the integer (or below
+                // it, then raised to its least).
+                unsafe { x.max($lo).to_int_unchecked::<$t>() }
+            }
         }
         #[inline(always)]
         fn from_f64(x: f64) -> $t {
-            x as $t
+            if x.is_nan() {
+                0
+            } else if x >= $end {
+                <$t>::MAX
+            } else {
+                // SAFETY: as above.
+                unsafe { x.max($lo).to_int_unchecked::<$t>() }
+            }
         }
+        int_target!(@ints $t);
+    };
+    ($t:ty, $lo:expr, $hi:expr) => {
+        #[inline(always)]
+        fn from_f32(x: f32) -> $t {
+            let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
+            // SAFETY: `c` is finite and inside the range of i32.
+            unsafe { c.to_int_unchecked::<i32>() as $t }
+        }
+        #[inline(always)]
+        fn from_f64(x: f64) -> $t {
+            let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
+            // SAFETY: `c` is finite and inside the range of i32.
+            unsafe { c.to_int_unchecked::<i32>() as $t }
+        }
+        int_target!(@ints $t);
+    };
+    (@ints $t:ty) => {
         #[inline(always)]
         fn from_i64(x: i64) -> $t {
             x as $t
@@ -248,9 +328,9 @@ lane!(Float64, f64, bytes_io, {
 });
 lane!(Int4, i8, nibble_io(true), {
     #[inline(always)]
-    fn from_f32(x: f32) -> i8 { (x as i8).clamp(-8, 7) }
+    fn from_f32(x: f32) -> i8 { Int8::from_f32(x.clamp(-8.0, 7.0)) }
     #[inline(always)]
-    fn from_f64(x: f64) -> i8 { (x as i8).clamp(-8, 7) }
+    fn from_f64(x: f64) -> i8 { Int8::from_f64(x.clamp(-8.0, 7.0)) }
     #[inline(always)]
     fn from_i64(x: i64) -> i8 { ((x as i8) << 4) >> 4 }
     #[inline(always)]
@@ -262,9 +342,9 @@ lane!(Int4, i8, nibble_io(true), {
 });
 lane!(Uint4, u8, nibble_io(false), {
     #[inline(always)]
-    fn from_f32(x: f32) -> u8 { (x as u8).min(15) }
+    fn from_f32(x: f32) -> u8 { Uint8::from_f32(x.clamp(0.0, 15.0)) }
     #[inline(always)]
-    fn from_f64(x: f64) -> u8 { (x as u8).min(15) }
+    fn from_f64(x: f64) -> u8 { Uint8::from_f64(x.clamp(0.0, 15.0)) }
     #[inline(always)]
     fn from_i64(x: i64) -> u8 { (x as u8) & 15 }
     #[inline(always)]
@@ -276,23 +356,23 @@ lane!(Uint4, u8, nibble_io(false), {
 });
 
 macro_rules! int_lane {
-    ($name:ident, $t:ty, $put:ident, $wide:ty) => {
+    ($name:ident, $t:ty, $put:ident, $wide:ty, $($range:tt)*) => {
         lane!($name, $t, bytes_io, {
-            int_target!($t);
+            int_target!($t, $($range)*);
             #[inline(always)]
             fn put<D: Lane>(x: $t) -> D::T { D::$put(x as $wide) }
         });
     };
 }
 
-int_lane!(Int8, i8, from_small, i32);
-int_lane!(Uint8, u8, from_small, i32);
-int_lane!(Int16, i16, from_small, i32);
-int_lane!(Uint16, u16, from_small, i32);
-int_lane!(Int32, i32, from_i32, i32);
-int_lane!(Uint32, u32, from_i64, i64);
-int_lane!(Int64, i64, from_i64, i64);
-int_lane!(Uint64, u64, from_u64, u64);
+int_lane!(Int8, i8, from_small, i32, -128.0, 127.0);
+int_lane!(Uint8, u8, from_small, i32, 0.0, 255.0);
+int_lane!(Int16, i16, from_small, i32, -32768.0, 32767.0);
+int_lane!(Uint16, u16, from_small, i32, 0.0, 65535.0);
+int_lane!(Int32, i32, from_i32, i32, wide -2147483648.0, 2147483648.0);
+int_lane!(Uint32, u32, from_i64, i64, wide 0.0, 4294967296.0);
+int_lane!(Int64, i64, from_i64, i64, wide -9223372036854775808.0, 9223372036854775808.0);
+int_lane!(Uint64, u64, from_u64, u64, wide 0.0, 18446744073709551616.0);
 
 lane!(Complex64, [f32; 2], bytes_io, {
     #[inline(always)]
@@ -363,7 +443,8 @@ pub(crate) type Run = fn(&[u8], usize, isize, &mut [u8], usize, isize, usize);
 /// Converts `n` elements of lane `S` into lane `D`: straight over typed slices where
 /// both runs are contiguous, whole bytes and aligned; otherwise in blocks through
 /// aligned buffers.
-fn convert<S: Lane, D: Lane>(
+#[inline(always)]
+fn convert_body<S: Lane, D: Lane>(
     s: &[u8],
     s_pos: usize,
     s_stride: isize,
@@ -400,9 +481,13 @@ fn convert<S: Lane, D: Lane>(
     }
 }
 
+tier::versions!(convert -> Run = convert_body<S: Lane, D: Lane>(
+    s: &[u8], s_pos: usize, s_stride: isize, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize
+));
+
 macro_rules! to_each {
     ($S:ident, $dst:expr, $($D:ident)*) => {
-        match $dst { $(DType::$D => convert::<$S, $D> as Run,)* }
+        match $dst { $(DType::$D => convert::<$S, $D>(),)* }
     };
 }
 
@@ -424,7 +509,8 @@ pub(crate) fn converter(src: DType, dst: DType) -> Run {
 }
 
 /// Moves `n` elements of lane `L` bit for bit (no conversion: signalling NaNs stay).
-fn copy<L: Lane>(
+#[inline(always)]
+fn copy_body<L: Lane>(
     s: &[u8],
     s_pos: usize,
     s_stride: isize,
@@ -448,9 +534,13 @@ fn copy<L: Lane>(
     }
 }
 
+tier::versions!(copy -> Run = copy_body<L: Lane>(
+    s: &[u8], s_pos: usize, s_stride: isize, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize
+));
+
 macro_rules! copy_each {
     ($d:expr, $($L:ident)*) => {
-        match $d { $(DType::$L => copy::<$L> as Run,)* }
+        match $d { $(DType::$L => copy::<$L>(),)* }
     };
 }
 

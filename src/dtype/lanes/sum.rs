@@ -97,6 +97,7 @@ pub(crate) type At<'a> = (Operand<'a>, usize, isize);
 /// A sum of `n` elements: `x`, `y`, then the output's bytes, first position, stride.
 pub(crate) type AddRun = fn(At<'_>, At<'_>, &mut [u8], usize, isize, usize);
 
+#[inline(always)]
 fn load<L: Lane>(o: At<'_>, out: &[u8], done: usize, buf: &mut [L::T]) {
     let (bytes, pos, stride) = match o {
         (Operand::Bytes(b), p, s) => (b, p, s),
@@ -108,7 +109,8 @@ fn load<L: Lane>(o: At<'_>, out: &[u8], done: usize, buf: &mut [L::T]) {
 /// Adds `n` elements of lane `L`: straight over typed slices where all three runs are
 /// contiguous, whole bytes, aligned and apart; otherwise in blocks (an operand that
 /// is the output is read a block before that block is written).
-fn add<L: Sum>(x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize) {
+#[inline(always)]
+fn add_body<L: Sum>(x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize) {
     let w = std::mem::size_of::<L::T>();
     if let ((Operand::Bytes(xb), xp, 1), (Operand::Bytes(yb), yp, 1), 1) = (x, y, d_stride) {
         if !L::DT.is_sub_byte() {
@@ -138,9 +140,13 @@ fn add<L: Sum>(x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: isize
     }
 }
 
+super::tier::versions!(add -> AddRun = add_body<L: Sum>(
+    x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize
+));
+
 macro_rules! each {
     ($d:expr, $($L:ident)*) => {
-        match $d { $(DType::$L => add::<super::$L> as AddRun,)* }
+        match $d { $(DType::$L => add::<super::$L>(),)* }
     };
 }
 
