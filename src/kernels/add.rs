@@ -24,7 +24,7 @@ const NAME: &str = "Nx.add";
 /// NaN quieted (its sign and payload kept; `x`'s first), infinities of opposite signs
 /// the positive quiet NaN: the same bits on every device, whatever the hardware's NaN
 /// rules.
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg_attr(any(not(test), target_arch = "wasm32"), allow(dead_code))]
 pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
     if d.class() == Class::Float {
         let (x, y) = (f64_of_bits(d, a), f64_of_bits(d, b));

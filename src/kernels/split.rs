@@ -45,6 +45,6 @@ pub(crate) fn split(
             return;
         }
     }
-    let _ = dt;
+    let _ = (dt, d0);
     f(0, n, d, 0);
 }

@@ -374,46 +374,35 @@ int_lane!(Uint32, u32, from_i64, i64, wide 0.0, 4294967296.0);
 int_lane!(Int64, i64, from_i64, i64, wide -9223372036854775808.0, 9223372036854775808.0);
 int_lane!(Uint64, u64, from_u64, u64, wide 0.0, 18446744073709551616.0);
 
-lane!(Complex64, [f32; 2], bytes_io, {
-    #[inline(always)]
-    fn from_f32(x: f32) -> [f32; 2] { [quiet32(x), 0.0] }
-    #[inline(always)]
-    fn from_f64(x: f64) -> [f32; 2] { [f64_to_f32(x), 0.0] }
-    #[inline(always)]
-    fn from_i64(x: i64) -> [f32; 2] { [x as f32, 0.0] }
-    #[inline(always)]
-    fn from_u64(x: u64) -> [f32; 2] { [x as f32, 0.0] }
-    #[inline(always)]
-    fn from_i32(x: i32) -> [f32; 2] { [x as f32, 0.0] }
-    #[inline(always)]
-    fn from_small(x: i32) -> [f32; 2] { [x as f32, 0.0] }
-    #[inline(always)]
-    fn from_c64(re: f32, im: f32) -> [f32; 2] { [quiet32(re), quiet32(im)] }
-    #[inline(always)]
-    fn from_c128(re: f64, im: f64) -> [f32; 2] { [f64_to_f32(re), f64_to_f32(im)] }
-    #[inline(always)]
-    fn put<D: Lane>(x: [f32; 2]) -> D::T { D::from_c64(x[0], x[1]) }
-});
-lane!(Complex128, [f64; 2], bytes_io, {
-    #[inline(always)]
-    fn from_f32(x: f32) -> [f64; 2] { [f32_to_f64(x), 0.0] }
-    #[inline(always)]
-    fn from_f64(x: f64) -> [f64; 2] { [quiet64(x), 0.0] }
-    #[inline(always)]
-    fn from_i64(x: i64) -> [f64; 2] { [x as f64, 0.0] }
-    #[inline(always)]
-    fn from_u64(x: u64) -> [f64; 2] { [x as f64, 0.0] }
-    #[inline(always)]
-    fn from_i32(x: i32) -> [f64; 2] { [x as f64, 0.0] }
-    #[inline(always)]
-    fn from_small(x: i32) -> [f64; 2] { [x as f64, 0.0] }
-    #[inline(always)]
-    fn from_c64(re: f32, im: f32) -> [f64; 2] { [f32_to_f64(re), f32_to_f64(im)] }
-    #[inline(always)]
-    fn from_c128(re: f64, im: f64) -> [f64; 2] { [quiet64(re), quiet64(im)] }
-    #[inline(always)]
-    fn put<D: Lane>(x: [f64; 2]) -> D::T { D::from_c128(x[0], x[1]) }
-});
+/// A complex dtype of two `$c` parts: a real value is its real part (the imaginary
+/// part 0), each part converted as the real lane `$part` converts it.
+macro_rules! complex_lane {
+    ($name:ident, $c:ty, $part:ident, $put:ident) => {
+        lane!($name, [$c; 2], bytes_io, {
+            #[inline(always)]
+            fn from_f32(x: f32) -> [$c; 2] { [$part::from_f32(x), 0.0] }
+            #[inline(always)]
+            fn from_f64(x: f64) -> [$c; 2] { [$part::from_f64(x), 0.0] }
+            #[inline(always)]
+            fn from_i64(x: i64) -> [$c; 2] { [$part::from_i64(x), 0.0] }
+            #[inline(always)]
+            fn from_u64(x: u64) -> [$c; 2] { [$part::from_u64(x), 0.0] }
+            #[inline(always)]
+            fn from_i32(x: i32) -> [$c; 2] { [$part::from_i32(x), 0.0] }
+            #[inline(always)]
+            fn from_small(x: i32) -> [$c; 2] { [$part::from_small(x), 0.0] }
+            #[inline(always)]
+            fn from_c64(re: f32, im: f32) -> [$c; 2] { [$part::from_f32(re), $part::from_f32(im)] }
+            #[inline(always)]
+            fn from_c128(re: f64, im: f64) -> [$c; 2] { [$part::from_f64(re), $part::from_f64(im)] }
+            #[inline(always)]
+            fn put<D: Lane>(x: [$c; 2]) -> D::T { D::$put(x[0], x[1]) }
+        });
+    };
+}
+
+complex_lane!(Complex64, f32, Float32, from_c64);
+complex_lane!(Complex128, f64, Float64, from_c128);
 lane!(Bool, u8, bytes_io, {
     #[inline(always)]
     fn from_f32(x: f32) -> u8 { (x != 0.0) as u8 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The main job on a bfloat16 checkpoint, nxrig against ml_dtypes: the MiniLM
+checkpoint is first converted to bfloat16 (`nxrig convert`), then that file to
+float16, float8_e4m3 and float32 on the host, best of ROUNDS runs of the whole
+command (reading the map, converting, writing and syncing the file), against
+ml_dtypes' `astype` of the same tensors (the conversion alone: no file read or
+written). Rounds alternate the two.
+
+    scripts/fetch-checkpoint.sh && cargo build --release
+    python3 benches/checkpoint_bf16.py [ROUNDS]
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import ml_dtypes
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NXRIG = os.path.join(ROOT, "target", "release", "nxrig")
+SRC = os.path.join(ROOT, "data", "minilm", "model.safetensors")
+TARGETS = {"float16": np.float16, "float8_e4m3": ml_dtypes.float8_e4m3fn, "float32": np.float32}
+
+
+def tensors(path):
+    """The bfloat16 tensors of a .safetensors file, as ml_dtypes arrays."""
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(n))
+        data = f.read()
+    out = []
+    for name, t in header.items():
+        if name == "__metadata__" or t["dtype"] != "BF16":
+            continue
+        a, b = t["data_offsets"]
+        out.append(np.frombuffer(data[a:b], dtype=ml_dtypes.bfloat16).reshape(t["shape"]))
+    return out
+
+
+def main():
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    tmp = tempfile.mkdtemp()
+    bf16 = os.path.join(tmp, "model.bfloat16.safetensors")
+    subprocess.run([NXRIG, "convert", SRC, bf16, "--to", "bfloat16"], check=True, capture_output=True)
+    ts = tensors(bf16)
+    total = sum(t.size for t in ts)
+    print(f"{len(ts)} bfloat16 tensors, {total} elements; best of {rounds} rounds, seconds")
+    print("| bfloat16 into | nxrig convert (whole job) | ml_dtypes astype (conversion only) | ml_dtypes / nxrig |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, t in TARGETS.items():
+        best_nx = best_ml = float("inf")
+        out = os.path.join(tmp, f"{name}.safetensors")
+        for _ in range(rounds):
+            s = time.perf_counter()
+            subprocess.run([NXRIG, "convert", bf16, out, "--to", name], check=True, capture_output=True)
+            best_nx = min(best_nx, time.perf_counter() - s)
+            s = time.perf_counter()
+            ys = [x.astype(t) for x in ts]
+            best_ml = min(best_ml, time.perf_counter() - s)
+            del ys
+        print(f"| {name} | {best_nx:.3f} | {best_ml:.3f} | {best_ml / best_nx:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
