@@ -74,7 +74,7 @@ impl Buffer {
         if rig.gpu().is_some() {
             return Ok(Buffer::spanning(Memory::on_gpu(rig, len, kind, clear)?));
         }
-        Ok(Buffer::spanning(Memory::zeroed(rig, len, kind)?))
+        Ok(Buffer::spanning(Memory::on_host(rig, len, kind, clear)?))
     }
 
     /// The bytes of `v` as a host buffer, without a copy, admitting reads and writes.

@@ -182,6 +182,25 @@ impl Rig {
         }
     }
 
+    /// Drops the freed memory the device keeps for reuse, so that the system (or the
+    /// driver) gets it back: on the host, freed allocations of 1 MiB and more (at most
+    /// 256 MiB in all, shared by every host device); on a GPU, its pool of buffers
+    /// ([`super::wgpu::Gpu::empty_cache`]).
+    pub fn empty_cache(&self) {
+        match self.gpu() {
+            Some(g) => g.empty_cache(),
+            None => super::host::empty_cache(),
+        }
+    }
+
+    /// Bytes of freed memory the device keeps for reuse now (see [`Rig::empty_cache`]).
+    pub fn cached_bytes(&self) -> u64 {
+        match self.gpu() {
+            Some(g) => g.cached_bytes(),
+            None => super::host::cached_bytes() as u64,
+        }
+    }
+
     /// True once the device is lost.
     pub fn is_lost(&self) -> bool {
         self.0.timeline.is_lost()

@@ -147,10 +147,6 @@ pub(crate) struct Memory {
 unsafe impl Send for Memory {}
 unsafe impl Sync for Memory {}
 
-/// Allocations from this many bytes up are anonymous maps with huge pages (Linux).
-#[cfg(all(target_os = "linux", not(miri), not(loom)))]
-const HUGE_MIN: usize = 4 << 20;
-
 impl Memory {
     fn make(
         rig: &Rig,
@@ -209,40 +205,19 @@ impl Memory {
         self.gpu.as_ref()
     }
 
-    /// `len` zeroed bytes on host device `rig`, aligned to [`ALIGN`].
+    /// `len` bytes on host device `rig`, aligned to [`ALIGN`] (see
+    /// [`super::host`]): zeroed where `clear` says so, else unspecified (some freed
+    /// array's bytes), for a caller that writes every byte before any is read.
     ///
     /// # Errors
     /// [`Error::Invalid`] if the allocation fails.
-    pub(crate) fn zeroed(rig: &Rig, len: usize, kind: Kind) -> Result<Memory, Error> {
-        #[cfg(all(target_os = "linux", not(miri), not(loom)))]
-        if len >= HUGE_MIN {
-            // Fresh pages from the kernel, asked for as huge pages where it has them (as
-            // NumPy does): first writes then fault once per 2 MiB, not per 4 KiB.
-            if let Ok(mut map) = memmap2::MmapMut::map_anon(len) {
-                let _ = map.advise(memmap2::Advice::HugePage);
-                let ptr = map.as_mut_ptr();
-                return Ok(Memory::make(
-                    rig,
-                    ptr,
-                    len,
-                    kind,
-                    Access::ReadWrite,
-                    false,
-                    Box::new(map),
-                ));
-            }
-        }
-        let words = len.div_ceil(ALIGN);
-        let mut v: Vec<u128> = Vec::new();
-        v.try_reserve_exact(words).map_err(|_| Error::Invalid {
+    pub(crate) fn on_host(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Memory, Error> {
+        let bytes = super::host::HostBytes::new(len, clear).ok_or_else(|| Error::Invalid {
             op: "Rig.Buffer.create",
             reason: format!("cannot allocate {len} bytes of host memory"),
             operands: String::new(),
         })?;
-        v.resize(words, 0);
-        // The pointer comes from the Vec, moved as it is: a boxed slice would be
-        // retagged by each move and invalidate the pointer under Stacked Borrows.
-        let ptr = v.as_mut_ptr().cast::<u8>();
+        let ptr = bytes.ptr();
         Ok(Memory::make(
             rig,
             ptr,
@@ -250,7 +225,7 @@ impl Memory {
             kind,
             Access::ReadWrite,
             false,
-            Box::new(v),
+            Box::new(bytes),
         ))
     }
 

@@ -15,6 +15,7 @@ mod buffer;
 mod claim;
 mod copying;
 mod device;
+mod host;
 mod memory;
 mod submit;
 mod timeline;

@@ -173,6 +173,10 @@ macro_rules! int_target {
     ($t:ty, wide $lo:expr, $end:expr) => {
         #[inline(always)]
         fn from_f32(x: f32) -> $t {
+            // wasm's saturating conversion is one vector instruction: `as` is it.
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
             if x.is_nan() {
                 0
             } else if x >= $end {
@@ -185,6 +189,9 @@ macro_rules! int_target {
         }
         #[inline(always)]
         fn from_f64(x: f64) -> $t {
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
             if x.is_nan() {
                 0
             } else if x >= $end {
@@ -199,15 +206,25 @@ macro_rules! int_target {
     ($t:ty, $lo:expr, $hi:expr) => {
         #[inline(always)]
         fn from_f32(x: f32) -> $t {
-            let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
-            // SAFETY: `c` is finite and inside the range of i32.
-            unsafe { c.to_int_unchecked::<i32>() as $t }
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
+                // SAFETY: `c` is finite and inside the range of i32.
+                unsafe { c.to_int_unchecked::<i32>() as $t }
+            }
         }
         #[inline(always)]
         fn from_f64(x: f64) -> $t {
-            let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
-            // SAFETY: `c` is finite and inside the range of i32.
-            unsafe { c.to_int_unchecked::<i32>() as $t }
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
+                // SAFETY: `c` is finite and inside the range of i32.
+                unsafe { c.to_int_unchecked::<i32>() as $t }
+            }
         }
         int_target!(@ints $t);
     };

@@ -14,6 +14,18 @@ use crate::dtype::DType;
 pub(crate) trait Sum: Lane {
     /// `a + b`, as `add` defines it.
     fn add(a: Self::T, b: Self::T) -> Self::T;
+    /// `a + b` as the hardware gives it: equal to [`Sum::add`] wherever the result is
+    /// not [`Sum::unruly`].
+    #[inline(always)]
+    fn plain(a: Self::T, b: Self::T) -> Self::T {
+        Self::add(a, b)
+    }
+    /// Whether a plain sum may differ from [`Sum::add`] (a NaN, whose bits `add`
+    /// fixes up).
+    #[inline(always)]
+    fn unruly(_r: Self::T) -> bool {
+        false
+    }
 }
 
 #[inline(always)]
@@ -65,8 +77,29 @@ sum!(Float16, |a, b| to_f16(add32(f16_to_f32(a), f16_to_f32(b))));
 sum!(Bfloat16, |a, b| to_bf16(add32(bf16_to_f32(a), bf16_to_f32(b))));
 sum!(Float8E4m3, |a, b| to_e4m3(add32(e4m3_to_f32(a), e4m3_to_f32(b))));
 sum!(Float8E5m2, |a, b| to_e5m2(add32(e5m2_to_f32(a), e5m2_to_f32(b))));
-sum!(Float32, |a, b| add32(a, b));
-sum!(Float64, |a, b| add64(a, b));
+/// A float lane whose plain sum is the hardware's, fixed up only in the rare blocks
+/// that hold a NaN.
+macro_rules! float_sum {
+    ($lane:ident, $full:ident, $nan:expr) => {
+        impl Sum for super::$lane {
+            #[inline(always)]
+            fn add(a: Self::T, b: Self::T) -> Self::T {
+                $full(a, b)
+            }
+            #[inline(always)]
+            fn plain(a: Self::T, b: Self::T) -> Self::T {
+                a + b
+            }
+            #[inline(always)]
+            fn unruly(r: Self::T) -> bool {
+                $nan(r)
+            }
+        }
+    };
+}
+
+float_sum!(Float32, add32, |r: f32| r.is_nan());
+float_sum!(Float64, add64, |r: f64| r.is_nan());
 sum!(Int4, |a, b| (a.wrapping_add(b) << 4) >> 4);
 sum!(Uint4, |a, b| a.wrapping_add(b) & 15);
 sum!(Int8, |a, b| a.wrapping_add(b));
@@ -118,8 +151,19 @@ fn add_body<L: Sum>(x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: 
             let xv = bytemuck::try_cast_slice::<u8, L::T>(&xb[xp * w..(xp + n) * w]);
             let yv = bytemuck::try_cast_slice::<u8, L::T>(&yb[yp * w..(yp + n) * w]);
             if let (Ok(dv), Ok(xv), Ok(yv)) = (dv, xv, yv) {
-                for ((o, &a), &b) in dv.iter_mut().zip(xv).zip(yv) {
-                    *o = L::add(a, b);
+                // Plain sums a block at a time; a block with a NaN is summed again in
+                // full (for integers `unruly` is false and the second loop goes).
+                for ((o, xs), ys) in dv.chunks_mut(BLOCK).zip(xv.chunks(BLOCK)).zip(yv.chunks(BLOCK)) {
+                    let mut unruly = false;
+                    for ((o, &a), &b) in o.iter_mut().zip(xs).zip(ys) {
+                        *o = L::plain(a, b);
+                        unruly |= L::unruly(*o);
+                    }
+                    if unruly {
+                        for ((o, &a), &b) in o.iter_mut().zip(xs).zip(ys) {
+                            *o = L::add(a, b);
+                        }
+                    }
                 }
                 return;
             }
