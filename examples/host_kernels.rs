@@ -16,7 +16,10 @@ use std::time::Instant;
 
 use nxrig::{AnyArray, DType, Move};
 
-fn best(reps: usize, mut f: impl FnMut() -> Result<AnyArray, nxrig::Error>) -> Result<f64, nxrig::Error> {
+fn best(
+    reps: usize,
+    mut f: impl FnMut() -> Result<AnyArray, nxrig::Error>,
+) -> Result<f64, nxrig::Error> {
     let mut best = f64::INFINITY;
     for _ in 0..reps.max(1) {
         let t = Instant::now();
@@ -35,7 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let answer = match words.as_slice() {
             ["load", dtype, shape, file] => {
                 let d: DType = dtype.parse()?;
-                let shape: Vec<usize> = shape.split('x').map(str::parse).collect::<Result<_, _>>()?;
+                let shape: Vec<usize> =
+                    shape.split('x').map(str::parse).collect::<Result<_, _>>()?;
                 src = Some(AnyArray::of_bytes(d, &shape, std::fs::read(file)?)?);
                 "ok".to_owned()
             }

@@ -176,10 +176,20 @@ fn destroy_under_every_operation_settles_each_with_values_or_lost() {
             assert!(matches!(r, Err(Error::Lost { .. })), "after destroy: {r:?}");
         }
     });
-    let (values, lost) = (bad.values.load(Ordering::Relaxed), bad.lost.load(Ordering::Relaxed));
+    let (values, lost) = (
+        bad.values.load(Ordering::Relaxed),
+        bad.lost.load(Ordering::Relaxed),
+    );
     eprintln!("{values} operations gave their values, {lost} Lost");
-    assert!(values > 0 && lost > 0, "the destroys fell before or after all the work");
-    assert_eq!(bad.bad.load(Ordering::Relaxed), 0, "operations settled with neither values nor Lost");
+    assert!(
+        values > 0 && lost > 0,
+        "the destroys fell before or after all the work"
+    );
+    assert_eq!(
+        bad.bad.load(Ordering::Relaxed),
+        0,
+        "operations settled with neither values nor Lost"
+    );
 }
 
 #[test]

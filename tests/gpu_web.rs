@@ -282,7 +282,10 @@ async fn loss_at_every_point_settles_each_operation_with_values_or_lost() {
     let twice: Vec<u128> = bits.iter().map(|b| 2 * b).collect();
     let transposed: Vec<u128> = (0..n).map(|k| bits[(k % rows) * cols + k / rows]).collect();
     let floats: Vec<u128> = bits.iter().map(|&b| (b as f32).to_bits() as u128).collect();
-    let bytes: Vec<u8> = bits.iter().flat_map(|&b| (b as u32).to_le_bytes()).collect();
+    let bytes: Vec<u8> = bits
+        .iter()
+        .flat_map(|&b| (b as u32).to_le_bytes())
+        .collect();
     let mut bad = Vec::new();
     for at in 0..9 {
         let gpu = gpu().await;
@@ -328,9 +331,27 @@ async fn loss_at_every_point_settles_each_operation_with_values_or_lost() {
         settled(&mut bad, &format!("add, destroyed at {at}"), sum, &twice).await;
         tick();
         settled(&mut bad, &format!("cast, destroyed at {at}"), cast, &floats).await;
-        settled(&mut bad, &format!("copy, destroyed at {at}"), t, &transposed).await;
-        settled(&mut bad, &format!("flip, destroyed at {at}"), flipped_back, &bits).await;
-        settled(&mut bad, &format!("write, destroyed at {at}"), written, &bits).await;
+        settled(
+            &mut bad,
+            &format!("copy, destroyed at {at}"),
+            t,
+            &transposed,
+        )
+        .await;
+        settled(
+            &mut bad,
+            &format!("flip, destroyed at {at}"),
+            flipped_back,
+            &bits,
+        )
+        .await;
+        settled(
+            &mut bad,
+            &format!("write, destroyed at {at}"),
+            written,
+            &bits,
+        )
+        .await;
         if let Some(p) = pending {
             match p.await {
                 Ok(v) if v == bytes => {}

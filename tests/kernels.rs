@@ -255,11 +255,17 @@ fn donating_add_copies_where_x_cannot_hold_the_result() {
         z.expect::<f32>().unwrap().to_vec().unwrap(),
         [11.0, 12.0, 13.0, 21.0, 22.0, 23.0]
     );
-    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0], "x is live and unchanged");
+    assert_eq!(
+        x.to_vec().unwrap(),
+        [1.0, 2.0, 3.0],
+        "x is live and unchanged"
+    );
     // x expanded to [2, 3] (stride 0) plus y [3].
     let e = x.move_(&Move::Unsqueeze(0)).unwrap().unwrap();
     let e = e.move_(&Move::Expand(vec![2, 3])).unwrap().unwrap();
-    let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0]).unwrap().on();
+    let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0])
+        .unwrap()
+        .on();
     let z = add_donated(e.any().clone(), y.any()).unwrap();
     assert!(!z.buffer().same_memory(x.buffer()));
     assert_eq!(
@@ -269,7 +275,9 @@ fn donating_add_copies_where_x_cannot_hold_the_result() {
     assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0]);
     // Dtypes that differ: the fallback's own refusal, not "held exclusive".
     let i = Array::<i32>::of_array(&[3], &[1, 2, 3]).unwrap().on();
-    let err = add_donated(x.any().clone(), i.any()).unwrap_err().to_string();
+    let err = add_donated(x.any().clone(), i.any())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("dtype"), "{err}");
 }
 

@@ -139,7 +139,9 @@ fn movement(shape: &[usize], r: &mut Rng) -> Move {
 /// random movements of a fresh base.
 fn random_view(d: DType, rig: &Rig, r: &mut Rng) -> (AnyArray, Vec<f64>) {
     let rank = 1 + r.below(3);
-    let shape: Vec<usize> = (0..rank).map(|_| r.below(6) + (r.below(8) > 0) as usize).collect();
+    let shape: Vec<usize> = (0..rank)
+        .map(|_| r.below(6) + (r.below(8) > 0) as usize)
+        .collect();
     let n: usize = shape.iter().product();
     let vals: Vec<f64> = (0..n).map(|_| draw(d, r)).collect();
     let bits: Vec<u128> = vals.iter().map(|&v| encode(d, v)).collect();
@@ -153,7 +155,10 @@ fn random_view(d: DType, rig: &Rig, r: &mut Rng) -> (AnyArray, Vec<f64>) {
             a = v;
         }
     }
-    let want = zoo::positions(a.layout()).iter().map(|&p| vals[p]).collect();
+    let want = zoo::positions(a.layout())
+        .iter()
+        .map(|&p| vals[p])
+        .collect();
     (a, want)
 }
 
@@ -199,10 +204,17 @@ fn step(rigs: &[Rig], r: &mut Rng) -> Result<(), String> {
             // y: a fresh array of a's shape, or of its last axis (broadcast).
             let shape = a.shape().to_vec();
             let row = r.below(2) == 0 && !shape.is_empty();
-            let ys = if row { vec![*shape.last().unwrap()] } else { shape.clone() };
+            let ys = if row {
+                vec![*shape.last().unwrap()]
+            } else {
+                shape.clone()
+            };
             let yv: Vec<f64> = (0..ys.iter().product()).map(|_| draw(d, r)).collect();
             let ybits: Vec<u128> = yv.iter().map(|&v| encode(d, v)).collect();
-            let y = AnyArray::of_bits(d, &ys, &ybits).unwrap().to_device(from).unwrap();
+            let y = AnyArray::of_bits(d, &ys, &ybits)
+                .unwrap()
+                .to_device(from)
+                .unwrap();
             let last = ys.last().copied().unwrap_or(1).max(1);
             let want: Vec<f64> = vals
                 .iter()
@@ -250,19 +262,24 @@ fn random_views_and_operations_on_threads_agree_with_values_computed_apart() {
     let end = Instant::now() + Duration::from_secs(secs);
     let (tx, rx) = std::sync::mpsc::channel();
     for t in 0..4u64 {
-        let (rigs, failures, steps, tx) = (rigs.clone(), failures.clone(), steps.clone(), tx.clone());
+        let (rigs, failures, steps, tx) =
+            (rigs.clone(), failures.clone(), steps.clone(), tx.clone());
         std::thread::spawn(move || {
             let mut r = Rng(0x5EED_0000 + t * 7919);
             while Instant::now() < end {
                 let seed = r.0;
-                let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(&rigs, &mut r)));
+                let out =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| step(&rigs, &mut r)));
                 let e = match out {
                     Ok(Ok(())) => None,
                     Ok(Err(e)) => Some(e),
                     Err(_) => Some("panicked".into()),
                 };
                 if let Some(e) = e {
-                    failures.lock().unwrap().push(format!("thread {t}, rng state {seed:#x}: {e}"));
+                    failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("thread {t}, rng state {seed:#x}: {e}"));
                 }
                 steps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
@@ -278,5 +295,9 @@ fn random_views_and_operations_on_threads_agree_with_values_computed_apart() {
     let f = failures.lock().unwrap();
     eprintln!("{n} random operations, {} wrong", f.len());
     assert!(n > 200, "only {n} operations ran");
-    assert!(f.is_empty(), "{}", f.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        f.is_empty(),
+        "{}",
+        f.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
 }

@@ -39,14 +39,25 @@ fn forms(src: DType, bits: &[u128]) -> Vec<(&'static str, AnyArray)> {
         spread.push(junk(i));
     }
     let rev: Vec<u128> = bits.iter().rev().copied().collect();
-    let shifted: Vec<u128> = std::iter::once(junk(7)).chain(bits.iter().copied()).collect();
+    let shifted: Vec<u128> = std::iter::once(junk(7))
+        .chain(bits.iter().copied())
+        .collect();
     let a = |shape: usize, b: &[u128]| AnyArray::of_bits(src, &[shape], b).unwrap();
     let step = |a: AnyArray, s: Slice| a.move_(&Move::Slice(vec![s])).unwrap().unwrap();
     vec![
         ("contiguous", a(n, bits)),
-        ("strided", step(a(2 * n, &spread), Slice::new(None, None, 2))),
-        ("reversed", a(n, &rev).move_(&Move::Flip(vec![0])).unwrap().unwrap()),
-        ("at an odd offset", step(a(n + 1, &shifted), Slice::new(Some(1), None, 1))),
+        (
+            "strided",
+            step(a(2 * n, &spread), Slice::new(None, None, 2)),
+        ),
+        (
+            "reversed",
+            a(n, &rev).move_(&Move::Flip(vec![0])).unwrap().unwrap(),
+        ),
+        (
+            "at an odd offset",
+            step(a(n + 1, &shifted), Slice::new(Some(1), None, 1)),
+        ),
     ]
 }
 
@@ -73,7 +84,10 @@ fn check_cast(src: DType) {
                 };
                 if got[i] != want {
                     if bad < 5 {
-                        eprintln!("{form}: cast {src} {:#x} -> {t}: got {:#x}, want {want:#x}", bits[i], got[i]);
+                        eprintln!(
+                            "{form}: cast {src} {:#x} -> {t}: got {:#x}, want {want:#x}",
+                            bits[i], got[i]
+                        );
                     }
                     bad += 1;
                 }

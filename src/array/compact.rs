@@ -117,7 +117,12 @@ impl Compact {
     ///
     /// # Errors
     /// What [`Buffer::create`] and [`Buffer::write_bytes`] return.
-    pub(crate) fn on_host(self, d: crate::DType, host: &Rig, bytes: &[u8]) -> Result<AnyArray, Error> {
+    pub(crate) fn on_host(
+        self,
+        d: crate::DType,
+        host: &Rig,
+        bytes: &[u8],
+    ) -> Result<AnyArray, Error> {
         let b = Buffer::create_to_fill(host, bytes.len(), Kind::Device)?;
         b.write_bytes(0, bytes)?;
         AnyArray::v(d, self.layout, b)

@@ -3,8 +3,8 @@
 //! § Placement; DESIGN.md decision 7.
 
 use super::any::AnyArray;
-use crate::error::Error;
 use super::placement::rename;
+use crate::error::Error;
 use crate::rig::{Buffer, Rig};
 
 impl AnyArray {
@@ -51,8 +51,7 @@ impl AnyArray {
     /// [`AnyArray::to_device`] that never blocks: GPU memory comes back through an
     /// async read. In the browser, the way to bring a GPU array to the host. The same
     /// placement as the blocking form (one compact form computed once, its bytes then
-    /// read back without blocking): the
-    /// same layout and the same bits, for every view.
+    /// read back without blocking): the same layout and the same bits, for every view.
     ///
     /// # Errors
     /// As [`AnyArray::to_device`].

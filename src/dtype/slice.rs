@@ -71,7 +71,11 @@ pub fn convert_run(
     #[cfg(target_endian = "big")]
     for i in 0..n {
         let bits = read_bits(src, src_bytes, src_pos + i);
-        let b = if src == dst { bits } else { convert_bits(src, dst, bits) };
+        let b = if src == dst {
+            bits
+        } else {
+            convert_bits(src, dst, bits)
+        };
         write_bits(dst, dst_bytes, dst_pos + i, b);
     }
 }

@@ -2,19 +2,22 @@
 //! shape (NumPy's rule), over any layouts and every dtype; and a donating add that
 //! writes in place when its input is held exclusive. Seed: `Nx_array` § Kernels.
 //!
-//! Floats add exactly in float64 and round once into their dtype: float64 holds the
-//! exact sum of two float32 (or narrower) values' rounding by the rule p' >= 2p + 2, so
-//! the result is the correctly rounded sum. Integers wrap; bool is `or`; complex adds
-//! each component. NaNs follow one rule on every device (see [`add`]).
+//! On the host the sum is the typed loop of the dtype (`dtype::lanes`) over runs of
+//! the walk, on the pool's threads where the output is long: float32 and float64
+//! natively, float16, bfloat16 and the float8s through float32 (one correct rounding
+//! for them: float32 has at least twice their precision plus two bits), integers
+//! wrapping, bool as `or`, complex per part. NaNs follow one rule on every device
+//! (see [`add`]); [`add_bits`], one element at a time through float64, is the
+//! reference the tests hold the loops to.
 
 use super::answered;
-use crate::layout::Runs;
 use super::split::split;
 use crate::array::{door, Answer, AnyArray};
 use crate::dtype::lanes::{self, Operand};
 use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, Class, DType};
 use crate::error::Error;
 use crate::layout::Move;
+use crate::layout::Runs;
 use crate::rig::{Buffer, Claim};
 
 const NAME: &str = "Nx.add";
@@ -147,7 +150,13 @@ fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> 
     };
     let (x, y) = (apart(x)?, apart(y)?);
     let in_place = |a: &AnyArray| a.buffer().same_memory(out.buffer());
-    let layout = |a: &AnyArray| if in_place(a) { *out.layout() } else { *a.layout() };
+    let layout = |a: &AnyArray| {
+        if in_place(a) {
+            *out.layout()
+        } else {
+            *a.layout()
+        }
+    };
     let (lx, ly) = (layout(&x), layout(&y));
     let runs = Runs::new([&lx, &ly, out.layout()]);
     let [ix, iy, io] = runs.inner();
@@ -174,7 +183,14 @@ fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> 
                     Operand::Out => p - base,
                     Operand::Bytes(_) => p,
                 };
-                run((ox, at(ox, px), ix), (oy, at(oy, py), iy), bytes, po - base, io, len)
+                run(
+                    (ox, at(ox, px), ix),
+                    (oy, at(oy, py), iy),
+                    bytes,
+                    po - base,
+                    io,
+                    len,
+                )
             })
         };
         if contiguous {

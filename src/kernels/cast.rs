@@ -3,11 +3,11 @@
 //! (contiguous or at a fixed stride), on the pool's threads where it is long. Seed:
 //! `Nx_array` § Kernels (host kernels).
 
-use crate::layout::Runs;
 use super::split::split;
 use crate::array::{door, AnyArray};
 use crate::dtype::{lanes, DType};
 use crate::error::Error;
+use crate::layout::Runs;
 use crate::rig::Buffer;
 
 impl AnyArray {

@@ -34,9 +34,8 @@ fn bits(n: usize, mut s: u64) -> Vec<u128> {
 fn operand(d: DType, shape: &[usize], form: u8, seed: u64) -> AnyArray {
     let n: usize = shape.iter().product();
     let r = shape.len();
-    let make = |shape: &[usize], k: usize| {
-        AnyArray::of_bits(d, shape, &bits(k, seed)).expect("an array")
-    };
+    let make =
+        |shape: &[usize], k: usize| AnyArray::of_bits(d, shape, &bits(k, seed)).expect("an array");
     let view = |a: AnyArray, m: Move| a.move_(&m).expect("a move").expect("a view");
     match form {
         1 => view(make(shape, n), Move::Flip((0..r).collect())),
@@ -57,7 +56,10 @@ fn operand(d: DType, shape: &[usize], form: u8, seed: u64) -> AnyArray {
             view(make(&row, shape[r - 1]), Move::Expand(shape.to_vec()))
         }
         5 => {
-            let flat = view(make(&[n + 1], n + 1), Move::Slice(vec![Slice::new(Some(1), None, 1)]));
+            let flat = view(
+                make(&[n + 1], n + 1),
+                Move::Slice(vec![Slice::new(Some(1), None, 1)]),
+            );
             view(flat, Move::Reshape(shape.to_vec()))
         }
         _ => make(shape, n),

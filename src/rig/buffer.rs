@@ -479,9 +479,7 @@ fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error>
         }
         return Err(Error::Invalid {
             op,
-            reason: format!(
-                "work {s:?} on {rig:?} is unfinished and {rig:?} cannot be waited for"
-            ),
+            reason: format!("work {s:?} on {rig:?} is unfinished and {rig:?} cannot be waited for"),
             operands: String::new(),
         });
     }

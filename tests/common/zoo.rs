@@ -29,7 +29,11 @@ pub fn bits_at(d: DType, i: usize) -> u128 {
     s ^= s >> 29;
     let w = ((s as u128) << 64 | s.rotate_left(17) as u128) ^ (i as u128);
     let bits = d.bits();
-    let mask = if bits == 128 { u128::MAX } else { (1u128 << bits) - 1 };
+    let mask = if bits == 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    };
     let v = match (d, i % 5) {
         (DType::Float64, 0) => 0x7FF0_0000_0000_0001, // a signalling NaN (K5)
         (DType::Complex128, 0) => 0x7FF0_0000_0000_0001 << 64 | 0x7FF4_0000_0000_0000,
@@ -79,7 +83,11 @@ pub fn element(d: DType, bytes: &[u8], p: usize) -> u128 {
 
 /// The elements of `a` in C order, from the raw bytes of its buffer.
 pub async fn read_bits(a: &AnyArray) -> Vec<u128> {
-    let bytes = a.buffer().read_async().await.expect("the buffer reads back");
+    let bytes = a
+        .buffer()
+        .read_async()
+        .await
+        .expect("the buffer reads back");
     positions(a.layout())
         .into_iter()
         .map(|p| element(a.dtype(), &bytes, p))
@@ -110,7 +118,11 @@ pub fn views(d: DType, rig: &Rig) -> Vec<View> {
         ("whole [4, 6]", vec![4, 6], vec![]),
         ("flip axis 1", vec![2, 3], vec![Move::Flip(vec![1])]),
         ("flip both", vec![4, 6], vec![Move::Flip(vec![0, 1])]),
-        ("permute [1, 0]", vec![2, 3], vec![Move::Permute(vec![1, 0])]),
+        (
+            "permute [1, 0]",
+            vec![2, 3],
+            vec![Move::Permute(vec![1, 0])],
+        ),
         (
             "permute [2, 0, 1] of [3, 4, 5]",
             vec![3, 4, 5],
@@ -224,13 +236,24 @@ fn may_block(from: &Rig, to: &Rig) -> bool {
 }
 
 /// Checks an array `got` that a form of placement gave for `v` on `to`.
-async fn check(bad: &mut Vec<String>, what: String, got: Result<AnyArray, nxrig::Error>, to: &Rig, v: &View) {
+async fn check(
+    bad: &mut Vec<String>,
+    what: String,
+    got: Result<AnyArray, nxrig::Error>,
+    to: &Rig,
+    v: &View,
+) {
     let a = match got {
         Ok(a) => a,
         Err(e) => return bad.push(format!("{what}: {e}")),
     };
     if a.rig() != to || a.shape() != v.array.shape() || a.dtype() != v.array.dtype() {
-        return bad.push(format!("{what}: {:?} {:?} on {:?}", a.dtype(), a.shape(), a.rig()));
+        return bad.push(format!(
+            "{what}: {:?} {:?} on {:?}",
+            a.dtype(),
+            a.shape(),
+            a.rig()
+        ));
     }
     let got = read_bits(&a).await;
     if got != v.want {
@@ -259,7 +282,11 @@ pub async fn every_form(rigs: &[Rig]) -> Vec<String> {
                     let b = v.array.to_device(to);
                     if let (Ok(b), Some(l)) = (&b, layout) {
                         if *b.layout() != l {
-                            bad.push(format!("{}: {:?}, async {l:?}", what("to_device's layout"), b.layout()));
+                            bad.push(format!(
+                                "{}: {:?}, async {l:?}",
+                                what("to_device's layout"),
+                                b.layout()
+                            ));
                         }
                     }
                     check(&mut bad, what("to_device"), b, to, &v).await;

@@ -19,7 +19,13 @@ pub(crate) fn f16_to_f32(h: u16) -> f32 {
     let scaled = (f32::from_bits(mag) * F16_SCALE).to_bits();
     // Infinities and NaNs: all exponent bits, quiet where a NaN.
     let special = mag | 0x7f80_0000 | if h & 0x3ff != 0 { 0x0040_0000 } else { 0 };
-    f32::from_bits(sign | if h & 0x7c00 == 0x7c00 { special } else { scaled })
+    f32::from_bits(
+        sign | if h & 0x7c00 == 0x7c00 {
+            special
+        } else {
+            scaled
+        },
+    )
 }
 
 /// bfloat16 bits as float32.

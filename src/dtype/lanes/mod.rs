@@ -74,7 +74,8 @@ macro_rules! bytes_io {
             let w = std::mem::size_of::<Self::T>();
             if stride == 1 {
                 let n = out.len();
-                bytemuck::cast_slice_mut::<_, u8>(out).copy_from_slice(&bytes[pos * w..(pos + n) * w]);
+                bytemuck::cast_slice_mut::<_, u8>(out)
+                    .copy_from_slice(&bytes[pos * w..(pos + n) * w]);
                 return;
             }
             for (i, o) in out.iter_mut().enumerate() {
@@ -105,10 +106,18 @@ macro_rules! nibble_io {
         #[inline(always)]
         fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]) {
             let lo = |b: u8| -> Self::T {
-                if $signed { (((b << 4) as i8) >> 4) as _ } else { (b & 15) as _ }
+                if $signed {
+                    (((b << 4) as i8) >> 4) as _
+                } else {
+                    (b & 15) as _
+                }
             };
             let hi = |b: u8| -> Self::T {
-                if $signed { ((b as i8) >> 4) as _ } else { (b >> 4) as _ }
+                if $signed {
+                    ((b as i8) >> 4) as _
+                } else {
+                    (b >> 4) as _
+                }
             };
             if stride == 1 {
                 let (mut p, mut out) = (pos, out);
@@ -150,7 +159,10 @@ macro_rules! nibble_io {
                 }
                 let pairs = vals.len() / 2;
                 let (two, tail) = vals.split_at(2 * pairs);
-                for (b, v) in bytes[p / 2..p / 2 + pairs].iter_mut().zip(two.chunks_exact(2)) {
+                for (b, v) in bytes[p / 2..p / 2 + pairs]
+                    .iter_mut()
+                    .zip(two.chunks_exact(2))
+                {
                     *b = ((v[0] as u8) & 15) | ((v[1] as u8) << 4);
                 }
                 if let Some(&t) = tail.first() {
@@ -294,82 +306,142 @@ macro_rules! lane {
 lane!(Float16, u16, bytes_io, {
     narrow_target!(u16, to_f16);
     #[inline(always)]
-    fn put<D: Lane>(x: u16) -> D::T { D::from_f32(f16_to_f32(x)) }
+    fn put<D: Lane>(x: u16) -> D::T {
+        D::from_f32(f16_to_f32(x))
+    }
 });
 lane!(Bfloat16, u16, bytes_io, {
     narrow_target!(u16, to_bf16);
     #[inline(always)]
-    fn put<D: Lane>(x: u16) -> D::T { D::from_f32(bf16_to_f32(x)) }
+    fn put<D: Lane>(x: u16) -> D::T {
+        D::from_f32(bf16_to_f32(x))
+    }
 });
 lane!(Float8E4m3, u8, bytes_io, {
     narrow_target!(u8, to_e4m3);
     #[inline(always)]
-    fn put<D: Lane>(x: u8) -> D::T { D::from_f32(e4m3_to_f32(x)) }
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_f32(e4m3_to_f32(x))
+    }
 });
 lane!(Float8E5m2, u8, bytes_io, {
     narrow_target!(u8, to_e5m2);
     #[inline(always)]
-    fn put<D: Lane>(x: u8) -> D::T { D::from_f32(e5m2_to_f32(x)) }
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_f32(e5m2_to_f32(x))
+    }
 });
 lane!(Float32, f32, bytes_io, {
     #[inline(always)]
-    fn from_f32(x: f32) -> f32 { quiet32(x) }
+    fn from_f32(x: f32) -> f32 {
+        quiet32(x)
+    }
     #[inline(always)]
-    fn from_f64(x: f64) -> f32 { f64_to_f32(x) }
+    fn from_f64(x: f64) -> f32 {
+        f64_to_f32(x)
+    }
     #[inline(always)]
-    fn from_i64(x: i64) -> f32 { x as f32 }
+    fn from_i64(x: i64) -> f32 {
+        x as f32
+    }
     #[inline(always)]
-    fn from_u64(x: u64) -> f32 { x as f32 }
+    fn from_u64(x: u64) -> f32 {
+        x as f32
+    }
     #[inline(always)]
-    fn from_i32(x: i32) -> f32 { x as f32 }
+    fn from_i32(x: i32) -> f32 {
+        x as f32
+    }
     #[inline(always)]
-    fn from_small(x: i32) -> f32 { x as f32 }
+    fn from_small(x: i32) -> f32 {
+        x as f32
+    }
     #[inline(always)]
-    fn put<D: Lane>(x: f32) -> D::T { D::from_f32(x) }
+    fn put<D: Lane>(x: f32) -> D::T {
+        D::from_f32(x)
+    }
 });
 lane!(Float64, f64, bytes_io, {
     #[inline(always)]
-    fn from_f32(x: f32) -> f64 { f32_to_f64(x) }
+    fn from_f32(x: f32) -> f64 {
+        f32_to_f64(x)
+    }
     #[inline(always)]
-    fn from_f64(x: f64) -> f64 { quiet64(x) }
+    fn from_f64(x: f64) -> f64 {
+        quiet64(x)
+    }
     #[inline(always)]
-    fn from_i64(x: i64) -> f64 { x as f64 }
+    fn from_i64(x: i64) -> f64 {
+        x as f64
+    }
     #[inline(always)]
-    fn from_u64(x: u64) -> f64 { x as f64 }
+    fn from_u64(x: u64) -> f64 {
+        x as f64
+    }
     #[inline(always)]
-    fn from_i32(x: i32) -> f64 { x as f64 }
+    fn from_i32(x: i32) -> f64 {
+        x as f64
+    }
     #[inline(always)]
-    fn from_small(x: i32) -> f64 { x as f64 }
+    fn from_small(x: i32) -> f64 {
+        x as f64
+    }
     #[inline(always)]
-    fn put<D: Lane>(x: f64) -> D::T { D::from_f64(x) }
+    fn put<D: Lane>(x: f64) -> D::T {
+        D::from_f64(x)
+    }
 });
 lane!(Int4, i8, nibble_io(true), {
     #[inline(always)]
-    fn from_f32(x: f32) -> i8 { Int8::from_f32(x.clamp(-8.0, 7.0)) }
+    fn from_f32(x: f32) -> i8 {
+        Int8::from_f32(x.clamp(-8.0, 7.0))
+    }
     #[inline(always)]
-    fn from_f64(x: f64) -> i8 { Int8::from_f64(x.clamp(-8.0, 7.0)) }
+    fn from_f64(x: f64) -> i8 {
+        Int8::from_f64(x.clamp(-8.0, 7.0))
+    }
     #[inline(always)]
-    fn from_i64(x: i64) -> i8 { ((x as i8) << 4) >> 4 }
+    fn from_i64(x: i64) -> i8 {
+        ((x as i8) << 4) >> 4
+    }
     #[inline(always)]
-    fn from_u64(x: u64) -> i8 { ((x as i8) << 4) >> 4 }
+    fn from_u64(x: u64) -> i8 {
+        ((x as i8) << 4) >> 4
+    }
     #[inline(always)]
-    fn from_small(x: i32) -> i8 { ((x as i8) << 4) >> 4 }
+    fn from_small(x: i32) -> i8 {
+        ((x as i8) << 4) >> 4
+    }
     #[inline(always)]
-    fn put<D: Lane>(x: i8) -> D::T { D::from_small(x as i32) }
+    fn put<D: Lane>(x: i8) -> D::T {
+        D::from_small(x as i32)
+    }
 });
 lane!(Uint4, u8, nibble_io(false), {
     #[inline(always)]
-    fn from_f32(x: f32) -> u8 { Uint8::from_f32(x.clamp(0.0, 15.0)) }
+    fn from_f32(x: f32) -> u8 {
+        Uint8::from_f32(x.clamp(0.0, 15.0))
+    }
     #[inline(always)]
-    fn from_f64(x: f64) -> u8 { Uint8::from_f64(x.clamp(0.0, 15.0)) }
+    fn from_f64(x: f64) -> u8 {
+        Uint8::from_f64(x.clamp(0.0, 15.0))
+    }
     #[inline(always)]
-    fn from_i64(x: i64) -> u8 { (x as u8) & 15 }
+    fn from_i64(x: i64) -> u8 {
+        (x as u8) & 15
+    }
     #[inline(always)]
-    fn from_u64(x: u64) -> u8 { (x as u8) & 15 }
+    fn from_u64(x: u64) -> u8 {
+        (x as u8) & 15
+    }
     #[inline(always)]
-    fn from_small(x: i32) -> u8 { (x as u8) & 15 }
+    fn from_small(x: i32) -> u8 {
+        (x as u8) & 15
+    }
     #[inline(always)]
-    fn put<D: Lane>(x: u8) -> D::T { D::from_small(x as i32) }
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_small(x as i32)
+    }
 });
 
 macro_rules! int_lane {
@@ -386,9 +458,16 @@ int_lane!(Int8, i8, from_small, i32, -128.0, 127.0);
 int_lane!(Uint8, u8, from_small, i32, 0.0, 255.0);
 int_lane!(Int16, i16, from_small, i32, -32768.0, 32767.0);
 int_lane!(Uint16, u16, from_small, i32, 0.0, 65535.0);
-int_lane!(Int32, i32, from_i32, i32, wide -2147483648.0, 2147483648.0);
+int_lane!(Int32, i32, from_i32, i32, wide - 2147483648.0, 2147483648.0);
 int_lane!(Uint32, u32, from_i64, i64, wide 0.0, 4294967296.0);
-int_lane!(Int64, i64, from_i64, i64, wide -9223372036854775808.0, 9223372036854775808.0);
+int_lane!(
+    Int64,
+    i64,
+    from_i64,
+    i64,
+    wide - 9223372036854775808.0,
+    9223372036854775808.0
+);
 int_lane!(Uint64, u64, from_u64, u64, wide 0.0, 18446744073709551616.0);
 
 /// A complex dtype of two `$c` parts: a real value is its real part (the imaginary
@@ -397,23 +476,41 @@ macro_rules! complex_lane {
     ($name:ident, $c:ty, $part:ident, $put:ident) => {
         lane!($name, [$c; 2], bytes_io, {
             #[inline(always)]
-            fn from_f32(x: f32) -> [$c; 2] { [$part::from_f32(x), 0.0] }
+            fn from_f32(x: f32) -> [$c; 2] {
+                [$part::from_f32(x), 0.0]
+            }
             #[inline(always)]
-            fn from_f64(x: f64) -> [$c; 2] { [$part::from_f64(x), 0.0] }
+            fn from_f64(x: f64) -> [$c; 2] {
+                [$part::from_f64(x), 0.0]
+            }
             #[inline(always)]
-            fn from_i64(x: i64) -> [$c; 2] { [$part::from_i64(x), 0.0] }
+            fn from_i64(x: i64) -> [$c; 2] {
+                [$part::from_i64(x), 0.0]
+            }
             #[inline(always)]
-            fn from_u64(x: u64) -> [$c; 2] { [$part::from_u64(x), 0.0] }
+            fn from_u64(x: u64) -> [$c; 2] {
+                [$part::from_u64(x), 0.0]
+            }
             #[inline(always)]
-            fn from_i32(x: i32) -> [$c; 2] { [$part::from_i32(x), 0.0] }
+            fn from_i32(x: i32) -> [$c; 2] {
+                [$part::from_i32(x), 0.0]
+            }
             #[inline(always)]
-            fn from_small(x: i32) -> [$c; 2] { [$part::from_small(x), 0.0] }
+            fn from_small(x: i32) -> [$c; 2] {
+                [$part::from_small(x), 0.0]
+            }
             #[inline(always)]
-            fn from_c64(re: f32, im: f32) -> [$c; 2] { [$part::from_f32(re), $part::from_f32(im)] }
+            fn from_c64(re: f32, im: f32) -> [$c; 2] {
+                [$part::from_f32(re), $part::from_f32(im)]
+            }
             #[inline(always)]
-            fn from_c128(re: f64, im: f64) -> [$c; 2] { [$part::from_f64(re), $part::from_f64(im)] }
+            fn from_c128(re: f64, im: f64) -> [$c; 2] {
+                [$part::from_f64(re), $part::from_f64(im)]
+            }
             #[inline(always)]
-            fn put<D: Lane>(x: [$c; 2]) -> D::T { D::$put(x[0], x[1]) }
+            fn put<D: Lane>(x: [$c; 2]) -> D::T {
+                D::$put(x[0], x[1])
+            }
         });
     };
 }
@@ -422,21 +519,37 @@ complex_lane!(Complex64, f32, Float32, from_c64);
 complex_lane!(Complex128, f64, Float64, from_c128);
 lane!(Bool, u8, bytes_io, {
     #[inline(always)]
-    fn from_f32(x: f32) -> u8 { (x != 0.0) as u8 }
+    fn from_f32(x: f32) -> u8 {
+        (x != 0.0) as u8
+    }
     #[inline(always)]
-    fn from_f64(x: f64) -> u8 { (x != 0.0) as u8 }
+    fn from_f64(x: f64) -> u8 {
+        (x != 0.0) as u8
+    }
     #[inline(always)]
-    fn from_i64(x: i64) -> u8 { (x != 0) as u8 }
+    fn from_i64(x: i64) -> u8 {
+        (x != 0) as u8
+    }
     #[inline(always)]
-    fn from_u64(x: u64) -> u8 { (x != 0) as u8 }
+    fn from_u64(x: u64) -> u8 {
+        (x != 0) as u8
+    }
     #[inline(always)]
-    fn from_small(x: i32) -> u8 { (x != 0) as u8 }
+    fn from_small(x: i32) -> u8 {
+        (x != 0) as u8
+    }
     #[inline(always)]
-    fn from_c64(re: f32, im: f32) -> u8 { (re != 0.0 || im != 0.0) as u8 }
+    fn from_c64(re: f32, im: f32) -> u8 {
+        (re != 0.0 || im != 0.0) as u8
+    }
     #[inline(always)]
-    fn from_c128(re: f64, im: f64) -> u8 { (re != 0.0 || im != 0.0) as u8 }
+    fn from_c128(re: f64, im: f64) -> u8 {
+        (re != 0.0 || im != 0.0) as u8
+    }
     #[inline(always)]
-    fn put<D: Lane>(x: u8) -> D::T { D::from_small((x != 0) as i32) }
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_small((x != 0) as i32)
+    }
 });
 
 /// Elements a block of the strided and unaligned forms holds.

@@ -74,9 +74,18 @@ macro_rules! sum {
 }
 
 sum!(Float16, |a, b| to_f16(add32(f16_to_f32(a), f16_to_f32(b))));
-sum!(Bfloat16, |a, b| to_bf16(add32(bf16_to_f32(a), bf16_to_f32(b))));
-sum!(Float8E4m3, |a, b| to_e4m3(add32(e4m3_to_f32(a), e4m3_to_f32(b))));
-sum!(Float8E5m2, |a, b| to_e5m2(add32(e5m2_to_f32(a), e5m2_to_f32(b))));
+sum!(Bfloat16, |a, b| to_bf16(add32(
+    bf16_to_f32(a),
+    bf16_to_f32(b)
+)));
+sum!(Float8E4m3, |a, b| to_e4m3(add32(
+    e4m3_to_f32(a),
+    e4m3_to_f32(b)
+)));
+sum!(Float8E5m2, |a, b| to_e5m2(add32(
+    e5m2_to_f32(a),
+    e5m2_to_f32(b)
+)));
 /// A float lane whose plain sum is the hardware's, fixed up only in the rare blocks
 /// that hold a NaN.
 macro_rules! float_sum {
@@ -153,7 +162,11 @@ fn add_body<L: Sum>(x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: 
             if let (Ok(dv), Ok(xv), Ok(yv)) = (dv, xv, yv) {
                 // Plain sums a block at a time; a block with a NaN is summed again in
                 // full (for integers `unruly` is false and the second loop goes).
-                for ((o, xs), ys) in dv.chunks_mut(BLOCK).zip(xv.chunks(BLOCK)).zip(yv.chunks(BLOCK)) {
+                for ((o, xs), ys) in dv
+                    .chunks_mut(BLOCK)
+                    .zip(xv.chunks(BLOCK))
+                    .zip(yv.chunks(BLOCK))
+                {
                     let mut unruly = false;
                     for ((o, &a), &b) in o.iter_mut().zip(xs).zip(ys) {
                         *o = L::plain(a, b);

@@ -13,7 +13,7 @@ pub(crate) enum Tier {
     /// AVX2, FMA and F16C.
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// AVX-512 F, BW, VL and DQ, with the above.
+    /// AVX-512 F, BW, VL, DQ and CD, with the above.
     #[cfg(target_arch = "x86_64")]
     Avx512,
 }
@@ -26,7 +26,11 @@ pub(crate) fn tier() -> Tier {
         *TIER.get_or_init(|| {
             use std::arch::is_x86_feature_detected as has;
             let avx2 = has!("avx2") && has!("fma") && has!("f16c");
-            let avx512 = has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512dq");
+            let avx512 = has!("avx512f")
+                && has!("avx512bw")
+                && has!("avx512vl")
+                && has!("avx512dq")
+                && has!("avx512cd");
             match (avx2, avx512) {
                 (true, true) => Tier::Avx512,
                 (true, false) => Tier::Avx2,
@@ -58,7 +62,7 @@ macro_rules! versions {
             }
             #[cfg(target_arch = "x86_64")]
             fn avx512<$($g: $b),*>($($a: $t),*) {
-                #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")]
+                #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512cd,avx2,fma,f16c")]
                 unsafe fn inner<$($g: $b),*>($($a: $t),*) {
                     $body::<$($g),*>($($a),*)
                 }

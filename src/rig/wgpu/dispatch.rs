@@ -5,7 +5,6 @@
 
 use std::num::NonZeroU64;
 
-
 use super::plan::{pieces, Fit, Operand};
 use super::Gpu;
 use crate::error::Error;

@@ -8,7 +8,6 @@
 
 use std::sync::OnceLock;
 
-
 use super::Gpu;
 use crate::wgsl::add_module_f32_again;
 
