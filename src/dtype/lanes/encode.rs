@@ -99,6 +99,21 @@ pub(crate) fn odd_f64_of_u64(x: u64) -> f64 {
     odd_f64_magnitude(x)
 }
 
+/// `x` as a float32 rounded to odd (exact below 2^24), in integer arithmetic.
+#[inline(always)]
+pub(crate) fn odd_f32_of_i32(x: i32) -> f32 {
+    let u = x.unsigned_abs();
+    let shift = (32 - u.leading_zeros()).saturating_sub(24);
+    let t = u >> shift << shift;
+    // The sticky bit is the last of the 24 kept, so the value stays exact.
+    let m = (t | ((u != t) as u32) << shift) as f32;
+    if x < 0 {
+        -m
+    } else {
+        m
+    }
+}
+
 /// float32 into float16 bits (one rounding).
 #[inline(always)]
 pub(crate) fn to_f16(x: f32) -> u16 {

@@ -281,7 +281,7 @@ macro_rules! narrow_target {
         }
         #[inline(always)]
         fn from_i32(x: i32) -> $t {
-            $enc(odd_f32(x as f64))
+            $enc(odd_f32_of_i32(x))
         }
         #[inline(always)]
         fn from_small(x: i32) -> $t {
