@@ -324,3 +324,32 @@ fn transposed_copies_of_every_size_keep_every_bit() {
         }
     }
 }
+
+/// Large strided copies (cut into bands on several threads natively) keep every
+/// element in place: transposed and flipped views of 1.5 M elements of three widths,
+/// against a walk of the source's bits.
+#[test]
+fn large_strided_copies_keep_every_element() {
+    for d in [DType::Uint16, DType::Float32, DType::Complex128] {
+        let (r, c) = (1024, 1536);
+        let bits: Vec<u128> = (0..(r * c) as u128)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        let a = AnyArray::of_bits(d, &[r, c], &bits).unwrap().on();
+        let mask = if d.bits() == 128 {
+            u128::MAX
+        } else {
+            (1u128 << d.bits()) - 1
+        };
+        let t = a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
+        let got = t.copy().unwrap().to_bits_vec().unwrap();
+        let want: Vec<u128> = (0..r * c)
+            .map(|k| bits[(k % r) * c + k / r] & mask)
+            .collect();
+        assert!(got == want, "{d} transposed");
+        let f = a.move_(&Move::Flip(vec![0, 1])).unwrap().unwrap();
+        let got = f.copy().unwrap().to_bits_vec().unwrap();
+        let want: Vec<u128> = bits.iter().rev().map(|b| b & mask).collect();
+        assert!(got == want, "{d} flipped");
+    }
+}

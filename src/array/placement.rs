@@ -157,7 +157,7 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
             let copy = crate::dtype::lanes::copier(d);
             runs.each(0, n, |[p, q], len| copy(s, p, is, b, q, id, len));
         } else {
-            super::strided::copy(d.storage_bytes(), s, &src.layout, b, &dst.layout);
+            super::strided::copy_threads(d.storage_bytes(), s, &src.layout, b, &dst.layout);
         }
     })
 }

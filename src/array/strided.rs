@@ -7,6 +7,48 @@ use crate::layout::{Layout, MAX_RANK};
 /// Side of a tile, in elements.
 const TILE: usize = 16;
 
+/// Elements from which a copy into a C-contiguous layout runs on several threads.
+#[cfg(not(target_arch = "wasm32"))]
+const PARALLEL_MIN: usize = 1 << 20;
+
+/// [`copy`], on rayon's pool where `dst` is C-contiguous and large (natively): the
+/// rows of `dst`'s first axis are cut into bands, one a thread, each band its own
+/// bytes of `d` and its own part of `src`.
+///
+/// # Panics
+/// As [`copy`].
+pub(crate) fn copy_threads(w: usize, s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        let n = dst.numel();
+        let threads = rayon::current_num_threads();
+        if n >= PARALLEL_MIN && threads > 1 && dst.is_contiguous() && dst.rank() > 0 {
+            let rows = dst.shape()[0];
+            let per_row = n / rows.max(1);
+            let band = rows.div_ceil(threads).max(1);
+            let rest = &dst.shape()[1..];
+            let start = dst.offset() * w;
+            d[start..start + n * w]
+                .par_chunks_mut(band * per_row * w)
+                .enumerate()
+                .for_each(|(i, chunk)| {
+                    let r0 = i * band;
+                    let r = chunk.len() / (per_row * w);
+                    let shape: Vec<usize> =
+                        std::iter::once(r).chain(rest.iter().copied()).collect();
+                    let first = src.offset() as isize + r0 as isize * src.strides()[0];
+                    let from = Layout::new(&shape, src.strides(), first as usize)
+                        .expect("a band of a valid layout");
+                    let to = Layout::contiguous(&shape).expect("a band of a valid layout");
+                    copy(w, s, &from, chunk, &to);
+                });
+            return;
+        }
+    }
+    copy(w, s, src, d, dst);
+}
+
 /// Copies the elements of `src` (over `s`'s bytes) into `dst` (over `d`'s bytes), of
 /// one shape, each `w` bytes wide (1, 2, 4, 8 or 16; another width panics).
 ///
