@@ -234,9 +234,9 @@ fn step(rigs: &[Rig], r: &mut Rng) -> Result<(), String> {
             if held {
                 drop(hold);
                 expect(&x, d, &vals).map_err(|e| ctx(format!("held x changed: {e}")))?;
-            } else if !x.buffer().is_live() == z.buffer().same_memory(x.buffer()) {
-                // Donated exactly when the sum went in place.
-            } else {
+            } else if x.buffer().is_live() == z.buffer().same_memory(x.buffer()) {
+                // x must be donated exactly when the sum went in place (z over x's
+                // memory), and live otherwise.
                 return Err(ctx("x was neither donated nor kept".into()));
             }
             Ok(())

@@ -97,15 +97,14 @@ impl<const N: usize> Runs<N> {
             f(std::array::from_fn(|j| pos[j] as usize), len);
             i += len;
             // Advance to the next run's first element.
-            for j in 0..N {
-                pos[j] += len as isize * self.strides[j][r - 1];
+            for (p, s) in pos.iter_mut().zip(&self.strides) {
+                *p += len as isize * s[r - 1];
             }
             index[r - 1] += len;
             let mut k = r - 1;
             while index[k] == self.shape[k] && k > 0 {
-                for j in 0..N {
-                    pos[j] -= self.shape[k] as isize * self.strides[j][k];
-                    pos[j] += self.strides[j][k - 1];
+                for (p, s) in pos.iter_mut().zip(&self.strides) {
+                    *p += s[k - 1] - self.shape[k] as isize * s[k];
                 }
                 index[k] = 0;
                 index[k - 1] += 1;

@@ -37,7 +37,7 @@ pub fn bits_at(d: DType, i: usize) -> u128 {
     let v = match (d, i % 5) {
         (DType::Float64, 0) => 0x7FF0_0000_0000_0001, // a signalling NaN (K5)
         (DType::Complex128, 0) => 0x7FF0_0000_0000_0001 << 64 | 0x7FF4_0000_0000_0000,
-        (DType::Bool, _) => (w & 1) as u128,
+        (DType::Bool, _) => w & 1,
         _ => w,
     };
     v & mask
