@@ -43,7 +43,7 @@ unsafe impl Sync for Block {}
 
 impl Drop for Block {
     fn drop(&mut self) {
-        if let Owner::Heap = self.owner {
+        if matches!(self.owner, Owner::Heap) {
             if self.size > 0 {
                 let layout = std::alloc::Layout::from_size_align(self.size, ALIGN)
                     .expect("the layout it was made with");

@@ -1,0 +1,115 @@
+//! How a lane's elements load from and store into little-endian bytes: whole-byte
+//! dtypes as their Rust type (a slice copy where contiguous), 4-bit ones as nibbles,
+//! low first, a byte (two elements) at a time along contiguous runs. Macros that each
+//! lane's `impl` expands (`kinds.rs`).
+
+/// Loads and stores of a dtype of whole bytes: little-endian `T`s.
+macro_rules! bytes_io {
+    () => {
+        #[inline(always)]
+        fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]) {
+            let w = std::mem::size_of::<Self::T>();
+            if stride == 1 {
+                let n = out.len();
+                bytemuck::cast_slice_mut::<_, u8>(out)
+                    .copy_from_slice(&bytes[pos * w..(pos + n) * w]);
+                return;
+            }
+            for (i, o) in out.iter_mut().enumerate() {
+                let p = at(pos, stride, i) * w;
+                *o = bytemuck::pod_read_unaligned(&bytes[p..p + w]);
+            }
+        }
+        #[inline(always)]
+        fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[Self::T]) {
+            let w = std::mem::size_of::<Self::T>();
+            if stride == 1 {
+                let n = vals.len();
+                bytes[pos * w..(pos + n) * w].copy_from_slice(bytemuck::cast_slice(vals));
+                return;
+            }
+            for (i, v) in vals.iter().enumerate() {
+                let p = at(pos, stride, i) * w;
+                bytes[p..p + w].copy_from_slice(bytemuck::bytes_of(v));
+            }
+        }
+    };
+}
+
+/// Loads and stores of a 4-bit dtype: nibbles, low first; `$signed` sign-extends.
+/// Contiguous runs go a byte (two elements) at a time.
+macro_rules! nibble_io {
+    ($signed:expr) => {
+        #[inline(always)]
+        fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]) {
+            let lo = |b: u8| -> Self::T {
+                if $signed {
+                    (((b << 4) as i8) >> 4) as _
+                } else {
+                    (b & 15) as _
+                }
+            };
+            let hi = |b: u8| -> Self::T {
+                if $signed {
+                    ((b as i8) >> 4) as _
+                } else {
+                    (b >> 4) as _
+                }
+            };
+            if stride == 1 {
+                let (mut p, mut out) = (pos, out);
+                if p % 2 == 1 && !out.is_empty() {
+                    out[0] = hi(bytes[p / 2]);
+                    out = &mut out[1..];
+                    p += 1;
+                }
+                let pairs = out.len() / 2;
+                let (two, tail) = out.split_at_mut(2 * pairs);
+                for (o, &b) in two.chunks_exact_mut(2).zip(&bytes[p / 2..p / 2 + pairs]) {
+                    o[0] = lo(b);
+                    o[1] = hi(b);
+                }
+                if let Some(t) = tail.first_mut() {
+                    *t = lo(bytes[p / 2 + pairs]);
+                }
+                return;
+            }
+            for (i, o) in out.iter_mut().enumerate() {
+                let p = at(pos, stride, i);
+                let b = bytes[p / 2];
+                *o = if p % 2 == 0 { lo(b) } else { hi(b) };
+            }
+        }
+        #[inline(always)]
+        fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[Self::T]) {
+            let put = |bytes: &mut [u8], p: usize, v: Self::T| {
+                let shift = (p % 2) * 4;
+                let b = &mut bytes[p / 2];
+                *b = (*b & !(15 << shift)) | (((v as u8) & 15) << shift);
+            };
+            if stride == 1 {
+                let (mut p, mut vals) = (pos, vals);
+                if p % 2 == 1 && !vals.is_empty() {
+                    put(bytes, p, vals[0]);
+                    vals = &vals[1..];
+                    p += 1;
+                }
+                let pairs = vals.len() / 2;
+                let (two, tail) = vals.split_at(2 * pairs);
+                for (b, v) in bytes[p / 2..p / 2 + pairs]
+                    .iter_mut()
+                    .zip(two.chunks_exact(2))
+                {
+                    *b = ((v[0] as u8) & 15) | ((v[1] as u8) << 4);
+                }
+                if let Some(&t) = tail.first() {
+                    put(bytes, p + 2 * pairs, t);
+                }
+                return;
+            }
+            for (i, &v) in vals.iter().enumerate() {
+                put(bytes, at(pos, stride, i), v);
+            }
+        }
+    };
+}

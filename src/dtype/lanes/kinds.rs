@@ -1,0 +1,385 @@
+//! The 19 lanes: each dtype as a Rust type, with how a value of any other dtype
+//! becomes one of its elements (rounded once) and how its elements become any other
+//! dtype's (`put`). Floats into integers are clamped and converted unchecked;
+//! narrow floats from float64 or wide integers go through float32 rounded to odd
+//! (`encode.rs`).
+
+use super::decode::{bf16_to_f32, e4m3_to_f32, e5m2_to_f32, f16_to_f32};
+use super::encode::*;
+use super::{at, Lane};
+use crate::dtype::DType;
+
+/// The target side of an integer dtype `$t`: floats truncate and saturate (NaN 0),
+/// integers wrap. A float is clamped first (to `$lo..=$hi` for dtypes of 16 bits or
+/// fewer; for the wide ones raised to `$lo`, and `MAX` from `$end` up) and converted
+/// unchecked, which vectorizes (a saturating `as` does not).
+macro_rules! int_target {
+    ($t:ty, wide $lo:expr, $end:expr) => {
+        #[inline(always)]
+        fn from_f32(x: f32) -> $t {
+            // wasm's saturating conversion is one vector instruction: `as` is it.
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
+            if x.is_nan() {
+                0
+            } else if x >= $end {
+                <$t>::MAX
+            } else {
+                // SAFETY: `x` is a number inside the range of the integer (or below
+                // it, then raised to its least).
+                unsafe { x.max($lo).to_int_unchecked::<$t>() }
+            }
+        }
+        #[inline(always)]
+        fn from_f64(x: f64) -> $t {
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
+            if x.is_nan() {
+                0
+            } else if x >= $end {
+                <$t>::MAX
+            } else {
+                // SAFETY: as above.
+                unsafe { x.max($lo).to_int_unchecked::<$t>() }
+            }
+        }
+        int_target!(@ints $t);
+    };
+    ($t:ty, $lo:expr, $hi:expr) => {
+        #[inline(always)]
+        fn from_f32(x: f32) -> $t {
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
+                // SAFETY: `c` is finite and inside the range of i32.
+                unsafe { c.to_int_unchecked::<i32>() as $t }
+            }
+        }
+        #[inline(always)]
+        fn from_f64(x: f64) -> $t {
+            #[cfg(target_arch = "wasm32")]
+            return x as $t;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let c = if x.is_nan() { 0.0 } else { x.clamp($lo, $hi) };
+                // SAFETY: `c` is finite and inside the range of i32.
+                unsafe { c.to_int_unchecked::<i32>() as $t }
+            }
+        }
+        int_target!(@ints $t);
+    };
+    (@ints $t:ty) => {
+        #[inline(always)]
+        fn from_i64(x: i64) -> $t {
+            x as $t
+        }
+        #[inline(always)]
+        fn from_u64(x: u64) -> $t {
+            x as $t
+        }
+        #[inline(always)]
+        fn from_i32(x: i32) -> $t {
+            x as $t
+        }
+        #[inline(always)]
+        fn from_small(x: i32) -> $t {
+            x as $t
+        }
+    };
+}
+
+/// The target side of a narrow float whose float32 encoder is `$enc`.
+macro_rules! narrow_target {
+    ($t:ty, $enc:ident) => {
+        #[inline(always)]
+        fn from_f32(x: f32) -> $t {
+            $enc(x)
+        }
+        #[inline(always)]
+        fn from_f64(x: f64) -> $t {
+            $enc(odd_f32(x))
+        }
+        #[inline(always)]
+        fn from_i64(x: i64) -> $t {
+            $enc(odd_f32(odd_f64_of_i64(x)))
+        }
+        #[inline(always)]
+        fn from_u64(x: u64) -> $t {
+            $enc(odd_f32(odd_f64_of_u64(x)))
+        }
+        #[inline(always)]
+        fn from_i32(x: i32) -> $t {
+            $enc(odd_f32_of_i32(x))
+        }
+        #[inline(always)]
+        fn from_small(x: i32) -> $t {
+            $enc(x as f32)
+        }
+    };
+}
+
+macro_rules! lane {
+    ($name:ident, $t:ty, $io:ident $(($arg:expr))?, { $($body:tt)* }) => {
+        #[doc = concat!("The ", stringify!($name), " lane.")]
+        pub(crate) struct $name;
+        impl Lane for $name {
+            type T = $t;
+            const DT: DType = DType::$name;
+            $io!($($arg)?);
+            $($body)*
+        }
+    };
+}
+
+lane!(Float16, u16, bytes_io, {
+    narrow_target!(u16, to_f16);
+    #[inline(always)]
+    fn put<D: Lane>(x: u16) -> D::T {
+        D::from_f32(f16_to_f32(x))
+    }
+});
+lane!(Bfloat16, u16, bytes_io, {
+    narrow_target!(u16, to_bf16);
+    #[inline(always)]
+    fn put<D: Lane>(x: u16) -> D::T {
+        D::from_f32(bf16_to_f32(x))
+    }
+});
+lane!(Float8E4m3, u8, bytes_io, {
+    narrow_target!(u8, to_e4m3);
+    #[inline(always)]
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_f32(e4m3_to_f32(x))
+    }
+});
+lane!(Float8E5m2, u8, bytes_io, {
+    narrow_target!(u8, to_e5m2);
+    #[inline(always)]
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_f32(e5m2_to_f32(x))
+    }
+});
+lane!(Float32, f32, bytes_io, {
+    #[inline(always)]
+    fn from_f32(x: f32) -> f32 {
+        quiet32(x)
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> f32 {
+        f64_to_f32(x)
+    }
+    #[inline(always)]
+    fn from_i64(x: i64) -> f32 {
+        x as f32
+    }
+    #[inline(always)]
+    fn from_u64(x: u64) -> f32 {
+        x as f32
+    }
+    #[inline(always)]
+    fn from_i32(x: i32) -> f32 {
+        x as f32
+    }
+    #[inline(always)]
+    fn from_small(x: i32) -> f32 {
+        x as f32
+    }
+    #[inline(always)]
+    fn put<D: Lane>(x: f32) -> D::T {
+        D::from_f32(x)
+    }
+});
+lane!(Float64, f64, bytes_io, {
+    #[inline(always)]
+    fn from_f32(x: f32) -> f64 {
+        f32_to_f64(x)
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> f64 {
+        quiet64(x)
+    }
+    #[inline(always)]
+    fn from_i64(x: i64) -> f64 {
+        x as f64
+    }
+    #[inline(always)]
+    fn from_u64(x: u64) -> f64 {
+        x as f64
+    }
+    #[inline(always)]
+    fn from_i32(x: i32) -> f64 {
+        x as f64
+    }
+    #[inline(always)]
+    fn from_small(x: i32) -> f64 {
+        x as f64
+    }
+    #[inline(always)]
+    fn put<D: Lane>(x: f64) -> D::T {
+        D::from_f64(x)
+    }
+});
+lane!(Int4, i8, nibble_io(true), {
+    #[inline(always)]
+    fn from_f32(x: f32) -> i8 {
+        Int8::from_f32(x.clamp(-8.0, 7.0))
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> i8 {
+        Int8::from_f64(x.clamp(-8.0, 7.0))
+    }
+    #[inline(always)]
+    fn from_i64(x: i64) -> i8 {
+        ((x as i8) << 4) >> 4
+    }
+    #[inline(always)]
+    fn from_u64(x: u64) -> i8 {
+        ((x as i8) << 4) >> 4
+    }
+    #[inline(always)]
+    fn from_small(x: i32) -> i8 {
+        ((x as i8) << 4) >> 4
+    }
+    #[inline(always)]
+    fn put<D: Lane>(x: i8) -> D::T {
+        D::from_small(x as i32)
+    }
+});
+lane!(Uint4, u8, nibble_io(false), {
+    #[inline(always)]
+    fn from_f32(x: f32) -> u8 {
+        Uint8::from_f32(x.clamp(0.0, 15.0))
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> u8 {
+        Uint8::from_f64(x.clamp(0.0, 15.0))
+    }
+    #[inline(always)]
+    fn from_i64(x: i64) -> u8 {
+        (x as u8) & 15
+    }
+    #[inline(always)]
+    fn from_u64(x: u64) -> u8 {
+        (x as u8) & 15
+    }
+    #[inline(always)]
+    fn from_small(x: i32) -> u8 {
+        (x as u8) & 15
+    }
+    #[inline(always)]
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_small(x as i32)
+    }
+});
+
+macro_rules! int_lane {
+    ($name:ident, $t:ty, $put:ident, $wide:ty, $($range:tt)*) => {
+        lane!($name, $t, bytes_io, {
+            int_target!($t, $($range)*);
+            #[inline(always)]
+            fn put<D: Lane>(x: $t) -> D::T { D::$put(x as $wide) }
+        });
+    };
+}
+
+int_lane!(Int8, i8, from_small, i32, -128.0, 127.0);
+int_lane!(Uint8, u8, from_small, i32, 0.0, 255.0);
+int_lane!(Int16, i16, from_small, i32, -32768.0, 32767.0);
+int_lane!(Uint16, u16, from_small, i32, 0.0, 65535.0);
+int_lane!(Int32, i32, from_i32, i32, wide - 2147483648.0, 2147483648.0);
+int_lane!(Uint32, u32, from_i64, i64, wide 0.0, 4294967296.0);
+int_lane!(
+    Int64,
+    i64,
+    from_i64,
+    i64,
+    wide - 9223372036854775808.0,
+    9223372036854775808.0
+);
+int_lane!(Uint64, u64, from_u64, u64, wide 0.0, 18446744073709551616.0);
+
+/// A complex dtype of two `$c` parts: a real value is its real part (the imaginary
+/// part 0), each part converted as the real lane `$part` converts it.
+macro_rules! complex_lane {
+    ($name:ident, $c:ty, $part:ident, $put:ident) => {
+        lane!($name, [$c; 2], bytes_io, {
+            #[inline(always)]
+            fn from_f32(x: f32) -> [$c; 2] {
+                [$part::from_f32(x), 0.0]
+            }
+            #[inline(always)]
+            fn from_f64(x: f64) -> [$c; 2] {
+                [$part::from_f64(x), 0.0]
+            }
+            #[inline(always)]
+            fn from_i64(x: i64) -> [$c; 2] {
+                [$part::from_i64(x), 0.0]
+            }
+            #[inline(always)]
+            fn from_u64(x: u64) -> [$c; 2] {
+                [$part::from_u64(x), 0.0]
+            }
+            #[inline(always)]
+            fn from_i32(x: i32) -> [$c; 2] {
+                [$part::from_i32(x), 0.0]
+            }
+            #[inline(always)]
+            fn from_small(x: i32) -> [$c; 2] {
+                [$part::from_small(x), 0.0]
+            }
+            #[inline(always)]
+            fn from_c64(re: f32, im: f32) -> [$c; 2] {
+                [$part::from_f32(re), $part::from_f32(im)]
+            }
+            #[inline(always)]
+            fn from_c128(re: f64, im: f64) -> [$c; 2] {
+                [$part::from_f64(re), $part::from_f64(im)]
+            }
+            #[inline(always)]
+            fn put<D: Lane>(x: [$c; 2]) -> D::T {
+                D::$put(x[0], x[1])
+            }
+        });
+    };
+}
+
+complex_lane!(Complex64, f32, Float32, from_c64);
+complex_lane!(Complex128, f64, Float64, from_c128);
+lane!(Bool, u8, bytes_io, {
+    #[inline(always)]
+    fn from_f32(x: f32) -> u8 {
+        (x != 0.0) as u8
+    }
+    #[inline(always)]
+    fn from_f64(x: f64) -> u8 {
+        (x != 0.0) as u8
+    }
+    #[inline(always)]
+    fn from_i64(x: i64) -> u8 {
+        (x != 0) as u8
+    }
+    #[inline(always)]
+    fn from_u64(x: u64) -> u8 {
+        (x != 0) as u8
+    }
+    #[inline(always)]
+    fn from_small(x: i32) -> u8 {
+        (x != 0) as u8
+    }
+    #[inline(always)]
+    fn from_c64(re: f32, im: f32) -> u8 {
+        (re != 0.0 || im != 0.0) as u8
+    }
+    #[inline(always)]
+    fn from_c128(re: f64, im: f64) -> u8 {
+        (re != 0.0 || im != 0.0) as u8
+    }
+    #[inline(always)]
+    fn put<D: Lane>(x: u8) -> D::T {
+        D::from_small((x != 0) as i32)
+    }
+});
