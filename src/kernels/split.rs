@@ -9,6 +9,10 @@ use crate::dtype::DType;
 #[cfg(not(target_arch = "wasm32"))]
 const PARALLEL_MIN: usize = 1 << 18;
 
+/// Ranges a thread of the pool gets, at most.
+#[cfg(not(target_arch = "wasm32"))]
+const CHUNKS_PER_THREAD: usize = 8;
+
 /// Calls `f(from, to, bytes, base)` for ranges `from..to` of the `n` elements of a
 /// C-contiguous output of dtype `dt` at element position `d0` of `d`: `bytes` holds
 /// the range's elements (and only them, but for a sub-byte neighbour on the calling
@@ -28,7 +32,12 @@ pub(crate) fn split(
         // Sub-byte outputs split only at whole bytes.
         let even = !dt.is_sub_byte() || d0 % 2 == 0;
         if n >= 2 * PARALLEL_MIN && threads > 1 && even {
-            let per = n.div_ceil(threads).next_multiple_of(2);
+            // Several ranges a thread, so that a thread slowed by the machine's other
+            // load leaves its share to the others (rayon steals them).
+            let per = n
+                .div_ceil(threads * CHUNKS_PER_THREAD)
+                .max(PARALLEL_MIN / 4)
+                .next_multiple_of(2);
             let (b0, bytes_per) = if dt.is_sub_byte() {
                 (d0 / 2, per / 2)
             } else {
