@@ -51,8 +51,11 @@ if ! python3 -c 'import numpy, ml_dtypes' >/dev/null 2>&1; then
   say "pip install numpy ml_dtypes"
   python3 -m pip install -q --disable-pip-version-check numpy ml_dtypes
 fi
-# npm: playwright-core (drives Debian's chromium), http-server, TensorFlow.js (the web
-# benchmark), at package-lock.json's versions; again when the lock changes.
+# npm: playwright-core (drives Debian's chromium), http-server, binaryen (wasm-opt in
+# the build), TypeScript and Vite (the package's checks), TensorFlow.js and
+# onnxruntime-web (the web benchmarks), at package-lock.json's versions; again when the
+# lock changes. No install script runs (esbuild and rollup come as their platform
+# packages).
 lock=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat node_modules/.nxrig-lock 2>/dev/null)" != "$lock" ]; then
   say "npm ci"

@@ -6,9 +6,11 @@
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
 #      converted again on the GPU (lavapipe): byte-identical to the host's file;
-#   3. the web: the npm package built (wasm-pack), the demo page's end-to-end test in
-#      headless Chromium (www/e2e.mjs: the JS API's cases, the checkpoint converted on
-#      WebGPU byte-identical to nxrig convert, the npm tarball used from a fresh project);
+#   3. the web: the npm package built (wasm-pack, wasm-opt), the demo page's end-to-end
+#      test in headless Chromium (www/e2e.mjs: the JS API's cases and conventions, 600 MiB
+#      arrays, the checkpoint converted on WebGPU and on the CPU byte-identical to nxrig
+#      convert, the npm tarball used from a fresh project: the README's TypeScript under
+#      tsc --strict, a Vite build and its page, a Node script);
 #      the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
 #      conversion vectors and array tests compiled to wasm32;
 #   4. the GPU runtime on WebGPU in headless Chromium (SwiftShader): cast against the

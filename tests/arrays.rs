@@ -523,3 +523,21 @@ fn memory_kept_for_reuse_never_shows() {
     // (Other tests of this binary free memory meanwhile: no exact count after this.)
     d.empty_cache();
 }
+
+/// Byte counts up to the platform's limit, whose bit counts overflow a 32-bit `usize`
+/// from 512 MiB on (wasm32): reckoned wide, they are found (issue 13).
+#[test]
+fn byte_counts_past_512_mib_are_found_on_every_platform() {
+    let n: usize = 600 << 20;
+    assert_eq!(DType::Uint8.bytes(n).ok(), Some(600 << 20));
+    assert_eq!(DType::Int4.bytes(n + 1).ok(), Some((300 << 20) + 1));
+    assert_eq!(DType::Float32.bytes(n / 4).ok(), Some(600 << 20));
+    assert_eq!(
+        DType::Float16.bytes(usize::MAX / 2).ok(),
+        Some(usize::MAX - 1)
+    );
+    assert!(matches!(
+        DType::Complex128.bytes(usize::MAX / 8),
+        Err(Error::TooLarge { .. })
+    ));
+}

@@ -1,11 +1,12 @@
-// Copies the wasm-pack build (pkg/) into www/pkg/, which the demo page imports, so
-// that `npm start` can serve www/ alone.
+// Copies the package's files (the wasm-pack build in pkg/ and the entry in js/) into
+// www/, which the demo page imports as a user imports the package, so that `npm start`
+// can serve www/ alone.
 import { cpSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-mkdirSync(join(root, 'www', 'pkg'), { recursive: true });
-for (const f of ['nxrig.js', 'nxrig_bg.wasm', 'nxrig.d.ts', 'nxrig_bg.wasm.d.ts']) {
-  cpSync(join(root, 'pkg', f), join(root, 'www', 'pkg', f));
+for (const [dir, files] of [['pkg', ['nxrig.js', 'nxrig_bg.wasm']], ['js', ['index.js']]]) {
+  mkdirSync(join(root, 'www', dir), { recursive: true });
+  for (const f of files) cpSync(join(root, dir, f), join(root, 'www', dir, f));
 }

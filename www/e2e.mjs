@@ -2,21 +2,25 @@
 // driving /usr/bin/chromium with DESIGN.md's flags, WebGPU on SwiftShader) opens the
 // demo page served by http-server on localhost, and
 //   1. runs cases K10, K11 and K13 of CASES.md through the JavaScript API;
-//   2. converts the real MiniLM checkpoint on WebGPU into bfloat16 and float8_e4m3 and
-//      checks each download equals `nxrig convert`'s file byte for byte;
+//   2. converts the real MiniLM checkpoint on WebGPU into bfloat16 and float8_e4m3, and
+//      on the CPU (wasm) into float16, and checks each download equals `nxrig
+//      convert`'s file byte for byte;
 //   3. saves a screenshot (target/e2e/demo.png);
-//   4. installs the `npm pack` tarball into an empty project and converts a tensor on
-//      WebGPU from a page there.
+//   4. checks the JS API's conventions (www/e2e-api.mjs: shapes validated, TypedArray
+//      kinds, reads, dispose, text; 600 MiB arrays on the host and on WebGPU);
+//   5. uses the `npm pack` tarball as a user would (www/e2e-package.mjs): the README's
+//      TypeScript under tsc --strict, a Vite project, a Node script.
 // Needs `npm run build`, the release `nxrig` binary and the checkpoint (scripts/test.sh
 // does all three). Env: NXRIG_CHECKPOINT, NXRIG_BIN.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { big, conventions } from './e2e-api.mjs';
+import { tarball } from './e2e-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const checkpoint = process.env.NXRIG_CHECKPOINT ?? join(root, 'data/minilm/model.safetensors');
@@ -150,11 +154,13 @@ async function convertCheckpoint(page) {
   step(`the checkpoint (${checkpoint}) on WebGPU`);
   await page.setInputFiles('#file', checkpoint);
   await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 100, null, { timeout: 120000 });
-  for (const dtype of ['bfloat16', 'float8_e4m3']) {
+  // WebGPU, then the CPU (wasm: the host device, whose arrays and their reads are
+  // one object, which the page once freed twice).
+  for (const [dtype, device] of [['bfloat16', 'webgpu'], ['float8_e4m3', 'webgpu'], ['float16', 'wasm']]) {
     const want = join(out, `model.${dtype}.safetensors`);
     execFileSync(bin, ['convert', checkpoint, want, '--to', dtype], { stdio: 'inherit' });
     await page.selectOption('#dtype', dtype);
-    await page.selectOption('#device', 'webgpu');
+    await page.selectOption('#device', device);
     await page.evaluate(() => { window.nxrigDone = null; });
     const t0 = Date.now();
     await page.click('#convert');
@@ -162,38 +168,13 @@ async function convertCheckpoint(page) {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
     const got = readFileSync(await download.path());
     const expected = readFileSync(want);
-    console.log(`${dtype}: ${got.length} bytes in ${(Date.now() - t0) / 1000} s; ${await page.textContent('#summary')}`);
+    console.log(`${dtype} on ${device}: ${got.length} bytes in ${(Date.now() - t0) / 1000} s; ${await page.textContent('#summary')}`);
     assert.equal(got.length, expected.length, `${dtype}: the download's length differs`);
     assert.ok(got.equals(expected), `${dtype}: the download differs from nxrig convert's file`);
     console.log(`${dtype}: sha256 ${sha(got)}, the same as nxrig convert's`);
   }
   await page.screenshot({ path: join(out, 'demo.png'), fullPage: true });
   console.log(`screenshot: ${join(out, 'demo.png')}`);
-}
-
-async function tarball(b) {
-  step('the npm tarball in an empty project');
-  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: root }).toString().trim().split('\n').pop();
-  const proj = mkdtempSync(join(tmpdir(), 'nxrig-user-'));
-  writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'user', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--offline', join(out, name)], { cwd: proj, stdio: 'inherit' });
-  writeFileSync(join(proj, 'index.html'), `<!doctype html><script type="module">
-import init, { Device, NxArray } from './node_modules/nxrig/pkg/nxrig.js';
-await init();
-const gpu = await Device.gpu();
-const a = await NxArray.fromTypedArray(new Float32Array([1.5, -2.25, 65520, 1e-8]), 'float32').toDevice(gpu);
-window.result = { device: gpu.name, bits: Array.from(await a.cast('float16').toTypedArray()) };
-</script>`);
-  const [url, server] = await serve(proj);
-  try {
-    const page = await b.newPage();
-    await page.goto(`${url}/index.html`);
-    const r = await (await page.waitForFunction(() => window.result, null, { timeout: 60000 })).jsonValue();
-    assert.deepEqual(r.bits, [0x3e00, 0xc080, 0x7c00, 0]);
-    console.log(`${name} installed and used on ${r.device}: ok`);
-  } finally {
-    server.kill();
-  }
 }
 
 async function main() {
@@ -205,9 +186,11 @@ async function main() {
     await page.goto(`${url}/index.html`);
     await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
     await cases(page);
+    await conventions(page);
     await messages(page);
     await convertCheckpoint(page);
-    await tarball(b);
+    await big(b, url);
+    await tarball(b, { root, out, serve });
     console.log('e2e: all passed');
   } finally {
     await b.close();

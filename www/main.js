@@ -1,7 +1,7 @@
 // The demo page: load a .safetensors file (picked, dropped, or the sample), list its
 // tensors, convert the floating-point ones into a narrower dtype on WebGPU or on the
 // CPU (wasm), plot each tensor's error and throughput, and offer the result.
-import init, * as nxrig from './pkg/nxrig.js';
+import init, * as nxrig from './js/index.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { bytes: null, name: null, file: null, gpu: null };
@@ -135,7 +135,7 @@ async function convert() {
       out.set(n, back);
       const wantA = a.cast('float32'), gotA = back.cast('float32');
       const err = rmsError(await wantA.toTypedArray(), await gotA.toTypedArray());
-      for (const x of [wantA, gotA, c, back]) x.free();
+      for (const x of new Set([wantA, gotA, c, back])) x.dispose();
       if (there !== a) there.free();
       const rate = a.byteLength / Math.max(t1 - t0, 1e-3) / 1e3;
       errors.push(err);

@@ -15,8 +15,10 @@ impl AnyArray {
     /// [`Error::Invalid`] naming `op` where that byte is not on an element boundary (a
     /// complex array over a view that starts inside an element's width).
     pub(crate) fn gpu_base(&self, op: &'static str) -> Result<usize, Error> {
-        let bits = self.dtype.bits() as usize;
-        let start_bits = self.buffer.start() * 8;
+        // Bits in 64-bit arithmetic: on wasm32 a byte position from 512 MiB up has
+        // more bits than a usize holds.
+        let bits = self.dtype.bits() as u64;
+        let start_bits = self.buffer.start() as u64 * 8;
         if start_bits % bits != 0 {
             return Err(Error::Invalid {
                 op,
@@ -28,7 +30,7 @@ impl AnyArray {
                 operands: super::any::describe(self.dtype, &self.layout),
             });
         }
-        Ok(start_bits / bits)
+        Ok((start_bits / bits) as usize)
     }
 
     /// The bytes of a C-contiguous array whose first element starts on a byte: a view
@@ -40,12 +42,12 @@ impl AnyArray {
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // toTypedArray
     pub(crate) fn own_bytes(&self) -> Option<Result<Buffer, Error>> {
         let (d, l) = (self.dtype, &self.layout);
-        let first_bits = l.offset().checked_mul(d.bits() as usize)?;
+        let first_bits = l.offset() as u64 * d.bits() as u64;
         if !l.is_contiguous() || first_bits % 8 != 0 {
             return None;
         }
         let len = d.bytes(l.numel()).ok()?;
-        Some(self.buffer.view(first_bits / 8, len))
+        Some(self.buffer.view((first_bits / 8) as usize, len))
     }
 
     /// [`AnyArray::to_device`] that never blocks: GPU memory comes back through an

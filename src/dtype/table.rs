@@ -249,16 +249,16 @@ impl DType {
     /// Bytes that `n` elements occupy, packed: `ceil(n * bits / 8)`.
     ///
     /// # Errors
-    /// [`Error::TooLarge`] when the count overflows `usize`.
+    /// [`Error::TooLarge`] when the byte count overflows `usize`. The bit count is
+    /// reckoned in 128-bit arithmetic, so on wasm32 every byte count below 4 GiB is
+    /// found (a 32-bit bit count would overflow from 512 MiB).
     pub fn bytes(self, n: usize) -> Result<usize, Error> {
-        n.checked_mul(self.bits() as usize)
-            .and_then(|b| b.checked_add(7))
-            .map(|b| b / 8)
-            .ok_or(Error::TooLarge {
-                op: "Dtype.bytes",
-                what: "byte count",
-                dtype: self,
-            })
+        let bits = n as u128 * self.bits() as u128;
+        usize::try_from(bits.div_ceil(8)).map_err(|_| Error::TooLarge {
+            op: "Dtype.bytes",
+            what: "byte count",
+            dtype: self,
+        })
     }
 
     /// Bytes of one element's storage in a byte-addressed record: 1 for sub-byte dtypes.

@@ -459,6 +459,8 @@ impl Buffer {
 /// # Errors
 /// [`Error::Lost`] naming `op` if the device is lost before `s` is done;
 /// [`Error::Invalid`] for unfinished GPU work in the browser, which cannot block.
+// In wasm the loop never repeats: nothing there can wait for a GPU.
+#[cfg_attr(target_arch = "wasm32", allow(clippy::never_loop))]
 fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error> {
     loop {
         match rig.timeline().state(s) {

@@ -1,6 +1,7 @@
 //! Devices: where memory lives and work runs. Seed: `Rig.t`, `Rig.host`, `Rig.Lost`.
 
 use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use super::timeline::Timeline;
 use crate::error::Error;
@@ -26,6 +27,19 @@ struct Inner {
     /// A std `Arc` also under loom: the GPU's callbacks hold it weakly.
     timeline: std::sync::Arc<Timeline>,
     gpu: Option<super::wgpu::Gpu>,
+    /// Bytes and allocations of the device's memory alive (std atomics also under
+    /// loom: a figure, not an order).
+    held: (AtomicUsize, AtomicUsize),
+}
+
+/// What a device's memory holds now: [`Rig::memory_use`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// Bytes of the allocations alive (arrays, views' buffers, borrowed `Vec`s and
+    /// mapped files; not the freed memory a device keeps for reuse).
+    pub bytes: usize,
+    /// Allocations alive.
+    pub allocations: usize,
 }
 
 /// A device: the host, or one per GPU adapter. `Clone` copies the
@@ -46,6 +60,7 @@ impl Rig {
             kind,
             timeline: std::sync::Arc::new(Timeline::new()),
             gpu: None,
+            held: Default::default(),
         }))
     }
 
@@ -57,6 +72,7 @@ impl Rig {
             kind: RigKind::Gpu,
             timeline: gpu.timeline.clone(),
             gpu: Some(gpu),
+            held: Default::default(),
         }))
     }
 
@@ -88,6 +104,27 @@ impl Rig {
     /// spread an input's buffers over two devices.
     pub fn virtual_host(name: &str) -> Rig {
         Rig::make(name, RigKind::Host)
+    }
+
+    /// The bytes and allocations of this device's memory alive now: each allocation
+    /// counts from its making until the last buffer over it is dropped. Seed: none
+    /// (a figure for users watching memory, as `Device.memory()` in JavaScript).
+    pub fn memory_use(&self) -> MemoryUse {
+        MemoryUse {
+            bytes: self.0.held.0.load(Relaxed),
+            allocations: self.0.held.1.load(Relaxed),
+        }
+    }
+
+    /// Counts an allocation of `len` bytes made (`made` true) or dropped.
+    pub(crate) fn count_memory(&self, len: usize, made: bool) {
+        if made {
+            self.0.held.0.fetch_add(len, Relaxed);
+            self.0.held.1.fetch_add(1, Relaxed);
+        } else {
+            self.0.held.0.fetch_sub(len, Relaxed);
+            self.0.held.1.fetch_sub(1, Relaxed);
+        }
     }
 
     /// The device's name, as `nxrig devices` lists it.
@@ -166,6 +203,18 @@ impl Rig {
     /// when the driver reports the device lost; tests call it to simulate that.
     pub fn lose(&self) {
         self.0.timeline.lose();
+    }
+
+    /// A way to mark the device lost later that does not keep it alive (the wasm
+    /// panic hook marks every GPU device lost).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn loser(&self) -> impl Fn() + 'static {
+        let t = std::sync::Arc::downgrade(&self.0.timeline);
+        move || {
+            if let Some(t) = t.upgrade() {
+                t.lose();
+            }
+        }
     }
 
     /// Destroys a GPU device (wgpu's `Device::destroy`), as a driver reset would: work

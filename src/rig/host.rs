@@ -43,13 +43,11 @@ unsafe impl Sync for Block {}
 
 impl Drop for Block {
     fn drop(&mut self) {
-        if matches!(self.owner, Owner::Heap) {
-            if self.size > 0 {
-                let layout = std::alloc::Layout::from_size_align(self.size, ALIGN)
-                    .expect("the layout it was made with");
-                // SAFETY: allocated by `fresh` with this layout, and freed once.
-                unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
-            }
+        if matches!(self.owner, Owner::Heap) && self.size > 0 {
+            let layout = std::alloc::Layout::from_size_align(self.size, ALIGN)
+                .expect("the layout it was made with");
+            // SAFETY: allocated by `fresh` with this layout, and freed once.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
         }
     }
 }

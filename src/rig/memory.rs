@@ -147,6 +147,14 @@ pub(crate) struct Memory {
 unsafe impl Send for Memory {}
 unsafe impl Sync for Memory {}
 
+impl Drop for Memory {
+    /// The device's figure of memory in use goes down (the bytes themselves go with
+    /// the owner: the allocation back to the pool, the `Vec`, the map).
+    fn drop(&mut self) {
+        self.rig.count_memory(self.len, false);
+    }
+}
+
 impl Memory {
     fn make(
         rig: &Rig,
@@ -162,6 +170,7 @@ impl Memory {
         } else {
             0
         };
+        rig.count_memory(len, true);
         Memory {
             rig: rig.clone(),
             ptr,
@@ -186,18 +195,17 @@ impl Memory {
     pub(crate) fn on_gpu(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Memory, Error> {
         let g = rig.gpu().expect("nxrig bug: GPU memory of a host device");
         let b = g.create("Rig.Buffer.create", len, clear)?;
-        Ok(Memory {
-            gpu: Some(b),
-            ..Memory::make(
-                rig,
-                std::ptr::null_mut(),
-                len,
-                kind,
-                Access::ReadWrite,
-                false,
-                Box::new(()),
-            )
-        })
+        let mut m = Memory::make(
+            rig,
+            std::ptr::null_mut(),
+            len,
+            kind,
+            Access::ReadWrite,
+            false,
+            Box::new(()),
+        );
+        m.gpu = Some(b);
+        Ok(m)
     }
 
     /// The wgpu buffers of GPU memory.

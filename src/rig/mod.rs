@@ -23,7 +23,7 @@ pub mod wgpu;
 
 pub use buffer::Buffer;
 pub use claim::{Claim, Claims, Hold};
-pub use device::{Rig, RigKind};
+pub use device::{MemoryUse, Rig, RigKind};
 pub use memory::{Access, Kind, ALIGN};
 pub use submit::Submission;
 pub use timeline::Stamp;

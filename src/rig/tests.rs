@@ -173,3 +173,29 @@ fn a_timeline_waiter_is_woken_when_its_stamp_completes_or_the_device_is_lost() {
         Poll::Ready(false)
     );
 }
+
+#[test]
+fn memory_use_counts_allocations_until_their_last_buffer_goes() {
+    let rig = Rig::virtual_host("counted");
+    assert_eq!(rig.memory_use(), MemoryUse::default());
+    let a = Buffer::create(&rig, 1000, Kind::Device).unwrap();
+    let v = a.view(10, 20).unwrap();
+    let b = Buffer::create(&rig, 24, Kind::HostVisible).unwrap();
+    let want = MemoryUse {
+        bytes: 1024,
+        allocations: 2,
+    };
+    assert_eq!(rig.memory_use(), want, "a view is no allocation of its own");
+    drop(a);
+    assert_eq!(rig.memory_use(), want, "the view keeps the memory alive");
+    drop(v);
+    assert_eq!(
+        rig.memory_use(),
+        MemoryUse {
+            bytes: 24,
+            allocations: 1
+        }
+    );
+    drop(b);
+    assert_eq!(rig.memory_use(), MemoryUse::default());
+}

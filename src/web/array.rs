@@ -1,26 +1,36 @@
 //! Arrays for JavaScript: made from TypedArrays, moved without moving elements, cast,
-//! placed on a device, read back. Seed: `Nx_array`.
+//! placed on a device, disposed. Reading back is in `read.rs`. Seed: `Nx_array`.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use js_sys::Array as JsList;
 use wasm_bindgen::prelude::*;
 
+use super::args::{self, Elements};
 use super::device::Device;
 use super::{js_error, js_invalid, typed};
+use crate::dtype::Class;
 use crate::layout::{Move, Slice};
 use crate::rig::Buffer;
-use crate::{AnyArray, DType};
+use crate::AnyArray;
 
 thread_local! {
     /// Host buffers whose bytes `view()` handed to JavaScript, so that `fromTypedArray`
     /// of such a view shares them instead of copying.
     static VIEWED: RefCell<Vec<Buffer>> = const { RefCell::new(Vec::new()) };
+    /// Arrays alive (not disposed) from JavaScript, per device id.
+    static ALIVE: RefCell<HashMap<u64, usize>> = RefCell::new(HashMap::new());
+}
+
+/// Arrays alive (made and not disposed) from JavaScript on the device `rig_id`.
+pub(crate) fn alive(rig_id: u64) -> usize {
+    ALIVE.with(|m| m.borrow().get(&rig_id).copied().unwrap_or(0))
 }
 
 /// An n-dimensional array of one of nxrig's 19 dtypes on a device: a dtype, a layout
 /// (shape, strides and offset in elements) and a buffer. Views share the buffer;
-/// `free()` gives its memory back once no view uses it.
+/// `dispose()` gives its memory back once no view uses it.
 #[wasm_bindgen]
 pub struct NxArray {
     a: Option<AnyArray>,
@@ -28,13 +38,18 @@ pub struct NxArray {
 
 impl NxArray {
     pub(crate) fn new(a: AnyArray) -> NxArray {
+        ALIVE.with(|m| *m.borrow_mut().entry(a.rig().id()).or_default() += 1);
         NxArray { a: Some(a) }
     }
 
+    /// The array.
+    ///
+    /// # Errors
+    /// The array was disposed.
     pub(crate) fn get(&self) -> Result<&AnyArray, JsError> {
         self.a
             .as_ref()
-            .ok_or_else(|| js_invalid("nxrig: the array was freed"))
+            .ok_or_else(|| js_invalid("nxrig: the array was disposed"))
     }
 
     fn moved(&self, m: Move) -> Result<NxArray, JsError> {
@@ -42,13 +57,6 @@ impl NxArray {
             self.get()?.move_or_copy(&m).map_err(js_error)?,
         ))
     }
-}
-
-/// A read under way, to the TypedArray (or the JS `Error`).
-type Reading = std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>;
-
-fn parse_dtype(name: &str) -> Result<DType, JsError> {
-    name.parse().map_err(js_error)
 }
 
 fn numbers(v: &[usize]) -> JsList {
@@ -61,38 +69,83 @@ fn slice_of(v: &JsValue) -> Result<Slice, JsError> {
         .clone()
         .dyn_into()
         .map_err(|_| js_invalid("nxrig: a slice is [start, stop, step]"))?;
-    let at = |k: u32| l.get(k).as_f64().map(|x| x as isize);
-    Ok(Slice::new(at(0), at(1), at(2).unwrap_or(1)))
+    let at = |k: u32| -> Result<Option<isize>, JsError> {
+        let x = l.get(k);
+        if x.is_undefined() || x.is_null() {
+            return Ok(None);
+        }
+        match x.as_f64() {
+            Some(n) if n.fract() == 0.0 && n.abs() <= isize::MAX as f64 => Ok(Some(n as isize)),
+            _ => Err(js_invalid(&format!(
+                "nxrig: a slice's entries must be integers or null, got: {}",
+                args::show(&x)
+            ))),
+        }
+    };
+    Ok(Slice::new(at(0)?, at(1)?, at(2)?.unwrap_or(1)))
 }
 
 #[wasm_bindgen]
 impl NxArray {
-    /// An array of `dtype` and `shape` (default: one axis, as many elements as the
-    /// bytes hold) over the bytes `data` views: a TypedArray, DataView or ArrayBuffer,
-    /// its `byteOffset` honoured. Bytes that are a `view()` of an nxrig array are shared
-    /// (no copy; the arrays then see each other's writes); others are copied once into
-    /// wasm memory. Elements are little-endian, C order; int4 and uint4 two a byte, low
-    /// nibble first.
+    /// An array of `dtype` and `shape` (default: one axis, as many elements as
+    /// `data` holds) over the elements of `data`. A TypedArray must be of the dtype's
+    /// kind (as `toTypedArray` gives it: `Float32Array` for float32, `Uint16Array` of
+    /// bits or `Float16Array` for float16, `Int8Array` one element a byte for int4,
+    /// ...); a `Uint8Array`, `DataView` or `ArrayBuffer` gives raw bytes of any dtype
+    /// (little-endian, C order; int4 and uint4 two a byte, low nibble first). Its
+    /// `byteOffset` is honoured. Bytes that are a `view()` of an nxrig array are
+    /// shared (no copy; the arrays then see each other's writes); others are copied
+    /// once into wasm memory.
     ///
-    /// Errors: an unknown dtype, or a byte count that is not the shape's.
+    /// Errors: an unknown dtype; a TypedArray of another kind (a `Float64Array` as
+    /// float32); a shape that is not an array of non-negative integers; an element
+    /// count that is not the shape's.
     #[wasm_bindgen(js_name = fromTypedArray)]
     pub fn from_typed_array(
-        data: &JsValue,
+        #[wasm_bindgen(unchecked_param_type = "ArrayBufferView | ArrayBuffer")] data: &JsValue,
         dtype: &str,
-        #[wasm_bindgen(unchecked_param_type = "number[] | undefined")] shape: Option<Vec<usize>>,
+        #[wasm_bindgen(unchecked_param_type = "readonly number[] | undefined")] shape: JsValue,
     ) -> Result<NxArray, JsError> {
-        let d = parse_dtype(dtype)?;
+        let d = args::dtype(dtype)?;
+        let e = args::elements(data, d)?;
+        let shape = args::optional_integers(&shape, "shape")?;
         let (buffer, offset, len) = typed::view_of(data)?;
         let (offset, len) = (offset as usize, len as usize);
-        let shape = match shape {
-            Some(s) => s,
-            None => vec![(len as u128 * 8 / d.bits() as u128) as usize],
+        let given = args::count(d, e, len);
+        let shape = shape.unwrap_or_else(|| vec![given]);
+        let n = crate::layout::numel(&shape).map_err(js_error)?;
+        let fits = match e {
+            Elements::UnpackedInt4 => n == len,
+            _ => d.bytes(n).map_err(js_error)? == len,
         };
-        let n: usize = shape.iter().product();
-        if d.bytes(n).map_err(js_error)? != len {
-            return Err(js_invalid(&format!(
-                "nxrig: {len} bytes do not hold a {d} array of shape {shape:?}"
-            )));
+        if !fits {
+            return Err(js_invalid(&match e {
+                Elements::Raw => format!(
+                    "nxrig: {len} bytes do not hold a {d} array of shape {shape:?} ({n} elements)"
+                ),
+                _ => {
+                    let values = if e == Elements::UnpackedInt4 {
+                        len
+                    } else {
+                        len / (d.storage_bytes() / if d.class() == Class::Complex { 2 } else { 1 })
+                    };
+                    let each = if d.class() == Class::Complex {
+                        ", each two values: real and imaginary"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "nxrig: a {} of {values} values does not hold a {d} array of shape {shape:?} ({n} elements{each})",
+                        args::kind_of(data)
+                    )
+                }
+            }));
+        }
+        if e == Elements::UnpackedInt4 {
+            let bytes = args::pack_int4(data)?;
+            return Ok(NxArray::new(
+                AnyArray::of_bytes(d, &shape, bytes).map_err(js_error)?,
+            ));
         }
         if buffer
             == wasm_bindgen::memory()
@@ -120,13 +173,15 @@ impl NxArray {
 
     /// A fresh C-contiguous array of zeros on `device`.
     ///
-    /// Errors: an unknown dtype; a shape too large; a lost device.
+    /// Errors: an unknown dtype; a shape that is not an array of non-negative
+    /// integers; a shape too large for the device; a lost device.
     pub fn zeros(
         device: &Device,
         dtype: &str,
-        #[wasm_bindgen(unchecked_param_type = "number[]")] shape: Vec<usize>,
+        #[wasm_bindgen(unchecked_param_type = "readonly number[]")] shape: JsValue,
     ) -> Result<NxArray, JsError> {
-        let a = AnyArray::create(&device.rig, parse_dtype(dtype)?, &shape).map_err(js_error)?;
+        let shape = args::integers(&shape, "shape")?;
+        let a = AnyArray::create(&device.rig, args::dtype(dtype)?, &shape).map_err(js_error)?;
         Ok(NxArray::new(a))
     }
 
@@ -218,8 +273,9 @@ impl NxArray {
     /// Errors: a shape of another element count.
     pub fn reshape(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "number[]")] shape: Vec<usize>,
+        #[wasm_bindgen(unchecked_param_type = "readonly number[]")] shape: JsValue,
     ) -> Result<NxArray, JsError> {
+        let shape = args::integers(&shape, "shape")?;
         self.moved(Move::Reshape(shape))
     }
 
@@ -228,8 +284,9 @@ impl NxArray {
     /// Errors: `axes` not a permutation of the axes.
     pub fn permute(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "number[]")] axes: Vec<usize>,
+        #[wasm_bindgen(unchecked_param_type = "readonly number[]")] axes: JsValue,
     ) -> Result<NxArray, JsError> {
+        let axes = args::integers(&axes, "axes")?;
         self.moved(Move::Permute(axes))
     }
 
@@ -238,8 +295,9 @@ impl NxArray {
     /// Errors: a shape the array does not broadcast to.
     pub fn expand(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "number[]")] shape: Vec<usize>,
+        #[wasm_bindgen(unchecked_param_type = "readonly number[]")] shape: JsValue,
     ) -> Result<NxArray, JsError> {
+        let shape = args::integers(&shape, "shape")?;
         self.moved(Move::Expand(shape))
     }
 
@@ -248,8 +306,9 @@ impl NxArray {
     /// Errors: an axis out of range or repeated.
     pub fn flip(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "number[]")] axes: Vec<usize>,
+        #[wasm_bindgen(unchecked_param_type = "readonly number[]")] axes: JsValue,
     ) -> Result<NxArray, JsError> {
+        let axes = args::integers(&axes, "axes")?;
         self.moved(Move::Flip(axes))
     }
 
@@ -275,7 +334,7 @@ impl NxArray {
     /// Errors: an unknown dtype; a layout the bytes cannot be read as `dtype` in
     /// place (misaligned, or a trailing axis that is not contiguous).
     pub fn bitcast(&self, dtype: &str) -> Result<NxArray, JsError> {
-        match self.get()?.bitcast(parse_dtype(dtype)?).map_err(js_error)? {
+        match self.get()?.bitcast(args::dtype(dtype)?).map_err(js_error)? {
             Some(a) => Ok(NxArray::new(a)),
             None => Err(js_invalid(&format!(
                 "nxrig: this layout cannot be read as {dtype} in place"
@@ -290,7 +349,7 @@ impl NxArray {
     /// Errors: an unknown dtype; a freed or donated array; a lost device.
     pub fn cast(&self, dtype: &str) -> Result<NxArray, JsError> {
         Ok(NxArray::new(
-            self.get()?.cast(parse_dtype(dtype)?).map_err(js_error)?,
+            self.get()?.cast(args::dtype(dtype)?).map_err(js_error)?,
         ))
     }
 
@@ -314,48 +373,31 @@ impl NxArray {
         })
     }
 
-    /// The elements in C order in a new TypedArray (see `fromTypedArray` for the
-    /// types: `Float32Array` for float32, `Uint16Array` of raw bits for float16 and
-    /// bfloat16, `BigInt64Array` for int64, `Int8Array` one element a byte for int4,
-    /// ...).
-    ///
-    /// Errors: a freed array; a lost device (also when it is lost while the read is
-    /// pending).
-    #[wasm_bindgen(js_name = toTypedArray, unchecked_return_type = "Promise<Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array>")]
-    pub fn to_typed_array(&self) -> js_sys::Promise {
-        // The bytes of a C-contiguous array are read where they are (just its own,
-        // not the rest of a buffer it views); others are made C-contiguous on their
-        // own device first (a kernel, not a wait). The read is started now.
-        let read = self.get().and_then(|a| {
-            let d = a.dtype();
-            let (c, bytes) = match a.own_bytes() {
-                Some(b) => (a.clone(), b),
-                None => {
-                    let c = a.copy().map_err(js_error)?;
-                    let b = c.buffer().view(0, c.buffer().len());
-                    (c, b)
-                }
-            };
-            let bytes = bytes.map_err(js_error)?;
-            Ok(if d.is_sub_byte() {
-                let r = bytes.read_async();
-                Box::pin(async move {
-                    let bytes = r.await.map_err(js_error)?;
-                    let bits = AnyArray::of_bytes(d, c.shape(), bytes)
-                        .and_then(|h| h.to_bits_vec())
-                        .map_err(js_error)?;
-                    Ok(typed::unpacked(d, &bits).into())
-                }) as Reading
-            } else {
-                let r = bytes.read_js_async();
-                Box::pin(async move {
-                    let u8s = r.await.map_err(js_error)?;
-                    Ok(typed::typed_of(d, &u8s).into())
-                })
-            })
-        });
-        wasm_bindgen_futures::future_to_promise(async move { read?.await })
+    /// Gives the array's handle up (as `free()`, which is this): its memory goes back
+    /// once no other array uses it. A second call does nothing; every other use of
+    /// the array then fails with "the array was disposed". `using a = ...` calls it.
+    pub fn dispose(&mut self) {
+        if let Some(a) = self.a.take() {
+            forget(&a);
+        }
     }
+
+    /// True once `dispose()` (or `free()`) was called.
+    #[wasm_bindgen(getter, js_name = isDisposed)]
+    pub fn is_disposed(&self) -> bool {
+        self.a.is_none()
+    }
+}
+
+/// What JavaScript held of `a` goes: its count, and its bytes from the viewed set
+/// once no other array shares them.
+fn forget(a: &AnyArray) {
+    ALIVE.with(|m| {
+        if let Some(n) = m.borrow_mut().get_mut(&a.rig().id()) {
+            *n = n.saturating_sub(1);
+        }
+    });
+    VIEWED.with(|v| v.borrow_mut().retain(|x| !x.same_memory(a.buffer())));
 }
 
 impl Drop for NxArray {
@@ -363,9 +405,7 @@ impl Drop for NxArray {
     /// memory goes back once no other array uses it; the array's `view()` bytes are
     /// copied, not shared, by later `fromTypedArray` calls.
     fn drop(&mut self) {
-        if let Some(a) = self.a.take() {
-            VIEWED.with(|v| v.borrow_mut().retain(|x| !x.same_memory(a.buffer())));
-        }
+        self.dispose();
     }
 }
 

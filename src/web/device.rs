@@ -6,6 +6,17 @@ use crate::rig::wgpu::Options;
 use crate::rig::RigKind;
 use crate::Rig;
 
+/// True where `navigator.gpu` exists.
+fn has_webgpu() -> bool {
+    let get =
+        |o: &JsValue, k: &str| js_sys::Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    let nav = get(&js_sys::global().into(), "navigator");
+    !nav.is_undefined() && !nav.is_null() && {
+        let g = get(&nav, "gpu");
+        !g.is_undefined() && !g.is_null()
+    }
+}
+
 /// A device arrays live on: `Device.host()`, or a WebGPU device from `await
 /// Device.gpu()`.
 #[wasm_bindgen]
@@ -25,15 +36,41 @@ impl Device {
     /// `emulate` true, every type goes through 32-bit integer arithmetic even where the
     /// adapter has `shader-f16`.
     ///
-    /// Errors: a JS `Error` when the browser has no WebGPU or its adapter refuses a
-    /// device.
+    /// Errors (the promise rejects at once): a JS `Error` "this environment has no
+    /// WebGPU (navigator.gpu)" where `navigator.gpu` is missing (Node, or a browser
+    /// without WebGPU); an adapter that refuses a device.
     pub async fn gpu(emulate: Option<bool>) -> Result<Device, JsError> {
+        if !has_webgpu() {
+            return Err(super::js_invalid(
+                "nxrig: this environment has no WebGPU (navigator.gpu): use Device.host()",
+            ));
+        }
         let options = Options {
             emulate: emulate.unwrap_or(false),
             ..Options::default()
         };
         let rig = Rig::gpu_async(&options).await.map_err(super::js_error)?;
+        super::panic::watch(&rig);
         Ok(Device { rig })
+    }
+
+    /// What the device's memory holds now: `{ bytes, allocations, arrays }`, the bytes
+    /// and allocations alive (arrays, their views' buffers, files read into memory;
+    /// not the freed memory kept for reuse, `cachedBytes`) and the arrays made from
+    /// JavaScript and not yet disposed.
+    #[wasm_bindgen(
+        unchecked_return_type = "{ bytes: number; allocations: number; arrays: number }"
+    )]
+    pub fn memory(&self) -> js_sys::Object {
+        let m = self.rig.memory_use();
+        let o = js_sys::Object::new();
+        let set = |k: &str, v: usize| {
+            let _ = js_sys::Reflect::set(&o, &k.into(), &JsValue::from_f64(v as f64));
+        };
+        set("bytes", m.bytes);
+        set("allocations", m.allocations);
+        set("arrays", super::array::alive(self.rig.id()));
+        o
     }
 
     /// The device's name: `"host"`, or the adapter's name and backend.

@@ -7,9 +7,12 @@
 //! Above every other module; the npm package (`package.json`, `pkg/`) and the demo
 //! page (`www/`) are built on it. Seeds: `Nx_array` (arrays), `Rig` (devices).
 
+mod args;
 mod array;
 mod device;
 mod file;
+mod panic;
+mod read;
 mod typed;
 
 pub use array::NxArray;

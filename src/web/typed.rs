@@ -33,7 +33,8 @@ pub(crate) fn bytes_of(data: &JsValue) -> Result<Vec<u8>, JsError> {
 /// C-order little-endian bytes in `u8s` (which views its whole `ArrayBuffer`: the
 /// result views the same one, no copy): the matching JS type for the numeric dtypes
 /// (`BigInt64Array` for 64-bit integers, interleaved real and imaginary parts for
-/// complex), the raw bits for float16, bfloat16 and the float8s (`Uint16Array`,
+/// complex), `Float16Array` for float16 where the engine has it, the raw bits for
+/// float16 elsewhere and for bfloat16 and the float8s (`Uint16Array`,
 /// `Uint8Array`), one element a byte for bool (`Uint8Array`).
 pub(crate) fn typed_of(d: DType, u8s: &Uint8Array) -> Object {
     let b = u8s.buffer();
@@ -42,13 +43,26 @@ pub(crate) fn typed_of(d: DType, u8s: &Uint8Array) -> Object {
         DType::Float64 | DType::Complex128 => js_sys::Float64Array::new(&b).into(),
         DType::Int8 => js_sys::Int8Array::new(&b).into(),
         DType::Int16 => js_sys::Int16Array::new(&b).into(),
-        DType::Uint16 | DType::Float16 | DType::Bfloat16 => js_sys::Uint16Array::new(&b).into(),
+        DType::Float16 => float16_array(&b),
+        DType::Uint16 | DType::Bfloat16 => js_sys::Uint16Array::new(&b).into(),
         DType::Int32 => js_sys::Int32Array::new(&b).into(),
         DType::Uint32 => js_sys::Uint32Array::new(&b).into(),
         DType::Int64 => js_sys::BigInt64Array::new(&b).into(),
         DType::Uint64 => js_sys::BigUint64Array::new(&b).into(),
         _ => u8s.clone().into(),
     }
+}
+
+/// A `Float16Array` over `b` where the engine has one, else a `Uint16Array` of the
+/// bits.
+fn float16_array(b: &js_sys::ArrayBuffer) -> Object {
+    let ctor = Reflect::get(&js_sys::global(), &"Float16Array".into()).ok();
+    if let Some(f) = ctor.and_then(|c| c.dyn_into::<js_sys::Function>().ok()) {
+        if let Ok(a) = Reflect::construct(&f, &js_sys::Array::of1(b)) {
+            return a.unchecked_into();
+        }
+    }
+    js_sys::Uint16Array::new(b).into()
 }
 
 /// The TypedArray of int4 (`Int8Array`) or uint4 (`Uint8Array`) elements, one a

@@ -342,7 +342,11 @@ impl Rig {
             .await
             .map_err(|e| Error::Invalid {
                 op: "Rig.device",
-                reason: format!("no GPU adapter ({e}): natively install a Vulkan driver such as mesa-vulkan-drivers (lavapipe); in a browser, enable WebGPU"),
+                reason: if cfg!(target_arch = "wasm32") {
+                    format!("the browser's WebGPU offers no adapter ({e}): its GPU may be blocklisted or WebGPU turned off; use Device.host()")
+                } else {
+                    format!("no GPU adapter ({e}): install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)")
+                },
                 operands: String::new(),
             })?;
         let rig = open(&adapter, &name_of(&adapter), options).await?;

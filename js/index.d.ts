@@ -1,0 +1,248 @@
+// nxrig's types, written by hand (wasm-bindgen's own, in pkg/, cannot say which
+// TypedArray each dtype reads as). Checked with `tsc --strict` against the README's
+// snippets by the test command (www/e2e.mjs).
+
+declare global {
+  // As @types/node declares them: present from lib "esnext.disposable" on, and
+  // harmless before, so `using a = ...` works where the user's lib has it and the
+  // types check where it has not.
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
+/** The 19 dtypes, by name. */
+export type DType =
+  | 'float16' | 'bfloat16' | 'float8_e4m3' | 'float8_e5m2' | 'float32' | 'float64'
+  | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
+  | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool';
+
+/**
+ * A float16 read: a `Float16Array` of values where the engine has one (Chromium 135,
+ * Firefox 129, Safari 18.2, Node 24 on), else a `Uint16Array` of IEEE half bits.
+ */
+export type Float16Data = Uint16Array | Float16ArrayLike;
+
+/** The `Float16Array` of engines that have one (its type is in TypeScript's newest lib). */
+export interface Float16ArrayLike extends ArrayLike<number> {
+  readonly BYTES_PER_ELEMENT: number;
+  readonly buffer: ArrayBufferLike;
+  readonly byteOffset: number;
+  readonly byteLength: number;
+  [index: number]: number;
+}
+
+/** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
+export interface DataTypeMap {
+  float16: Float16Data;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  bfloat16: Uint16Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float8_e4m3: Uint8Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float8_e5m2: Uint8Array;
+  float32: Float32Array;
+  float64: Float64Array;
+  /** One element a byte, -8 to 7. */
+  int4: Int8Array;
+  /** One element a byte, 0 to 15. */
+  uint4: Uint8Array;
+  int8: Int8Array;
+  uint8: Uint8Array;
+  int16: Int16Array;
+  uint16: Uint16Array;
+  int32: Int32Array;
+  uint32: Uint32Array;
+  int64: BigInt64Array;
+  uint64: BigUint64Array;
+  /** Real and imaginary parts interleaved. */
+  complex64: Float32Array;
+  /** Real and imaginary parts interleaved. */
+  complex128: Float64Array;
+  /** One element a byte, 0 or 1. */
+  bool: Uint8Array;
+}
+
+/** What one element of each dtype is in `toArray()`. */
+export interface ValueMap {
+  float16: number; bfloat16: number; float8_e4m3: number; float8_e5m2: number;
+  float32: number; float64: number; int4: number; uint4: number; int8: number;
+  uint8: number; int16: number; uint16: number; int32: number; uint32: number;
+  int64: bigint; uint64: bigint;
+  complex64: [re: number, im: number]; complex128: [re: number, im: number];
+  bool: boolean;
+}
+
+/** Nested arrays of `T`, one level an axis (a rank-0 array is its one `T`). */
+export type Nested<T> = T | Nested<T>[];
+
+/** `[start, stop, step]` of one axis, NumPy's rules; `null` or absent for the defaults. */
+export type SliceSpec = readonly [start?: number | null, stop?: number | null, step?: number | null];
+
+/** What `Device#memory()` tells. */
+export interface MemoryUse {
+  /** Bytes of the device's allocations alive (not `cachedBytes`). */
+  bytes: number;
+  /** Allocations alive. */
+  allocations: number;
+  /** Arrays made from JavaScript and not disposed. */
+  arrays: number;
+}
+
+/** A device arrays live on: `Device.host()` (wasm memory) or `await Device.gpu()` (WebGPU). */
+export class Device {
+  private constructor();
+  /** The host: wasm linear memory; work runs at once, on the calling thread. */
+  static host(): Device;
+  /**
+   * A new WebGPU device (`navigator.gpu`'s first adapter). `emulate`: every type through
+   * 32-bit integer arithmetic even where the adapter has `shader-f16`. Rejects at once
+   * where there is no WebGPU ("this environment has no WebGPU (navigator.gpu)").
+   */
+  static gpu(emulate?: boolean): Promise<Device>;
+  /** `"host"`, or the adapter's name and backend. */
+  readonly name: string;
+  readonly isGpu: boolean;
+  /** The native WGSL types the kernels use (`f32,f16,...`); empty on the host. */
+  readonly native: string;
+  /** Bytes of freed GPU memory kept for reuse (0 on the host). */
+  readonly cachedBytes: number;
+  /** True once the device is lost: every operation on its memory then fails. */
+  readonly lost: boolean;
+  /** Bytes and allocations of the device's memory alive, and arrays not disposed. */
+  memory(): MemoryUse;
+  /** Gives the freed GPU memory kept for reuse back to the browser. */
+  emptyCache(): void;
+  /** Destroys a GPU device, as a driver reset would (the host: marks it lost). */
+  destroy(): void;
+  /** Gives the handle up (the device lives on while its arrays do). Idempotent. */
+  free(): void;
+  /** `free()`. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+  /** `Device(name)`. */
+  toString(): string;
+}
+
+/** An n-dimensional array of one of the 19 dtypes on a device. */
+export class NxArray<D extends DType = DType> {
+  private constructor();
+  /**
+   * An array over the elements of `data`: a TypedArray of the dtype's kind (see
+   * `DataTypeMap`; a `Float64Array` is refused as float32), or raw little-endian
+   * bytes of any dtype as a `Uint8Array`, `DataView` or `ArrayBuffer` (int4 and uint4
+   * two a byte, low nibble first). `shape` defaults to one axis of every element;
+   * its entries must be non-negative integers.
+   */
+  static fromTypedArray<T extends DType>(
+    data: ArrayBufferView | ArrayBuffer,
+    dtype: T,
+    shape?: readonly number[],
+  ): NxArray<T>;
+  /** A fresh C-contiguous array of zeros on `device`. */
+  static zeros<T extends DType>(device: Device, dtype: T, shape: readonly number[]): NxArray<T>;
+
+  readonly dtype: D;
+  /** An extent an axis. */
+  readonly shape: number[];
+  /** In elements (negative for flipped axes, 0 for broadcast ones). */
+  readonly strides: number[];
+  /** The first element's position in the buffer, in elements. */
+  readonly offset: number;
+  /** The number of elements. */
+  readonly length: number;
+  /** Bytes the elements take in C-contiguous form. */
+  readonly byteLength: number;
+  readonly isFloat: boolean;
+  readonly device: Device;
+  /** True once `dispose()` (or `free()`) was called. */
+  readonly isDisposed: boolean;
+
+  /** A view with `shape` where one exists, else a copy. */
+  reshape(shape: readonly number[]): NxArray<D>;
+  /** The axes in the order `axes` gives (a view). */
+  permute(axes: readonly number[]): NxArray<D>;
+  /** Broadcast to `shape` (a view: unit axes at stride 0). */
+  expand(shape: readonly number[]): NxArray<D>;
+  /** `axes` reversed (a view). */
+  flip(axes: readonly number[]): NxArray<D>;
+  /** NumPy's slicing, one spec an axis from the first (a view). */
+  slice(slices: readonly SliceSpec[]): NxArray<D>;
+  /** The same bytes read as `dtype` (a view: narrower adds a trailing axis). */
+  bitcast<T extends DType>(dtype: T): NxArray<T>;
+  /** A fresh array of `dtype` on the same device, each element rounded once. */
+  cast<T extends DType>(dtype: T): NxArray<T>;
+  /** A fresh C-contiguous copy, bit for bit. */
+  copy(): NxArray<D>;
+  /** The array on `device`, bit for bit. */
+  toDevice(device: Device): Promise<NxArray<D>>;
+  /**
+   * The elements in C order in a new TypedArray (see `DataTypeMap`); with `{ as }`,
+   * cast into that dtype first (`{ as: 'float32' }` gives bfloat16 and the float8s
+   * as exact values).
+   */
+  toTypedArray(): Promise<DataTypeMap[D]>;
+  toTypedArray<T extends DType>(options: { as: T }): Promise<DataTypeMap[T]>;
+  /** Nested arrays of the shape (see `ValueMap`), as TensorFlow.js's `array()`. */
+  toArray(): Promise<Nested<ValueMap[D]>>;
+  /**
+   * A `Uint8Array` over the array's bytes in wasm memory (no copy): C-contiguous host
+   * arrays at offset 0 only. Detached when wasm memory grows (any allocation may do
+   * it): take a new view then.
+   */
+  view(): Uint8Array;
+  /** `NxArray(float32 [2, 3] on host: 1, 2, 3, 4, 5, 6)`. */
+  toString(): string;
+  /** Gives the memory back once no view uses it. Idempotent; later use throws "the array was disposed". */
+  dispose(): void;
+  /** `dispose()`. */
+  free(): void;
+  [Symbol.dispose](): void;
+}
+
+/** The tensors of a `.safetensors` file. */
+export class TensorFile {
+  private constructor();
+  readonly names: string[];
+  readonly length: number;
+  /** The `__metadata__` as JSON text (`"{}"` when none). */
+  readonly metadata: string;
+  /** The tensor named `name` (a view of the file's bytes). */
+  get(name: string): NxArray;
+  /** Replaces the tensor `name` with `array`, which must be on the host. */
+  set(name: string, array: NxArray): void;
+  /** The file's bytes, as `nxrig convert` writes them. */
+  toBytes(): Uint8Array;
+  /** Idempotent. */
+  free(): void;
+  /** `free()`. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/** Reads `.safetensors` bytes (copied once into wasm memory). */
+export function loadSafetensors(bytes: ArrayBufferView | ArrayBuffer): TensorFile;
+/** `x + y` elementwise in a fresh array, NumPy's broadcasting, one dtype. */
+export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+/** The 19 dtypes' names, in the order of their codes. */
+export function dtypes(): DType[];
+/** nxrig's version. */
+export function version(): string;
+/** The message of the last Rust panic, if one happened (then reload). */
+export function lastPanic(): string | undefined;
+
+/**
+ * Where `init` finds the WebAssembly: a URL (a string or a `URL`), a `Response` (or
+ * its promise), the `.wasm` bytes, or a compiled `WebAssembly.Module`. (Typed loosely
+ * so that the types check without the DOM's or Node's lib.)
+ */
+export type InitInput = string | ArrayBuffer | ArrayBufferView | object;
+
+/**
+ * Loads nxrig's WebAssembly; call (and await) it once before anything else. With no
+ * argument: the package's `.wasm` (in Node too).
+ */
+export function init(input?: { module_or_path: InitInput }): Promise<unknown>;
+/** `init` at once, from the `.wasm` bytes or a compiled module (Node: none needed). */
+export function initSync(input?: { module: ArrayBuffer | ArrayBufferView | object }): unknown;
+export default init;

@@ -1,0 +1,131 @@
+// nxrig's npm entry for browsers, bundlers and workers (Node: ./node.js). It is
+// wasm-bindgen's module (../pkg/nxrig.js) with the field's conventions on top:
+//  - a clear error when nxrig is used before `await init()`;
+//  - `dispose()` (and `free()`, which is it) idempotent, `isDisposed`, and "the array
+//    was disposed" on later use, as TensorFlow.js and onnxruntime-web behave;
+//  - a Rust panic (a WebAssembly trap, `RuntimeError: unreachable`) turned into an
+//    `Error` carrying the panic's message (every GPU device is then marked lost);
+//  - `console.log(array)` in Node shows `toString()`.
+// The types are in index.d.ts (written by hand: wasm-bindgen's own cannot say which
+// TypedArray each dtype reads as).
+import wbgInit, {
+  initSync as wbgInitSync,
+  Device,
+  NxArray,
+  TensorFile,
+  add as wbgAdd,
+  dtypes as wbgDtypes,
+  lastPanic as wbgLastPanic,
+  loadSafetensors as wbgLoadSafetensors,
+  version as wbgVersion,
+} from '../pkg/nxrig.js';
+
+let ready = false;
+
+/** The message of the last Rust panic, if any (after one, reload the page). */
+export function lastPanic() {
+  if (!ready) return undefined;
+  try {
+    return wbgLastPanic();
+  } catch {
+    return 'nxrig: internal error (a panic), and nxrig cannot say more';
+  }
+}
+
+// A WebAssembly trap as an Error with the panic's message; other errors as they are.
+function translated(e) {
+  if (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError) {
+    return new Error(lastPanic() ?? `nxrig: internal error: ${e.message}`, { cause: e });
+  }
+  return e;
+}
+
+// `f` guarded: before init a clear error, traps translated (promises too).
+function guarded(f, name) {
+  return function (...args) {
+    if (!ready) {
+      throw new Error(`nxrig: call \`await init()\` before ${name} (nxrig's WebAssembly is not loaded yet)`);
+    }
+    let r;
+    try {
+      r = f.apply(this, args);
+    } catch (e) {
+      throw translated(e);
+    }
+    return r instanceof Promise ? r.catch((e) => { throw translated(e); }) : r;
+  };
+}
+
+// Every method and getter of `cls` (and its statics) guarded.
+function guardClass(cls) {
+  for (const target of [cls.prototype, cls]) {
+    for (const key of Object.getOwnPropertyNames(target)) {
+      if (key.startsWith('__') || ['constructor', 'prototype', 'length', 'name'].includes(key)) continue;
+      const d = Object.getOwnPropertyDescriptor(target, key);
+      const label = `${cls.name}${target === cls ? '.' : '#'}${key}`;
+      if (typeof d.value === 'function') {
+        Object.defineProperty(target, key, { ...d, value: guarded(d.value, label) });
+      } else if (d.get) {
+        Object.defineProperty(target, key, { ...d, get: guarded(d.get, label) });
+      }
+    }
+  }
+}
+
+// free() and [Symbol.dispose]() of a class whose handle wasm-bindgen frees: once.
+function freeOnce(cls) {
+  const free = cls.prototype.free;
+  cls.prototype.free = function () {
+    if (this.__wbg_ptr) free.call(this);
+  };
+  cls.prototype.dispose = cls.prototype.free;
+}
+
+freeOnce(Device);
+freeOnce(TensorFile);
+guardClass(Device);
+guardClass(NxArray);
+guardClass(TensorFile);
+// An array's free() is its dispose(): the elements go at once; the small handle goes
+// with the JavaScript object (wasm-bindgen's FinalizationRegistry), so that a later use
+// can say the array was disposed.
+NxArray.prototype.free = NxArray.prototype.dispose;
+for (const cls of [Device, NxArray, TensorFile]) {
+  if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = cls.prototype.free;
+}
+const inspect = Symbol.for('nodejs.util.inspect.custom');
+NxArray.prototype[inspect] = function () {
+  return this.toString();
+};
+Device.prototype[inspect] = function () {
+  return `Device(${this.name})`;
+};
+Device.prototype.toString = function () {
+  return `Device(${this.name})`;
+};
+
+export const add = guarded(wbgAdd, 'add');
+export const dtypes = guarded(wbgDtypes, 'dtypes');
+export const loadSafetensors = guarded(wbgLoadSafetensors, 'loadSafetensors');
+export const version = guarded(wbgVersion, 'version');
+export { Device, NxArray, TensorFile };
+
+/**
+ * Loads nxrig's WebAssembly. In a browser or a bundler (Vite, webpack) with no
+ * argument: the `.wasm` next to the module. Else `{ module_or_path }`: a URL, a
+ * `Response`, the bytes, or a compiled `WebAssembly.Module`.
+ */
+export async function init(input) {
+  const out = await wbgInit(input);
+  ready = true;
+  return out;
+}
+
+/** `init` from the bytes or a compiled module, at once: `initSync({ module })`. */
+export function initSync(input) {
+  const out = wbgInitSync(input);
+  ready = true;
+  return out;
+}
+
+export default init;

@@ -1,0 +1,186 @@
+// The JavaScript API's conventions, checked in the demo page (issue 13): arguments
+// validated as onnxruntime-web does, TypedArrays of the dtype's kind, Float16Array,
+// exact values `as` float32, nested arrays, dispose as TensorFlow.js does, text, the
+// memory figure; then arrays of 600 MiB on the host and on WebGPU in a page of their
+// own. Each expected value comes from the test (literals, JavaScript's own float
+// conversions), never from nxrig.
+import assert from 'node:assert/strict';
+
+function step(s) {
+  console.log(`--- ${s}`);
+}
+
+export async function conventions(page) {
+  step('the API as the field expects it: shapes, TypedArray kinds, reads, dispose, text, memory');
+  const r = await page.evaluate(async () => {
+    const { NxArray, Device } = window.nxrig;
+    const host = Device.host();
+    const out = {};
+    const message = (f) => {
+      try {
+        f();
+        return 'accepted';
+      } catch (e) {
+        return e instanceof Error ? e.message : `not an Error: ${e}`;
+      }
+    };
+    // Shapes: every bad entry named, nothing coerced.
+    out.shapes = [[2 ** 40], [2 ** 32 + 4], [1.5], [NaN], ['4'], 4, [-1], [2, -3]].map(
+      (s) => message(() => NxArray.zeros(host, 'float32', s)));
+    out.axes = message(() => NxArray.zeros(host, 'float32', [2, 2]).permute([0, 1.5]));
+    out.slice = message(() => NxArray.zeros(host, 'float32', [4]).slice([[0, '2']]));
+    // TypedArray kinds.
+    out.kinds = [
+      message(() => NxArray.fromTypedArray(new Float64Array(4), 'float32')),
+      message(() => NxArray.fromTypedArray(new Int32Array(4), 'uint32')),
+      message(() => NxArray.fromTypedArray(new Float32Array(3), 'complex64')),
+      message(() => NxArray.fromTypedArray([1, 2], 'float32')),
+    ];
+    out.raw = await NxArray.fromTypedArray(new Uint8Array(new Float32Array([1.5, -2]).buffer), 'float32').toArray();
+    out.complex = await NxArray.fromTypedArray(new Float32Array([1, 2, 3, 4]), 'complex64').toArray();
+    out.int4 = [
+      Array.from(await NxArray.fromTypedArray(new Int8Array([-8, 7, 0, -1, 3]), 'int4').toTypedArray()),
+      message(() => NxArray.fromTypedArray(new Int8Array([8]), 'int4')),
+    ];
+    // float16 as Float16Array where the engine has it; exact values as float32.
+    const h = NxArray.fromTypedArray(new Float32Array([1.5, -2.25, 65520, 1e-8, 0.1]), 'float32').cast('float16');
+    const ht = await h.toTypedArray();
+    out.hasF16 = typeof Float16Array === 'function';
+    out.f16 = [ht.constructor.name, Array.from(ht)];
+    const b = NxArray.fromTypedArray(new Float32Array([0.1, 3.140625, -1e38]), 'float32').cast('bfloat16');
+    out.bf16 = [(await b.toTypedArray()).constructor.name, Array.from(await b.toTypedArray({ as: 'float32' }))];
+    out.e4m3 = Array.from(await b.cast('float8_e4m3').toTypedArray({ as: 'float64' }));
+    out.asBad = await b.toTypedArray({ as: 'float33' }).then(() => 'accepted', (e) => e.message);
+    // Nested arrays.
+    const m = NxArray.fromTypedArray(new Int32Array([1, -2, 3, 4, 5, 6]), 'int32', [2, 3]);
+    out.nested = await m.toArray();
+    out.nestedT = await m.permute([1, 0]).toArray();
+    out.big = (await m.cast('int64').toArray()).flat().map((x) => typeof x + ':' + x);
+    out.bool = await m.cast('bool').reshape([6]).slice([[0, 6, 2]]).toArray();
+    out.scalar = await m.reshape([6]).slice([[1, 2]]).reshape([]).toArray();
+    const gpu = await Device.gpu();
+    out.gpuNested = await (await m.toDevice(gpu)).flip([0]).toArray();
+    // Dispose as TF.js and onnxruntime do.
+    const d = NxArray.zeros(host, 'float32', [3]);
+    const before = host.memory();
+    d.dispose();
+    d.dispose();
+    d.free();
+    out.dispose = [d.isDisposed, message(() => d.shape), message(() => d.cast('float16')), String(d)];
+    out.memory = [before.arrays - host.memory().arrays, typeof before.bytes];
+    {
+      const e = NxArray.zeros(host, 'float32', [3]);
+      if (typeof Symbol.dispose === 'symbol') e[Symbol.dispose]();
+      else e.dispose();
+      out.symbolDispose = e.isDisposed;
+    }
+    // Text.
+    out.text = [
+      String(m),
+      String(NxArray.fromTypedArray(new Float32Array([NaN, -Infinity, 0.5]), 'float32')),
+      String(NxArray.zeros(host, 'uint8', [100])),
+      String(await m.toDevice(gpu)).startsWith(`NxArray(int32 [2, 3] on ${gpu.name}`),
+    ];
+    out.lastPanic = window.nxrig.lastPanic() ?? null;
+    return out;
+  });
+  assert.deepEqual(r.shapes, [
+    'nxrig: shape[0] is 1099511627776, more than this platform\'s arrays can hold',
+    'nxrig: shape[0] is 4294967300, more than this platform\'s arrays can hold',
+    'nxrig: shape[0] must be a non-negative integer, got: 1.5',
+    'nxrig: shape[0] must be a non-negative integer, got: NaN',
+    'nxrig: shape[0] must be a non-negative integer, got: "4"',
+    'nxrig: shape must be an array of non-negative integers, got: 4',
+    'nxrig: shape[0] must be a non-negative integer, got: -1',
+    'nxrig: shape[1] must be a non-negative integer, got: -3',
+  ]);
+  assert.equal(r.axes, 'nxrig: axes[1] must be a non-negative integer, got: 1.5');
+  assert.equal(r.slice, 'nxrig: a slice\'s entries must be integers or null, got: "2"');
+  assert.match(r.kinds[0], /a Float64Array holds float64 or complex128 elements, not float32/);
+  assert.match(r.kinds[1], /an? Int32Array holds int32 elements, not uint32/);
+  assert.equal(r.kinds[2], 'nxrig: a Float32Array of 3 values does not hold a complex64 array of shape [1] (1 elements, each two values: real and imaginary)');
+  assert.match(r.kinds[3], /expected a TypedArray, a DataView or an ArrayBuffer, got: an array/);
+  assert.deepEqual(r.raw, [1.5, -2]);
+  assert.deepEqual(r.complex, [[1, 2], [3, 4]]);
+  assert.deepEqual(r.int4[0], [-8, 7, 0, -1, 3]);
+  assert.match(r.int4[1], /element 0 of the Int8Array is 8, outside int4's -8\.\.7/);
+  // float16 of 1.5, -2.25, 65520 (rounds up to inf), 1e-8 (to 0), 0.1 (0x2e66).
+  if (r.hasF16) {
+    assert.deepEqual(r.f16, ['Float16Array', [1.5, -2.25, Infinity, 0, 0.0999755859375]]);
+  } else {
+    assert.deepEqual(r.f16, ['Uint16Array', [0x3e00, 0xc080, 0x7c00, 0, 0x2e66]]);
+  }
+  // bfloat16 of 0.1 is 0x3dcd = 0.10009765625; 3.140625 is exact; -1e38 is 0xfe96.
+  assert.deepEqual(r.bf16, ['Uint16Array', [0.10009765625, 3.140625, -(1 + 22 / 128) * 2 ** 126]]);
+  // float8_e4m3 of those: 13/8 * 2^-4, 13/8 * 2 (12.5625 eighths round up), and NaN
+  // (float8_e4m3 has no infinity).
+  assert.deepEqual(r.e4m3, [0.1015625, 3.25, NaN]);
+  assert.match(r.asBad, /float33/);
+  assert.deepEqual(r.nested, [[1, -2, 3], [4, 5, 6]]);
+  assert.deepEqual(r.nestedT, [[1, 4], [-2, 5], [3, 6]]);
+  assert.deepEqual(r.big, ['bigint:1', 'bigint:-2', 'bigint:3', 'bigint:4', 'bigint:5', 'bigint:6']);
+  assert.deepEqual(r.bool, [true, true, true]);
+  assert.equal(r.scalar, -2);
+  assert.deepEqual(r.gpuNested, [[4, 5, 6], [1, -2, 3]]);
+  assert.deepEqual(r.dispose, [true, 'nxrig: the array was disposed', 'nxrig: the array was disposed', 'NxArray(disposed)']);
+  assert.deepEqual(r.memory, [1, 'number']);
+  assert.equal(r.symbolDispose, true);
+  assert.deepEqual(r.text.slice(0, 3), [
+    'NxArray(int32 [2, 3] on host: 1, -2, 3, 4, 5, 6)',
+    'NxArray(float32 [3] on host: NaN, -Infinity, 0.5)',
+    'NxArray(uint8 [100] on host: 0, 0, 0, 0, 0, 0, 0, 0, ...)',
+  ]);
+  assert.equal(r.text[3], true);
+  assert.equal(r.lastPanic, null);
+  console.log(`float16 reads as ${r.f16[0]}; every convention holds`);
+}
+
+/**
+ * Arrays of 600 MiB (float32, 157,286,400 elements: a byte count whose bit count
+ * overflows 32 bits) made, cast to float16 and read back on the host (wasm memory) and
+ * on WebGPU, in a page of their own that is closed after.
+ */
+export async function big(browser, url) {
+  step('600 MiB arrays on the host and on WebGPU');
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${url}/index.html`);
+    await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+    const r = await page.evaluate(async () => {
+      const { NxArray, Device } = window.nxrig;
+      const rows = 153600, cols = 1024; // 600 MiB of float32
+      const row = new Float32Array(cols).map((_, i) => i * 0.5 - 100);
+      const out = {};
+      for (const device of [Device.host(), await Device.gpu()]) {
+        const t = [performance.now()];
+        const r0 = await NxArray.fromTypedArray(row, 'float32', [1, cols]).toDevice(device);
+        const a = r0.expand([rows, cols]).copy();
+        t.push(performance.now());
+        const h = a.cast('float16');
+        t.push(performance.now());
+        // float16 holds these values exactly: read as Float16Array, or as float32
+        // where the engine has none.
+        const got = await h.toTypedArray(typeof Float16Array === 'function' ? {} : { as: 'float32' });
+        t.push(performance.now());
+        // Rows are alike: check rows 0, one in the middle and the last, whole.
+        let bad = 0;
+        for (const rw of [0, rows >> 1, rows - 1]) {
+          for (let c = 0; c < cols; c++) if (got[rw * cols + c] !== row[c]) bad++;
+        }
+        out[device.isGpu ? 'gpu' : 'host'] = {
+          bytes: a.byteLength, length: got.length, bad, ms: t.slice(1).map((x, i) => Math.round(x - t[i])),
+        };
+        for (const x of [r0, a, h]) x.dispose();
+      }
+      return out;
+    });
+    for (const k of ['host', 'gpu']) {
+      assert.equal(r[k].bytes, 600 * 2 ** 20, `${k}: 600 MiB`);
+      assert.equal(r[k].length, 153600 * 1024, `${k}: every element read back`);
+      assert.equal(r[k].bad, 0, `${k}: the values survive`);
+      console.log(`${k}: 600 MiB made, cast to float16 and read back (ms: ${r[k].ms.join(', ')})`);
+    }
+  } finally {
+    await page.close();
+  }
+}
