@@ -218,6 +218,8 @@ export class TensorFile {
   /** `free()`. */
   dispose(): void;
   [Symbol.dispose](): void;
+  /** `TensorFile(N tensors)`. */
+  toString(): string;
 }
 
 /** Reads `.safetensors` bytes (copied once into wasm memory). */

@@ -40,11 +40,16 @@ function translated(e) {
   return e;
 }
 
-// `f` guarded: before init a clear error, traps translated (promises too).
-function guarded(f, name) {
+// `f` guarded: before init a clear error, traps translated (promises too); for a
+// method (`of` names its class), a handle freed or never made (`new Device()`) says so
+// instead of wasm-bindgen's "null pointer passed to rust".
+function guarded(f, name, of) {
   return function (...args) {
     if (!ready) {
       throw new Error(`nxrig: call \`await init()\` before ${name} (nxrig's WebAssembly is not loaded yet)`);
+    }
+    if (of && !this?.__wbg_ptr) {
+      throw new Error(`nxrig: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
     }
     let r;
     try {
@@ -60,13 +65,17 @@ function guarded(f, name) {
 function guardClass(cls) {
   for (const target of [cls.prototype, cls]) {
     for (const key of Object.getOwnPropertyNames(target)) {
-      if (key.startsWith('__') || ['constructor', 'prototype', 'length', 'name'].includes(key)) continue;
+      if (key.startsWith('__') || key === 'constructor') continue;
+      // A class's own `name`, `length` and `prototype` are the function's, not nxrig's.
+      if (target === cls && ['prototype', 'length', 'name'].includes(key)) continue;
       const d = Object.getOwnPropertyDescriptor(target, key);
       const label = `${cls.name}${target === cls ? '.' : '#'}${key}`;
+      // free() of a handle already freed is a no-op (freeOnce), not an error.
+      const of = target === cls || key === 'free' || key === 'dispose' ? undefined : cls.name;
       if (typeof d.value === 'function') {
-        Object.defineProperty(target, key, { ...d, value: guarded(d.value, label) });
+        Object.defineProperty(target, key, { ...d, value: guarded(d.value, label, of) });
       } else if (d.get) {
-        Object.defineProperty(target, key, { ...d, get: guarded(d.get, label) });
+        Object.defineProperty(target, key, { ...d, get: guarded(d.get, label, of) });
       }
     }
   }
@@ -97,12 +106,14 @@ const inspect = Symbol.for('nodejs.util.inspect.custom');
 NxArray.prototype[inspect] = function () {
   return this.toString();
 };
-Device.prototype[inspect] = function () {
-  return `Device(${this.name})`;
-};
 Device.prototype.toString = function () {
-  return `Device(${this.name})`;
+  return this.__wbg_ptr ? `Device(${this.name})` : 'Device(disposed)';
 };
+Device.prototype[inspect] = Device.prototype.toString;
+TensorFile.prototype.toString = function () {
+  return this.__wbg_ptr ? `TensorFile(${this.length} tensors)` : 'TensorFile(disposed)';
+};
+TensorFile.prototype[inspect] = TensorFile.prototype.toString;
 
 export const add = guarded(wbgAdd, 'add');
 export const dtypes = guarded(wbgDtypes, 'dtypes');

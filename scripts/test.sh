@@ -5,7 +5,9 @@
 #      the GPU (NXRIG_TEST_DEVICE=gpu), then with every type emulated (NXRIG_EMULATE=1);
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
-#      converted again on the GPU (lavapipe): byte-identical to the host's file;
+#      converted again on the GPU (lavapipe): byte-identical to the host's file; then
+#      split into three shards and converted through its index (shards and index
+#      checked);
 #   3. the web: the npm package built (wasm-pack, wasm-opt), the demo page's end-to-end
 #      test in headless Chromium (www/e2e.mjs: the JS API's cases and conventions, 600 MiB
 #      arrays, the checkpoint converted on WebGPU and on the CPU byte-identical to nxrig
@@ -47,6 +49,12 @@ for to in float16 bfloat16 float8_e4m3 float8_e5m2; do
   cmp "$out/$to.safetensors" "$out/gpu-$to.safetensors"
   echo "the GPU's $to file is the host's, byte for byte"
 done
+
+step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
+python3 tests/checkpoint/shard.py split "$src" "$out/shards" 3
+./target/release/nxrig info "$out/shards/model.safetensors.index.json" | tail -1
+./target/release/nxrig convert "$out/shards/model.safetensors.index.json" "$out/shards-bf16" --to bfloat16
+python3 tests/checkpoint/shard.py check "$out/shards" "$out/shards-bf16" bfloat16
 
 step "the web: npm run build, then the end-to-end test of the demo page in headless Chromium"
 npm run build

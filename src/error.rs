@@ -36,7 +36,7 @@ pub enum Error {
         reason: String,
     },
     /// An argument that is not valid for an array function.
-    #[error("{op}: {reason} ({operands})")]
+    #[error("{op}: {reason}{}", operands_of(.operands))]
     Invalid {
         /// The function the user called, as `"Nx_array.get"`.
         op: &'static str,
@@ -94,7 +94,7 @@ pub enum Error {
         device: String,
     },
     /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", escaped(.path))]
     Io {
         /// The file.
         path: String,
@@ -103,7 +103,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A file's contents are not valid for its format.
-    #[error("{path}: {tensor}{reason}", tensor = .tensor.as_deref().map(|t| format!("tensor {t:?}: ")).unwrap_or_default())]
+    #[error("{}: {tensor}{}", escaped(.path), escaped(.reason), tensor = .tensor.as_deref().map(|t| format!("tensor {t:?}: ")).unwrap_or_default())]
     Format {
         /// The file.
         path: String,
@@ -112,6 +112,34 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// `s` on one line with nothing a terminal acts on: control characters (newlines,
+/// escapes) written as Rust escapes them (`\n`, `\u{1b}`). Strings from files (names,
+/// paths, a parser's message) go through this before they reach a message, so that a
+/// file cannot write a line of its own into nxrig's output.
+pub fn escaped(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_owned();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// ` (operands)`, or nothing where there are none.
+fn operands_of(operands: &str) -> String {
+    if operands.is_empty() {
+        String::new()
+    } else {
+        format!(" ({operands})")
+    }
 }
 
 /// nxrig's result type.

@@ -81,9 +81,40 @@ export async function conventions(page) {
       String(NxArray.zeros(host, 'uint8', [100])),
       String(await m.toDevice(gpu)).startsWith(`NxArray(int32 [2, 3] on ${gpu.name}`),
     ];
+    // Misuse a user tried (issue 13's trial): clear Errors, never a trap.
+    out.misuse = [
+      message(() => NxArray.zeros(host, 5, [1])),
+      message(() => NxArray.zeros(host, 'f32', [1])),
+      message(() => m.cast({})),
+      message(() => NxArray.fromTypedArray(new Uint8Array(3), 'float32')),
+      message(() => NxArray.zeros(host, 'float32', [2 ** 53])),
+      message(() => NxArray.zeros(host, 'float32', [2 ** 30 - 1])),
+      message(() => m.slice([[0, 1, 1, 3]])),
+    ];
+    out.asString = await m.toTypedArray('float16').then(() => 'accepted', (e) => e.message);
+    const gone = await Device.gpu();
+    gone.free();
+    gone.free();
+    out.deviceGone = [message(() => gone.name), String(gone)];
+    out.made = message(() => new NxArray().shape);
+    out.f32text = String(NxArray.fromTypedArray(new Float32Array([0.1, 1e30, 1e-10, -0]), 'float32'));
     out.lastPanic = window.nxrig.lastPanic() ?? null;
     return out;
   });
+  assert.deepEqual(r.misuse, [
+    'nxrig: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: 5',
+    'nxrig: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool)',
+    'nxrig: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: object',
+    'nxrig: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
+    'nxrig: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
+    'Rig.Buffer.create: cannot allocate 4294967292 bytes of host memory',
+    'nxrig: a slice is [start, stop, step] (each an integer or null), got: an array',
+  ]);
+  assert.equal(r.asString, 'nxrig: toTypedArray\'s options are an object such as { as: \'float32\' }, got: "float16"');
+  assert.match(r.deviceGone[0], /^nxrig: this Device was disposed/);
+  assert.equal(r.deviceGone[1], 'Device(disposed)');
+  assert.match(r.made, /^nxrig: this NxArray was disposed \(or made with `new`/);
+  assert.equal(r.f32text, 'NxArray(float32 [4] on host: 0.1, 1e30, 1e-10, -0)');
   assert.deepEqual(r.shapes, [
     'nxrig: shape[0] is 1099511627776, more than this platform\'s arrays can hold',
     'nxrig: shape[0] is 4294967300, more than this platform\'s arrays can hold',
@@ -172,8 +203,22 @@ export async function big(browser, url) {
         };
         for (const x of [r0, a, h]) x.dispose();
       }
+      // Past what the GPU can hold (SwiftShader: about 1 GiB): values or an Error,
+      // never zeros in their place.
+      const gpu = await Device.gpu();
+      try {
+        const one = await NxArray.fromTypedArray(new Float32Array(cols).fill(1), 'float32', [1, cols]).toDevice(gpu);
+        const huge = [];
+        for (let k = 0; k < 3; k++) huge.push(one.expand([rows * 2, cols]).copy());
+        const tail = await huge[2].slice([[-1], [-3]]).toTypedArray();
+        out.oom = Array.from(tail).every((x) => x === 1) ? 'values' : `wrong values: ${Array.from(tail)}`;
+      } catch (e) {
+        out.oom = `error: ${e.message}`;
+      }
       return out;
     });
+    assert.ok(r.oom === 'values' || r.oom.startsWith('error: '), r.oom);
+    console.log(`3.6 GiB on WebGPU: ${r.oom}`);
     for (const k of ['host', 'gpu']) {
       assert.equal(r[k].bytes, 600 * 2 ** 20, `${k}: 600 MiB`);
       assert.equal(r[k].length, 153600 * 1024, `${k}: every element read back`);

@@ -39,7 +39,6 @@ impl AnyArray {
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))] // toTypedArray
     pub(crate) fn own_bytes(&self) -> Option<Result<Buffer, Error>> {
         let (d, l) = (self.dtype, &self.layout);
         let first_bits = l.offset() as u64 * d.bits() as u64;

@@ -1,19 +1,35 @@
-//! Tensor files: `.safetensors` and `.npy`, read without a copy where the bytes allow
-//! it, written to a temporary name and renamed so that a failure leaves no file.
+//! Tensor files: `.safetensors` and `.npy`, and sharded checkpoints (`index.rs`).
+//!
+//! A file is read in two steps: its header ([`Header`]: each tensor's dtype, shape and
+//! byte range, checked against the file), then any tensor's array, a view of the
+//! file's bytes where they are aligned and in the host's byte order, a copy otherwise.
+//! So `nxrig info` reads headers only, and `convert` holds one tensor's output at a
+//! time. Files are written to a temporary name beside the target and renamed: a
+//! failure, or an interrupt that the command line catches ([`remove_temporaries`]),
+//! leaves no file behind.
 //!
 //! Sits above [`crate::array`]: a file is a list of named arrays.
 
+pub mod index;
 mod npy;
 mod safetensors;
+#[cfg(not(target_arch = "wasm32"))]
+mod temp;
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use npy::{npy_descr, read_npy_bytes};
-pub use safetensors::{read_safetensors_bytes, safetensors_dtype};
+pub use npy::npy_descr;
+pub use safetensors::safetensors_dtype;
+#[cfg(not(target_arch = "wasm32"))]
+pub use temp::remove_temporaries;
 
 use crate::array::AnyArray;
+use crate::dtype::DType;
+pub use crate::error::escaped;
 use crate::error::Error;
+use crate::layout::Layout;
+use crate::rig::Buffer;
 
 /// A named array of a file.
 #[derive(Clone, Debug)]
@@ -29,9 +45,53 @@ pub struct Tensor {
 pub struct TensorFile {
     /// The tensors.
     pub tensors: Vec<Tensor>,
-    /// `.safetensors`' `__metadata__`, kept through a conversion.
-    pub metadata: Option<HashMap<String, String>>,
+    /// `.safetensors`' `__metadata__` (sorted by key, so that a conversion writes the
+    /// same bytes every run), kept through a conversion.
+    pub metadata: Option<BTreeMap<String, String>>,
 }
+
+/// One tensor as a file's header describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name.
+    pub name: String,
+    /// Its dtype.
+    pub dtype: DType,
+    /// Its shape.
+    pub shape: Vec<usize>,
+    /// Its first byte, from the file's start.
+    pub start: usize,
+    /// Its bytes.
+    pub len: usize,
+    /// Fortran (column-major) order (`.npy` only).
+    pub fortran: bool,
+    /// Big-endian data (`.npy` only): swapped when the array is made.
+    pub big_endian: bool,
+}
+
+/// A file's header: its tensors in the order of their bytes, and its metadata.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    /// The tensors.
+    pub entries: Vec<Entry>,
+    /// `.safetensors`' `__metadata__`.
+    pub metadata: Option<BTreeMap<String, String>>,
+}
+
+/// A tensor to write: its name, dtype and shape (its bytes come later).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Planned {
+    /// Its name.
+    pub name: String,
+    /// Its dtype.
+    pub dtype: DType,
+    /// Its shape.
+    pub shape: Vec<usize>,
+}
+
+/// The order a file's data holds its tensors in: `(index into the plan, byte count)`
+/// each.
+pub type Order = Vec<(usize, usize)>;
 
 /// The formats nxrig reads and writes, by file extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,117 +114,316 @@ impl Format {
             _ => Err(Error::Format {
                 path: path.display().to_string(),
                 tensor: None,
-                reason: "unknown format: the extension must be .safetensors or .npy".into(),
+                reason: "unknown format: the extension must be .safetensors or .npy (or .json for a sharded checkpoint's index)".into(),
             }),
         }
     }
-}
 
-impl Format {
     /// True when files of this format can hold elements of `d`.
-    pub fn holds(self, d: crate::DType) -> bool {
+    pub fn holds(self, d: DType) -> bool {
         match self {
             Format::Safetensors => safetensors_dtype(d).is_some(),
             Format::Npy => npy_descr(d).is_some(),
         }
     }
+
+    /// The header of `bytes`, a file of this format named `path` in errors (`name`:
+    /// the one tensor's name, for `.npy`).
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the file and the tensor at fault.
+    pub fn read_header(self, path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error> {
+        match self {
+            Format::Safetensors => safetensors::read_header(path, bytes),
+            Format::Npy => npy::read_header(path, name, bytes),
+        }
+    }
+
+    /// The header bytes of a file holding `plan` (and `metadata`, for
+    /// `.safetensors`), and the order its data holds the tensors in: `(index into
+    /// plan, byte count)`.
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the tensor: a dtype the format cannot hold, a name it
+    /// reserves or one given twice, other than one tensor for `.npy`.
+    pub fn header_bytes(
+        self,
+        path: &str,
+        plan: &[Planned],
+        metadata: Option<&BTreeMap<String, String>>,
+    ) -> Result<(Vec<u8>, Order), Error> {
+        match self {
+            Format::Safetensors => safetensors::header_bytes(path, plan, metadata),
+            Format::Npy => {
+                let [t] = plan else {
+                    return Err(Error::Format {
+                        path: path.to_owned(),
+                        tensor: None,
+                        reason: format!("a .npy file holds one array, not {}", plan.len()),
+                    });
+                };
+                let len = crate::layout::numel(&t.shape).and_then(|n| t.dtype.bytes(n))?;
+                Ok((npy::header_bytes(path, t)?, vec![(0, len)]))
+            }
+        }
+    }
 }
 
-/// The bytes of `file` in `format` (named `name` in errors): `.safetensors` tensors
-/// sorted by name as that format does; `.npy` in C order.
+impl Entry {
+    /// The tensor's array over `file` (the whole file's bytes, named `path` in errors):
+    /// a view where its bytes are aligned for its dtype and little-endian, else an
+    /// aligned copy (byte-swapped from big-endian).
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the tensor if its range is not inside `file`.
+    pub fn array(&self, path: &str, file: &Buffer) -> Result<AnyArray, Error> {
+        let f = |e: Error| Error::Format {
+            path: path.to_owned(),
+            tensor: Some(self.name.clone()),
+            reason: e.to_string(),
+        };
+        let layout = if self.fortran {
+            let rev: Vec<usize> = self.shape.iter().rev().copied().collect();
+            let c = Layout::contiguous(&rev).map_err(f)?;
+            let strides: Vec<isize> = c.strides().iter().rev().copied().collect();
+            Layout::new(&self.shape, &strides, 0).map_err(f)?
+        } else {
+            Layout::contiguous(&self.shape).map_err(f)?
+        };
+        let view = file.view(self.start, self.len).map_err(f)?;
+        if !self.big_endian {
+            if let Ok(a) = AnyArray::v(self.dtype, layout, view.clone()) {
+                return Ok(a);
+            }
+        }
+        let mut bytes = view.read(|b| b.to_vec()).map_err(f)?;
+        if self.big_endian {
+            // Each part of a complex value swapped on its own.
+            let w = match self.dtype.class() {
+                crate::dtype::Class::Complex => self.dtype.storage_bytes() / 2,
+                _ => self.dtype.storage_bytes(),
+            };
+            bytes.chunks_exact_mut(w).for_each(<[u8]>::reverse);
+        }
+        AnyArray::v(self.dtype, layout, Buffer::of_vec(bytes)).map_err(f)
+    }
+}
+
+/// The tensors of a file whose `header` was read from `file` (named `path` in errors).
 ///
 /// # Errors
-/// [`Error::Format`] if the format cannot hold a tensor's dtype or, for `.npy`, the
-/// file has other than one tensor.
+/// As [`Entry::array`].
+pub fn arrays(path: &str, header: Header, file: &Buffer) -> Result<TensorFile, Error> {
+    let tensors = header
+        .entries
+        .iter()
+        .map(|e| {
+            Ok(Tensor {
+                name: e.name.clone(),
+                array: e.array(path, file)?,
+            })
+        })
+        .collect::<Result<_, Error>>()?;
+    Ok(TensorFile {
+        tensors,
+        metadata: header.metadata,
+    })
+}
+
+/// The tensors of the `.safetensors` bytes of `buffer` (named `path` in errors):
+/// views of `buffer` where aligned for their dtype, copies otherwise.
+///
+/// # Errors
+/// [`Error::Format`] naming the file and the tensor at fault (see
+/// [`Format::read_header`]).
+pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, Error> {
+    let header = buffer.read(|b| safetensors::read_header(path, b))??;
+    arrays(path, header, &buffer)
+}
+
+/// The one array of the `.npy` bytes of `buffer` (named `path` in errors) as a tensor
+/// named `name`: a view of `buffer` (Fortran order as reversed strides) where aligned
+/// and little-endian, a copy otherwise.
+///
+/// # Errors
+/// [`Error::Format`] naming the file and the tensor (see [`Format::read_header`]).
+pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFile, Error> {
+    let header = buffer.read(|b| npy::read_header(path, name, b))??;
+    arrays(path, header, &buffer)
+}
+
+/// The bytes of `file` in `format` (named `name` in errors), in memory: as
+/// [`write`] writes them.
+///
+/// # Errors
+/// As [`Format::header_bytes`].
 pub fn encode(format: Format, name: &str, file: &TensorFile) -> Result<Vec<u8>, Error> {
-    match format {
-        Format::Safetensors => safetensors::to_bytes(name, file),
-        Format::Npy => npy::to_bytes(name, file),
+    let plan = plan_of(file);
+    let (mut out, order) = format.header_bytes(name, &plan, file.metadata.as_ref())?;
+    for (i, _) in order {
+        out.extend_from_slice(&file.tensors[i].array.to_bytes()?);
     }
+    Ok(out)
+}
+
+/// What `file` writes: each tensor's name, dtype and shape.
+pub fn plan_of(file: &TensorFile) -> Vec<Planned> {
+    file.tensors
+        .iter()
+        .map(|t| Planned {
+            name: t.name.clone(),
+            dtype: t.array.dtype(),
+            shape: t.array.shape().to_vec(),
+        })
+        .collect()
+}
+
+/// A file opened for reading: its bytes (a memory map) and its header.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct Opened {
+    /// The path, as errors name it.
+    pub path: String,
+    /// The format.
+    pub format: Format,
+    /// The header.
+    pub header: Header,
+    /// The file's bytes.
+    pub bytes: Buffer,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Opened {
+    /// The array of tensor `i` (a view of the map, or an aligned copy).
+    ///
+    /// # Errors
+    /// As [`Entry::array`].
+    pub fn array(&self, i: usize) -> Result<AnyArray, Error> {
+        self.header.entries[i].array(&self.path, &self.bytes)
+    }
+}
+
+/// Opens `path` (format by extension) and reads its header: the file memory-mapped,
+/// no tensor's bytes read.
+///
+/// # Errors
+/// [`Error::Format`] for a path that is not a regular file (a FIFO would block, a
+/// directory has no bytes), and as [`Format::read_header`]; [`Error::Io`] if the file
+/// cannot be opened or mapped.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open(path: &Path) -> Result<Opened, Error> {
+    let format = Format::of_path(path)?;
+    let name = path.display().to_string();
+    let io = |source| Error::Io {
+        path: name.clone(),
+        source,
+    };
+    // Before opening: opening a FIFO for reading blocks until a writer comes.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(Error::Format {
+            path: name,
+            tensor: None,
+            reason: "not a regular file (a FIFO, a device or a directory)".into(),
+        });
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    let bytes = if file.metadata().map_err(io)?.len() == 0 {
+        Buffer::of_bytes(Vec::<u8>::new())
+    } else {
+        // SAFETY: the map is read-only; like every reader of a file, nxrig cannot stop
+        // another process from changing it meanwhile.
+        Buffer::of_bytes(unsafe { memmap2::Mmap::map(&file) }.map_err(io)?)
+    };
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("array")
+        .to_owned();
+    let header = bytes.read(|b| format.read_header(&name, &stem, b))??;
+    Ok(Opened {
+        path: name,
+        format,
+        header,
+        bytes,
+    })
 }
 
 /// Reads `path` (format by extension), memory-mapped: tensors whose bytes are aligned
 /// for their dtype are views of the map, the others are copied.
 ///
 /// # Errors
-/// [`Error::Io`] if the file cannot be read; [`Error::Format`] naming the file and the
-/// tensor for a truncated or corrupt header, data out of the file or overlapping, or a
-/// dtype nxrig does not know.
+/// As [`open`] and [`Entry::array`].
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read(path: &Path) -> Result<TensorFile, Error> {
-    let format = Format::of_path(path)?;
-    let io = |source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    // SAFETY: the map is read-only; like every reader of a file, nxrig cannot stop
-    // another process from changing it meanwhile.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
-    let memory = crate::rig::Buffer::of_bytes(map);
-    let name = path.display().to_string();
-    match format {
-        Format::Safetensors => read_safetensors_bytes(&name, memory),
-        Format::Npy => {
-            let stem = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or("array")
-                .to_owned();
-            read_npy_bytes(&name, &stem, memory)
-        }
-    }
+    let o = open(path)?;
+    arrays(&o.path, o.header, &o.bytes)
 }
 
-/// Writes `file` to `path` in the format its extension names: to a temporary name
-/// beside it, then renamed, so that a failure leaves no file at `path`.
+/// Writes `file` to `path` in the format its extension names, each tensor's bytes in
+/// turn: to a temporary name beside it, then renamed, so that a failure leaves no
+/// file at `path` and no temporary.
 ///
 /// # Errors
-/// [`Error::Format`] if the format cannot hold a tensor's dtype (`.safetensors` has no
-/// int4, uint4 or complex128; `.npy` no bfloat16, float8 or 4-bit dtypes) or a `.npy`
-/// output is given other than one tensor; [`Error::Io`] if writing fails.
+/// As [`write_with`].
 #[cfg(not(target_arch = "wasm32"))]
 pub fn write(path: &Path, file: &TensorFile) -> Result<(), Error> {
+    write_with(path, &plan_of(file), file.metadata.as_ref(), |i| {
+        Ok(file.tensors[i].array.clone())
+    })
+}
+
+/// Writes a file of `plan`'s tensors (and `metadata`) to `path`, streaming: the
+/// header first, then the elements of tensor `i` as `array_of(i)` gives them (an array
+/// of the planned dtype and shape on a host device), one at a time in the order the
+/// format stores them, each written from where it is (a C-contiguous array's own
+/// bytes; others through a C-contiguous copy) and dropped before the next is asked
+/// for. Written to a temporary name beside `path` and renamed once whole.
+///
+/// # Errors
+/// [`Error::Format`] as [`Format::header_bytes`], or naming the tensor when
+/// `array_of` gives another dtype or shape than planned; [`Error::Io`] if writing
+/// fails; whatever `array_of` returns. The temporary file is removed on every error.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn write_with(
+    path: &Path,
+    plan: &[Planned],
+    metadata: Option<&BTreeMap<String, String>>,
+    mut array_of: impl FnMut(usize) -> Result<AnyArray, Error>,
+) -> Result<(), Error> {
     use std::io::Write;
     let name = path.display().to_string();
-    let bytes = encode(Format::of_path(path)?, &name, file)?;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let (header, order) = Format::of_path(path)?.header_bytes(&name, plan, metadata)?;
     let io = |source| Error::Io {
         path: name.clone(),
         source,
     };
-    let mut tmp = tempfile_in(dir).map_err(io)?;
-    tmp.1.write_all(&bytes).map_err(io)?;
-    tmp.1.sync_all().map_err(io)?;
-    drop(tmp.1);
-    std::fs::rename(&tmp.0, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp.0);
-        io(e)
-    })
-}
-
-/// A new file with a unique name in `dir`.
-#[cfg(not(target_arch = "wasm32"))]
-fn tempfile_in(dir: &Path) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    loop {
-        let p = dir.join(format!(
-            ".nxrig-{}-{}.tmp",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&p)
-        {
-            Ok(f) => return Ok((p, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
+    let mut tmp = temp::Temp::beside(path).map_err(io)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp.file());
+    out.write_all(&header).map_err(io)?;
+    for (i, len) in order {
+        let a = array_of(i)?;
+        if a.dtype() != plan[i].dtype || a.shape() != plan[i].shape.as_slice() {
+            return Err(Error::Format {
+                path: name,
+                tensor: Some(plan[i].name.clone()),
+                reason: format!(
+                    "nxrig bug: {} {:?} given for {} {:?}",
+                    a.dtype(),
+                    a.shape(),
+                    plan[i].dtype,
+                    plan[i].shape
+                ),
+            });
         }
+        let c = match a.own_bytes() {
+            Some(b) => b?,
+            None => {
+                let c = a.copy()?;
+                c.buffer().view(0, len)?
+            }
+        };
+        c.read(|b| out.write_all(&b[..len]))?.map_err(io)?;
     }
+    out.flush().map_err(io)?;
+    drop(out);
+    tmp.commit(path).map_err(io)
 }

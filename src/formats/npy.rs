@@ -1,14 +1,21 @@
-//! NumPy's `.npy`: one array, a header naming its dtype, shape and order. The header is
-//! parsed by the `npyz` crate; the data stays where it is.
+//! NumPy's `.npy`: one array, a header naming its dtype, shape and order.
+//!
+//! The header's dict is parsed by the `npyz` crate, guarded before the call: its
+//! length must fit in the file (npyz allocates what the length field says) and its
+//! brackets may nest at most [`MAX_DEPTH`] deep (npyz's parser takes time exponential
+//! in the nesting). Every dtype NumPy writes for nxrig's dtypes is read: either byte
+//! order (big-endian data swapped once, on read), the byte-order marks writers put on
+//! one-byte dtypes (`<u1`, `>i1`, `|b1`), C and Fortran order.
 
 use std::io::Cursor;
 
-use super::{Tensor, TensorFile};
-use crate::array::AnyArray;
+use super::{Entry, Header, Planned};
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::layout::Layout;
-use crate::rig::Buffer;
+
+/// How deep brackets may nest in a header nxrig reads: the dict, the shape's tuple,
+/// and two more than nxrig's dtypes need.
+const MAX_DEPTH: usize = 4;
 
 /// The `.npy` type string of `d` (`"<f4"`), `None` where NumPy has no such dtype.
 pub fn npy_descr(d: DType) -> Option<&'static str> {
@@ -33,83 +40,154 @@ pub fn npy_descr(d: DType) -> Option<&'static str> {
     })
 }
 
-/// The one array of the `.npy` bytes of `buffer` (named `path` in errors) as a tensor
-/// named `name`: a view of `buffer` (Fortran order as reversed strides) where aligned,
-/// a copy otherwise.
+/// The dtype a `.npy` type string names, and whether its data is big-endian.
+fn dtype_of(descr: &str) -> Option<(DType, bool)> {
+    let mut c = descr.chars();
+    let order = c.next()?;
+    let rest = c.as_str();
+    let d = DType::ALL
+        .into_iter()
+        .find(|&d| npy_descr(d).is_some_and(|s| &s[1..] == rest))?;
+    let one_byte = d.storage_bytes() == 1;
+    match order {
+        '<' | '=' => Some((d, false)),
+        '>' => Some((d, !one_byte)),
+        '|' if one_byte => Some((d, false)),
+        _ => None,
+    }
+}
+
+/// The prefix of a `.npy` file: the header's text and where the data starts.
+fn prefix(bytes: &[u8]) -> Result<(&[u8], usize), String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (no \\x93NUMPY magic)".into());
+    }
+    let (len, at): (usize, usize) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (
+            u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize,
+            12,
+        ),
+        v => {
+            return Err(format!(
+                ".npy version {v}.{} is not one nxrig reads",
+                bytes[7]
+            ))
+        }
+    };
+    match bytes.get(at..at.saturating_add(len)) {
+        Some(h) => Ok((h, at + len)),
+        None => Err(format!(
+            "the header's length field says {len} bytes, but the file has {} after it",
+            bytes.len().saturating_sub(at)
+        )),
+    }
+}
+
+/// How deep brackets nest in `header`, outside quoted strings.
+fn depth(header: &[u8]) -> usize {
+    let (mut d, mut most, mut quote) = (0usize, 0usize, None);
+    for &b in header {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'(' | b'[' | b'{') => {
+                d += 1;
+                most = most.max(d);
+            }
+            (None, b')' | b']' | b'}') => d = d.saturating_sub(1),
+            _ => {}
+        }
+    }
+    most
+}
+
+/// The header of the `.npy` bytes (named `path` in errors) as tensor `name`: its dtype,
+/// shape, byte range, Fortran order and byte order. Reads only the header.
 ///
 /// # Errors
-/// [`Error::Format`] for a truncated or corrupt header, a dtype nxrig does not read
-/// (big-endian, structured, object arrays), or data shorter than the shape needs.
-pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFile, Error> {
+/// [`Error::Format`] naming the file and the tensor: no magic, an unknown version, a
+/// header length past the file, a header nested deeper than nxrig reads or that does
+/// not parse (the parser's first line), a dtype nxrig does not read (structured,
+/// object, bfloat16 under another name), a shape too large, data shorter than the
+/// shape needs.
+pub fn read_header(path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error> {
     let fmt = |reason: String| Error::Format {
         path: path.to_owned(),
         tensor: Some(name.to_owned()),
         reason,
     };
-    let (header, start) = buffer.read(|bytes| {
-        let mut cur = Cursor::new(bytes);
-        let h = npyz::NpyHeader::from_reader(&mut cur)
-            .map_err(|e| fmt(format!("bad .npy header: {e}")))?;
-        Ok::<_, Error>((h, cur.position() as usize))
-    })??;
-    let descr = header.dtype().descr().trim_matches('\'').to_owned();
-    let dtype = DType::ALL
-        .into_iter()
-        .find(|&d| {
-            npy_descr(d) == Some(descr.as_str())
-                || npy_descr(d).map(|s| s.replacen('<', "=", 1)) == Some(descr.clone())
-        })
-        .ok_or_else(|| fmt(format!("dtype {descr} is not one nxrig reads")))?;
-    let shape: Vec<usize> = header
-        .shape()
-        .iter()
-        .map(|&n| usize::try_from(n).map_err(|_| fmt("shape too large".into())))
-        .collect::<Result<_, _>>()?;
-    let mut layout = Layout::contiguous(&shape)?;
-    if header.order() == npyz::Order::Fortran {
-        let mut rev = shape.clone();
-        rev.reverse();
-        let c = Layout::contiguous(&rev)?;
-        let strides: Vec<isize> = c.strides().iter().rev().copied().collect();
-        layout = Layout::new(&shape, &strides, 0)?;
+    let (text, start) = prefix(bytes).map_err(fmt)?;
+    let deep = depth(text);
+    if deep > MAX_DEPTH {
+        return Err(fmt(format!(
+            "the header nests brackets {deep} deep; nxrig reads at most {MAX_DEPTH}"
+        )));
     }
-    let len = dtype.bytes(layout.numel())?;
-    let view = buffer.view(start, len).map_err(|_| {
+    let h = npyz::NpyHeader::from_reader(&mut Cursor::new(&bytes[..start])).map_err(|e| {
+        let e = e.to_string();
         fmt(format!(
-            "data of {} bytes is shorter than shape {shape:?} of {dtype} needs ({len})",
-            buffer.len().saturating_sub(start)
+            "bad .npy header: {}",
+            e.lines().next().unwrap_or("")
         ))
     })?;
-    let array = match AnyArray::v(dtype, layout, view.clone()) {
-        Ok(a) => a,
-        Err(_) => AnyArray::v(dtype, layout, Buffer::of_vec(view.read(|b| b.to_vec())?))?,
-    };
-    Ok(TensorFile {
-        tensors: vec![Tensor {
+    let descr = h.dtype().descr().trim_matches('\'').to_owned();
+    let (dtype, big) = dtype_of(&descr).ok_or_else(|| {
+        fmt(format!(
+            "dtype {descr} is not one nxrig reads (it reads f2 f4 f8 i1 u1 i2 u2 i4 u4 i8 u8 c8 c16 b1, either byte order)"
+        ))
+    })?;
+    let shape: Vec<usize> = h
+        .shape()
+        .iter()
+        .map(|&n| usize::try_from(n))
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            fmt(format!(
+                "shape {:?} is larger than this platform holds",
+                h.shape()
+            ))
+        })?;
+    let len = crate::layout::numel(&shape)
+        .and_then(|n| dtype.bytes(n))
+        .map_err(|_| {
+            fmt(format!(
+                "shape {shape:?} has more elements than this platform holds"
+            ))
+        })?;
+    if bytes.len() - start < len {
+        return Err(fmt(format!(
+            "data of {} bytes is shorter than shape {shape:?} of {dtype} needs ({len})",
+            bytes.len() - start
+        )));
+    }
+    Ok(Header {
+        entries: vec![Entry {
             name: name.to_owned(),
-            array,
+            dtype,
+            shape,
+            start,
+            len,
+            fortran: h.order() == npyz::Order::Fortran,
+            big_endian: big,
         }],
         metadata: None,
     })
 }
 
-/// The `.npy` bytes of `file`'s one tensor, in C order.
-pub(super) fn to_bytes(path: &str, file: &TensorFile) -> Result<Vec<u8>, Error> {
-    let [t] = file.tensors.as_slice() else {
-        return Err(Error::Format {
-            path: path.to_owned(),
-            tensor: None,
-            reason: format!("a .npy file holds one array, not {}", file.tensors.len()),
-        });
-    };
-    let d = t.array.dtype();
-    let descr = npy_descr(d).ok_or_else(|| Error::Format {
+/// The `.npy` header bytes (magic, version, length, dict, padding) of `t`, C order.
+///
+/// # Errors
+/// [`Error::Format`] naming the tensor: a dtype `.npy` cannot hold (bfloat16, the
+/// float8s, int4, uint4).
+pub(crate) fn header_bytes(path: &str, t: &Planned) -> Result<Vec<u8>, Error> {
+    let descr = npy_descr(t.dtype).ok_or_else(|| Error::Format {
         path: path.to_owned(),
         tensor: Some(t.name.clone()),
-        reason: format!("the .npy format cannot hold {d}"),
+        reason: format!("the .npy format cannot hold {}", t.dtype),
     })?;
-    let shape = t.array.shape();
-    let shape_s = match shape {
+    let shape_s = match t.shape.as_slice() {
         [n] => format!("({n},)"),
         s => format!(
             "({})",
@@ -120,19 +198,21 @@ pub(super) fn to_bytes(path: &str, file: &TensorFile) -> Result<Vec<u8>, Error> 
         ),
     };
     let mut h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_s}, }}");
-    // Magic (6) + version (2) + length (2) + header + '\n', padded to 64 bytes.
-    let pad = (64 - (10 + h.len() + 1) % 64) % 64;
+    // Version 1.0 while the header's length fits 16 bits, else 2.0 (32 bits); the
+    // whole prefix padded to 64 bytes.
+    let v1 = 10 + h.len() < 65536 - 64;
+    let fixed = if v1 { 10 } else { 12 };
+    let pad = (64 - (fixed + h.len() + 1) % 64) % 64;
     h.push_str(&" ".repeat(pad));
     h.push('\n');
-    let mut out = Vec::with_capacity(10 + h.len());
-    out.extend_from_slice(b"\x93NUMPY\x01\x00");
-    let hl = u16::try_from(h.len()).map_err(|_| Error::Format {
-        path: path.to_owned(),
-        tensor: Some(t.name.clone()),
-        reason: "header too long for .npy version 1.0".into(),
-    })?;
-    out.extend_from_slice(&hl.to_le_bytes());
+    let mut out = Vec::with_capacity(fixed + h.len());
+    if v1 {
+        out.extend_from_slice(b"\x93NUMPY\x01\x00");
+        out.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    } else {
+        out.extend_from_slice(b"\x93NUMPY\x02\x00");
+        out.extend_from_slice(&(h.len() as u32).to_le_bytes());
+    }
     out.extend_from_slice(h.as_bytes());
-    out.extend_from_slice(&t.array.to_bytes()?);
     Ok(out)
 }

@@ -1,128 +1,314 @@
 //! `.safetensors`: an 8-byte little-endian header length, a JSON header, then the data.
-//! Parsing and validation are the `safetensors` crate's.
+//!
+//! nxrig reads and writes the header itself (JSON through `serde_json`) rather than
+//! through the `safetensors` crate, whose reader names no tensor in several errors and
+//! takes seconds and a gigabyte on a legal header of a million tensors, and whose
+//! writer orders `__metadata__` by a hash map (so the same conversion wrote different
+//! bytes) and needs every tensor's bytes at once (a writer that streams writes the
+//! header first). The rules are the format's: every tensor's bytes inside the data, in
+//! one piece, none overlapping another, no byte of the data unowned; the header at most
+//! 100 MB; `__metadata__` a map of strings.
 
-use safetensors::tensor::{Dtype as St, SafeTensors, TensorView};
+use std::collections::BTreeMap;
 
-use super::{Tensor, TensorFile};
-use crate::array::AnyArray;
+use super::{escaped, Entry, Header, Planned};
 use crate::dtype::DType;
 use crate::error::Error;
-use crate::layout::Layout;
-use crate::rig::Buffer;
 
-/// The safetensors dtype of `d`, `None` where the format has none.
-pub fn safetensors_dtype(d: DType) -> Option<St> {
+/// The largest header nxrig reads (the format's own limit).
+const MAX_HEADER: usize = 100_000_000;
+
+/// The safetensors dtype name of `d`, `None` where the format has none.
+pub fn safetensors_dtype(d: DType) -> Option<&'static str> {
     Some(match d {
-        DType::Float16 => St::F16,
-        DType::Bfloat16 => St::BF16,
-        DType::Float8E4m3 => St::F8_E4M3,
-        DType::Float8E5m2 => St::F8_E5M2,
-        DType::Float32 => St::F32,
-        DType::Float64 => St::F64,
-        DType::Int8 => St::I8,
-        DType::Uint8 => St::U8,
-        DType::Int16 => St::I16,
-        DType::Uint16 => St::U16,
-        DType::Int32 => St::I32,
-        DType::Uint32 => St::U32,
-        DType::Int64 => St::I64,
-        DType::Uint64 => St::U64,
-        DType::Complex64 => St::C64,
-        DType::Bool => St::BOOL,
+        DType::Float16 => "F16",
+        DType::Bfloat16 => "BF16",
+        DType::Float8E4m3 => "F8_E4M3",
+        DType::Float8E5m2 => "F8_E5M2",
+        DType::Float32 => "F32",
+        DType::Float64 => "F64",
+        DType::Int8 => "I8",
+        DType::Uint8 => "U8",
+        DType::Int16 => "I16",
+        DType::Uint16 => "U16",
+        DType::Int32 => "I32",
+        DType::Uint32 => "U32",
+        DType::Int64 => "I64",
+        DType::Uint64 => "U64",
+        DType::Complex64 => "C64",
+        DType::Bool => "BOOL",
         DType::Int4 | DType::Uint4 | DType::Complex128 => return None,
     })
 }
 
-fn dtype_of(st: St) -> Option<DType> {
-    DType::ALL
-        .into_iter()
-        .find(|&d| safetensors_dtype(d) == Some(st))
+/// The order the `safetensors` crate writes tensors in (its dtype enum's, widest
+/// first; then by name), kept so that nxrig's files stay byte for byte what they were.
+fn rank(d: DType) -> usize {
+    const ORDER: [&str; 16] = [
+        "U64", "I64", "F64", "C64", "F32", "U32", "I32", "BF16", "F16", "U16", "I16", "F8_E4M3",
+        "F8_E5M2", "I8", "U8", "BOOL",
+    ];
+    let name = safetensors_dtype(d).unwrap_or("");
+    ORDER.iter().position(|&x| x == name).unwrap_or(ORDER.len())
 }
 
-/// The tensors of the `.safetensors` bytes of `buffer` (named `path` in errors): views
-/// of `buffer` where aligned for their dtype, copies otherwise.
+/// One tensor's entry as the header writes it.
+#[derive(serde::Deserialize)]
+struct Info {
+    dtype: String,
+    shape: Vec<u64>,
+    data_offsets: [u64; 2],
+}
+
+/// The header of `.safetensors` bytes (named `path` in errors): each tensor's dtype,
+/// shape and absolute byte range, in the header's order, and the metadata. Reads only
+/// the header; checks every tensor's range against the data's `file_len - 8 - n`
+/// bytes.
 ///
 /// # Errors
-/// [`Error::Format`] for a truncated or corrupt header, offsets out of the data or
-/// overlapping, a byte count that does not match the shape, or a dtype nxrig lacks.
-pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, Error> {
-    let fmt = |tensor: Option<String>, reason: String| Error::Format {
+/// [`Error::Format`] naming the file, and the tensor at fault where one is: a
+/// truncated file or header, a header over 100 MB or not a JSON object, a dtype nxrig
+/// does not read, a shape whose byte count is not its range's, a range outside the
+/// data, overlapping another, or leaving bytes unowned, a name given twice.
+pub fn read_header(path: &str, bytes: &[u8]) -> Result<Header, Error> {
+    let fmt = |tensor: Option<&str>, reason: String| Error::Format {
         path: path.to_owned(),
-        tensor,
+        tensor: tensor.map(str::to_owned),
         reason,
     };
-    let (file, data_start) = buffer.read(|bytes| -> Result<_, Error> {
-        let (n, meta) = SafeTensors::read_metadata(bytes).map_err(|e| fmt(None, e.to_string()))?;
-        let st = SafeTensors::deserialize(bytes).map_err(|e| fmt(None, e.to_string()))?;
-        let mut out = TensorFile {
-            tensors: Vec::new(),
-            metadata: meta.metadata().clone(),
-        };
-        let mut spans = Vec::new();
-        for (name, info) in meta.tensors() {
-            let dtype = dtype_of(info.dtype).ok_or_else(|| {
-                fmt(
-                    Some(name.clone()),
-                    format!("dtype {:?} is not one nxrig knows", info.dtype),
-                )
-            })?;
-            spans.push((name, dtype, info.shape.clone(), info.data_offsets));
-        }
-        drop(st);
-        spans.sort_by_key(|s| s.3);
-        out.tensors.reserve(spans.len());
-        Ok(((out, spans), 8 + n))
-    })??;
-    let (mut out, spans) = file;
-    for (name, dtype, shape, (start, end)) in spans {
-        let f = |reason: String| fmt(Some(name.clone()), reason);
-        let view = buffer
-            .view(data_start + start, end - start)
-            .map_err(|e| f(e.to_string()))?;
-        let layout = Layout::contiguous(&shape).map_err(|e| f(e.to_string()))?;
-        let array = match AnyArray::v(dtype, layout, view.clone()) {
-            Ok(a) => a,
-            // Misaligned for its dtype: copy into aligned memory.
-            Err(_) => AnyArray::of_bytes(dtype, &shape, view.read(|b| b.to_vec())?)
-                .map_err(|e| f(e.to_string()))?,
-        };
-        out.tensors.push(Tensor { name, array });
-    }
-    Ok(out)
-}
-
-/// The `.safetensors` bytes of `file`, tensors in order of name (the format sorts them).
-pub(super) fn to_bytes(path: &str, file: &TensorFile) -> Result<Vec<u8>, Error> {
-    let mut data = Vec::with_capacity(file.tensors.len());
-    for t in &file.tensors {
-        let d = t.array.dtype();
-        let st = safetensors_dtype(d).ok_or_else(|| Error::Format {
-            path: path.to_owned(),
-            tensor: Some(t.name.clone()),
-            reason: format!("the .safetensors format cannot hold {d}"),
-        })?;
-        data.push((
-            t.name.clone(),
-            st,
-            t.array.shape().to_vec(),
-            t.array.to_bytes()?,
+    let Some(len) = bytes.get(..8) else {
+        return Err(fmt(
+            None,
+            format!("{} bytes: too short for a header", bytes.len()),
+        ));
+    };
+    let n = u64::from_le_bytes(len.try_into().expect("8 bytes"));
+    if n > MAX_HEADER as u64 {
+        return Err(fmt(
+            None,
+            format!("a header of {n} bytes: more than the format's 100 MB"),
         ));
     }
-    let views = data
-        .iter()
-        .map(|(n, st, shape, b)| {
-            TensorView::new(*st, shape.clone(), b)
-                .map(|v| (n.clone(), v))
-                .map_err(|e| Error::Format {
-                    path: path.to_owned(),
-                    tensor: Some(n.clone()),
-                    reason: e.to_string(),
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    safetensors::serialize(views, file.metadata.clone()).map_err(|e| Error::Format {
+    let n = n as usize;
+    let Some(text) = bytes.get(8..8 + n) else {
+        return Err(fmt(
+            None,
+            format!("a header of {n} bytes in a file of {} bytes", bytes.len()),
+        ));
+    };
+    let data_start = 8 + n;
+    let data_len = (bytes.len() - data_start) as u64;
+    let text = std::str::from_utf8(text)
+        .map_err(|e| fmt(None, format!("the header is not UTF-8: {e}")))?;
+    let top = entries_of(text.trim_end())
+        .map_err(|e| fmt(None, format!("the header is not a JSON object: {e}")))?
+        .map_err(|name| fmt(Some(&name), "the header names it twice".into()))?;
+    let mut metadata = None;
+    let mut entries = Vec::with_capacity(top.len());
+    for (name, v) in top {
+        if name == "__metadata__" {
+            let m: BTreeMap<String, String> = serde_json::from_str(v.get())
+                .map_err(|e| fmt(None, format!("__metadata__ is not a map of strings: {e}")))?;
+            metadata = Some(m);
+            continue;
+        }
+        let f = |reason: String| fmt(Some(&name), reason);
+        let info: Info = serde_json::from_str(v.get()).map_err(|e| f(format!("bad entry: {e}")))?;
+        let dtype = DType::ALL
+            .into_iter()
+            .find(|&d| safetensors_dtype(d) == Some(info.dtype.as_str()))
+            .ok_or_else(|| {
+                f(format!(
+                    "dtype {} is not one nxrig reads",
+                    escaped(&format!("{:?}", info.dtype))
+                ))
+            })?;
+        let shape: Vec<usize> = info
+            .shape
+            .iter()
+            .map(|&x| usize::try_from(x))
+            .collect::<Result<_, _>>()
+            .map_err(|_| {
+                f(format!(
+                    "shape {:?} is larger than this platform holds",
+                    info.shape
+                ))
+            })?;
+        let numel = shape
+            .iter()
+            .try_fold(1u128, |a, &x| a.checked_mul(x as u128))
+            .filter(|&x| x <= usize::MAX as u128)
+            .ok_or_else(|| {
+                f(format!(
+                    "shape {shape:?} has more elements than this platform holds"
+                ))
+            })?;
+        let need = dtype.bytes(numel as usize).map_err(|_| {
+            f(format!(
+                "shape {shape:?} has more bytes than this platform holds"
+            ))
+        })?;
+        let [b, e] = info.data_offsets;
+        if b > e || e > data_len {
+            return Err(f(format!(
+                "data_offsets [{b}, {e}] are not a range inside the data ({data_len} bytes)"
+            )));
+        }
+        if e - b != need as u64 {
+            return Err(f(format!(
+                "data_offsets [{b}, {e}] hold {} bytes; shape {shape:?} of {dtype} needs {need}",
+                e - b
+            )));
+        }
+        entries.push(Entry {
+            name,
+            dtype,
+            shape,
+            start: data_start + b as usize,
+            len: need,
+            fortran: false,
+            big_endian: false,
+        });
+    }
+    // Every byte of the data owned by one tensor.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&i| (entries[i].start, entries[i].len));
+    let mut at = data_start;
+    for &i in &order {
+        let t = &entries[i];
+        if t.start < at {
+            return Err(fmt(
+                Some(&t.name),
+                format!(
+                    "its bytes from {} overlap another tensor's (to {})",
+                    t.start - data_start,
+                    at - data_start
+                ),
+            ));
+        }
+        if t.start > at && t.len > 0 {
+            return Err(fmt(
+                Some(&t.name),
+                format!(
+                    "{} bytes of the data before it belong to no tensor",
+                    t.start - at
+                ),
+            ));
+        }
+        at = at.max(t.start + t.len);
+    }
+    if at != bytes.len() {
+        return Err(fmt(
+            None,
+            format!(
+                "{} bytes of the data after the last tensor belong to no tensor",
+                bytes.len() - at
+            ),
+        ));
+    }
+    entries.sort_by_key(|t| t.start);
+    Ok(Header { entries, metadata })
+}
+
+/// An entry's JSON text, borrowed from the header (parsed one entry at a time, so
+/// that a header of a million tensors costs its own size, not a tree of values).
+type Raw<'a> = &'a serde_json::value::RawValue;
+
+/// The top-level entries of the JSON object `text`, in order; `Ok(Err(name))` for a
+/// key given twice (serde_json's maps would keep the last silently).
+fn entries_of(text: &str) -> serde_json::Result<Result<Vec<(String, Raw<'_>)>, String>> {
+    struct Entries;
+    impl<'de> serde::de::Visitor<'de> for Entries {
+        type Value = Result<Vec<(String, Raw<'de>)>, String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut m: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(k) = m.next_key::<String>()? {
+                out.push((k, m.next_value::<Raw<'de>>()?));
+            }
+            let mut names: Vec<&str> = out.iter().map(|(k, _)| k.as_str()).collect();
+            names.sort_unstable();
+            if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+                return Ok(Err(w[0].to_owned()));
+            }
+            Ok(Ok(out))
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = serde::Deserializer::deserialize_map(&mut de, Entries)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// The header bytes (length, JSON, padding to 8) of a file holding `plan`'s tensors
+/// and `metadata`, and the order the data holds them in (the `safetensors` crate's:
+/// widest dtype first, then by name) as `(index into plan, byte count)`.
+///
+/// # Errors
+/// [`Error::Format`] naming the tensor: a dtype the format cannot hold, a name the
+/// format reserves (`__metadata__`) or gives twice, a shape too large.
+pub(crate) fn header_bytes(
+    path: &str,
+    plan: &[Planned],
+    metadata: Option<&BTreeMap<String, String>>,
+) -> Result<(Vec<u8>, super::Order), Error> {
+    let fmt = |tensor: &str, reason: String| Error::Format {
         path: path.to_owned(),
-        tensor: None,
-        reason: e.to_string(),
-    })
+        tensor: Some(tensor.to_owned()),
+        reason,
+    };
+    let mut order: Vec<usize> = (0..plan.len()).collect();
+    order.sort_by(|&a, &b| {
+        (rank(plan[a].dtype), &plan[a].name).cmp(&(rank(plan[b].dtype), &plan[b].name))
+    });
+    let mut json = String::from("{");
+    if let Some(m) = metadata {
+        json.push_str("\"__metadata__\":");
+        json.push_str(&serde_json::to_string(m).expect("strings serialize"));
+    }
+    let mut lens = vec![0; plan.len()];
+    let mut at = 0usize;
+    for (k, &i) in order.iter().enumerate() {
+        let t = &plan[i];
+        let st = safetensors_dtype(t.dtype).ok_or_else(|| {
+            fmt(
+                &t.name,
+                format!("the .safetensors format cannot hold {}", t.dtype),
+            )
+        })?;
+        if t.name == "__metadata__" {
+            return Err(fmt(
+                &t.name,
+                "the .safetensors format reserves this name for its metadata".into(),
+            ));
+        }
+        if k > 0 && plan[order[k - 1]].name == t.name {
+            return Err(fmt(&t.name, "two tensors have this name".into()));
+        }
+        let len = crate::layout::numel(&t.shape)
+            .and_then(|n| t.dtype.bytes(n))
+            .map_err(|e| fmt(&t.name, e.to_string()))?;
+        if metadata.is_some() || k > 0 {
+            json.push(',');
+        }
+        json.push_str(&serde_json::to_string(&t.name).expect("strings serialize"));
+        json.push_str(&format!(
+            ":{{\"dtype\":\"{st}\",\"shape\":{},\"data_offsets\":[{at},{}]}}",
+            serde_json::to_string(&t.shape).expect("numbers serialize"),
+            at + len
+        ));
+        lens[i] = len;
+        at += len;
+    }
+    json.push('}');
+    let pad = (8 - json.len() % 8) % 8;
+    json.push_str(&" ".repeat(pad));
+    let mut out = (json.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(json.as_bytes());
+    Ok((out, order.iter().map(|&i| (i, lens[i])).collect()))
 }

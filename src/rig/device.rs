@@ -1,7 +1,7 @@
 //! Devices: where memory lives and work runs. Seed: `Rig.t`, `Rig.host`, `Rig.Lost`.
 
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::timeline::Timeline;
 use crate::error::Error;
@@ -29,17 +29,18 @@ struct Inner {
     gpu: Option<super::wgpu::Gpu>,
     /// Bytes and allocations of the device's memory alive (std atomics also under
     /// loom: a figure, not an order).
-    held: (AtomicUsize, AtomicUsize),
+    held: (AtomicU64, AtomicU64),
 }
 
 /// What a device's memory holds now: [`Rig::memory_use`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryUse {
     /// Bytes of the allocations alive (arrays, views' buffers, borrowed `Vec`s and
-    /// mapped files; not the freed memory a device keeps for reuse).
-    pub bytes: usize,
+    /// mapped files; not the freed memory a device keeps for reuse). 64 bits: a GPU's
+    /// memory may pass 4 GiB where `usize` is 32 bits (wasm32).
+    pub bytes: u64,
     /// Allocations alive.
-    pub allocations: usize,
+    pub allocations: u64,
 }
 
 /// A device: the host, or one per GPU adapter. `Clone` copies the
@@ -119,10 +120,10 @@ impl Rig {
     /// Counts an allocation of `len` bytes made (`made` true) or dropped.
     pub(crate) fn count_memory(&self, len: usize, made: bool) {
         if made {
-            self.0.held.0.fetch_add(len, Relaxed);
+            self.0.held.0.fetch_add(len as u64, Relaxed);
             self.0.held.1.fetch_add(1, Relaxed);
         } else {
-            self.0.held.0.fetch_sub(len, Relaxed);
+            self.0.held.0.fetch_sub(len as u64, Relaxed);
             self.0.held.1.fetch_sub(1, Relaxed);
         }
     }
@@ -267,7 +268,10 @@ impl Rig {
     pub(crate) fn lost(&self, op: &'static str) -> Error {
         Error::Lost {
             op,
-            device: self.0.name.clone(),
+            device: match self.0.timeline.why() {
+                Some(why) => format!("{} ({why})", self.0.name),
+                None => self.0.name.clone(),
+            },
         }
     }
 

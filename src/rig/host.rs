@@ -67,7 +67,8 @@ impl HostBytes {
     /// else with unspecified (initialized) bytes, for a caller that writes them all
     /// before any is read. `None` if the allocation fails.
     pub(crate) fn new(len: usize, clear: bool) -> Option<HostBytes> {
-        let size = len.div_ceil(ALIGN) * ALIGN;
+        // Checked: on wasm32 a length near 4 GiB would round up past usize and wrap.
+        let size = len.div_ceil(ALIGN).checked_mul(ALIGN)?;
         let reused = (size >= KEEP_MIN && cfg!(not(any(miri, loom)))).then(|| {
             let mut k = kept();
             let i = k.0.iter().position(|b| b.size == size)?;

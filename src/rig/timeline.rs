@@ -27,6 +27,9 @@ pub(crate) struct Timeline {
     lost: AtomicBool,
     /// Tasks waiting for a stamp (the async forms).
     wakers: Mutex<Vec<Waker>>,
+    /// Why the device was lost, where nxrig knows (std's mutex also under loom: a
+    /// message, not an order).
+    why: std::sync::Mutex<Option<String>>,
 }
 
 impl Timeline {
@@ -36,6 +39,7 @@ impl Timeline {
             done: AtomicU64::new(0),
             lost: AtomicBool::new(false),
             wakers: Mutex::new(Vec::new()),
+            why: std::sync::Mutex::new(None),
         }
     }
 
@@ -54,6 +58,20 @@ impl Timeline {
     pub(crate) fn lose(&self) {
         self.lost.store(true, Ordering::Release);
         self.wake();
+    }
+
+    /// [`Timeline::lose`], saying why (the first reason given is kept).
+    pub(crate) fn lose_because(&self, why: &str) {
+        self.why
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(|| why.to_owned());
+        self.lose();
+    }
+
+    /// Why the device was lost, where nxrig knows.
+    pub(crate) fn why(&self) -> Option<String> {
+        self.why.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     fn wake(&self) {

@@ -58,6 +58,12 @@ pub(crate) fn integers(v: &JsValue, what: &str) -> Result<Vec<usize>, JsError> {
             });
             match n {
                 Some(n) if n <= usize::MAX as f64 => Ok(n as usize),
+                None if x.as_f64().is_some_and(|n| n.fract() == 0.0 && n > 0.0) => {
+                    Err(js_invalid(&format!(
+                        "nxrig: {what}[{i}] is {}, above 2^53 - 1 (not a safe integer)",
+                        show(&x)
+                    )))
+                }
                 Some(n) => Err(js_invalid(&format!(
                     "nxrig: {what}[{i}] is {n}, more than this platform's arrays can hold"
                 ))),
@@ -82,12 +88,33 @@ pub(crate) fn optional_integers(v: &JsValue, what: &str) -> Result<Option<Vec<us
     }
 }
 
-/// The dtype named `v`.
+/// The dtype `v` names: one of the 19 names exactly (`"float32"`, not `"f32"` or
+/// `"float"`, which the Rust API's parser takes), as the `DType` type says.
 ///
 /// # Errors
 /// Not a string, or not one of the 19 names.
-pub(crate) fn dtype(v: &str) -> Result<DType, JsError> {
-    v.parse().map_err(super::js_error)
+pub(crate) fn dtype(v: &JsValue) -> Result<DType, JsError> {
+    let names = || {
+        DType::ALL
+            .iter()
+            .map(|d| d.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match v.as_string() {
+        Some(s) => match s.parse::<DType>() {
+            Ok(d) if d.name() == s => Ok(d),
+            _ => Err(js_invalid(&format!(
+                "nxrig: unknown dtype {s:?} (the names are exact: {})",
+                names()
+            ))),
+        },
+        None => Err(js_invalid(&format!(
+            "nxrig: a dtype is a string (one of {}), got: {}",
+            names(),
+            show(v)
+        ))),
+    }
 }
 
 /// What a TypedArray's elements are to nxrig.
@@ -153,9 +180,19 @@ pub(crate) fn elements(data: &JsValue, d: DType) -> Result<Elements, JsError> {
     } else {
         let names: Vec<&str> = ok.iter().map(|x| x.name()).collect();
         Err(js_invalid(&format!(
-            "nxrig: a {kind} holds {} elements, not {d}: pass the TypedArray of {d} (see toTypedArray), or its bytes as a Uint8Array or ArrayBuffer",
+            "nxrig: {} {kind} holds {} elements, not {d}: pass the TypedArray of {d} (see toTypedArray), or its bytes as a Uint8Array or ArrayBuffer",
+            article(&kind),
             names.join(" or ")
         )))
+    }
+}
+
+/// "a" or "an", as `word` needs.
+pub(crate) fn article(word: &str) -> &'static str {
+    if word.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
     }
 }
 

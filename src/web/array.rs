@@ -68,7 +68,14 @@ fn slice_of(v: &JsValue) -> Result<Slice, JsError> {
     let l: JsList = v
         .clone()
         .dyn_into()
-        .map_err(|_| js_invalid("nxrig: a slice is [start, stop, step]"))?;
+        .ok()
+        .filter(|l: &JsList| l.length() <= 3)
+        .ok_or_else(|| {
+            js_invalid(&format!(
+                "nxrig: a slice is [start, stop, step] (each an integer or null), got: {}",
+                args::show(v)
+            ))
+        })?;
     let at = |k: u32| -> Result<Option<isize>, JsError> {
         let x = l.get(k);
         if x.is_undefined() || x.is_null() {
@@ -103,15 +110,21 @@ impl NxArray {
     #[wasm_bindgen(js_name = fromTypedArray)]
     pub fn from_typed_array(
         #[wasm_bindgen(unchecked_param_type = "ArrayBufferView | ArrayBuffer")] data: &JsValue,
-        dtype: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] dtype: JsValue,
         #[wasm_bindgen(unchecked_param_type = "readonly number[] | undefined")] shape: JsValue,
     ) -> Result<NxArray, JsError> {
-        let d = args::dtype(dtype)?;
+        let d = args::dtype(&dtype)?;
         let e = args::elements(data, d)?;
         let shape = args::optional_integers(&shape, "shape")?;
         let (buffer, offset, len) = typed::view_of(data)?;
         let (offset, len) = (offset as usize, len as usize);
         let given = args::count(d, e, len);
+        if shape.is_none() && e == Elements::Raw && d.bytes(given).ok() != Some(len) {
+            return Err(js_invalid(&format!(
+                "nxrig: {len} bytes are not a whole number of {d} elements ({} bits each): give the shape",
+                d.bits()
+            )));
+        }
         let shape = shape.unwrap_or_else(|| vec![given]);
         let n = crate::layout::numel(&shape).map_err(js_error)?;
         let fits = match e {
@@ -177,11 +190,11 @@ impl NxArray {
     /// integers; a shape too large for the device; a lost device.
     pub fn zeros(
         device: &Device,
-        dtype: &str,
+        #[wasm_bindgen(unchecked_param_type = "string")] dtype: JsValue,
         #[wasm_bindgen(unchecked_param_type = "readonly number[]")] shape: JsValue,
     ) -> Result<NxArray, JsError> {
         let shape = args::integers(&shape, "shape")?;
-        let a = AnyArray::create(&device.rig, args::dtype(dtype)?, &shape).map_err(js_error)?;
+        let a = AnyArray::create(&device.rig, args::dtype(&dtype)?, &shape).map_err(js_error)?;
         Ok(NxArray::new(a))
     }
 
@@ -333,11 +346,15 @@ impl NxArray {
     ///
     /// Errors: an unknown dtype; a layout the bytes cannot be read as `dtype` in
     /// place (misaligned, or a trailing axis that is not contiguous).
-    pub fn bitcast(&self, dtype: &str) -> Result<NxArray, JsError> {
-        match self.get()?.bitcast(args::dtype(dtype)?).map_err(js_error)? {
+    pub fn bitcast(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] dtype: JsValue,
+    ) -> Result<NxArray, JsError> {
+        let d = args::dtype(&dtype)?;
+        match self.get()?.bitcast(d).map_err(js_error)? {
             Some(a) => Ok(NxArray::new(a)),
             None => Err(js_invalid(&format!(
-                "nxrig: this layout cannot be read as {dtype} in place"
+                "nxrig: this layout cannot be read as {d} in place"
             ))),
         }
     }
@@ -347,10 +364,12 @@ impl NxArray {
     /// every bit).
     ///
     /// Errors: an unknown dtype; a freed or donated array; a lost device.
-    pub fn cast(&self, dtype: &str) -> Result<NxArray, JsError> {
-        Ok(NxArray::new(
-            self.get()?.cast(args::dtype(dtype)?).map_err(js_error)?,
-        ))
+    pub fn cast(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] dtype: JsValue,
+    ) -> Result<NxArray, JsError> {
+        let d = args::dtype(&dtype)?;
+        Ok(NxArray::new(self.get()?.cast(d).map_err(js_error)?))
     }
 
     /// A fresh C-contiguous copy on the same device, bit for bit.

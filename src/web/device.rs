@@ -64,12 +64,12 @@ impl Device {
     pub fn memory(&self) -> js_sys::Object {
         let m = self.rig.memory_use();
         let o = js_sys::Object::new();
-        let set = |k: &str, v: usize| {
+        let set = |k: &str, v: u64| {
             let _ = js_sys::Reflect::set(&o, &k.into(), &JsValue::from_f64(v as f64));
         };
         set("bytes", m.bytes);
         set("allocations", m.allocations);
-        set("arrays", super::array::alive(self.rig.id()));
+        set("arrays", super::array::alive(self.rig.id()) as u64);
         o
     }
 

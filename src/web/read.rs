@@ -85,15 +85,6 @@ fn nest(d: DType, bytes: &[u8], shape: &[usize], first: usize) -> JsValue {
 /// Element bits as `toString` writes them: as JavaScript writes numbers, `true` and
 /// `false`, `re+imj` for complex.
 fn text(d: DType, bits: u128) -> String {
-    let num = |x: f64| {
-        if x.is_nan() {
-            "NaN".to_owned()
-        } else if x.is_infinite() {
-            if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
-        } else {
-            format!("{x}")
-        }
-    };
     match d.class() {
         Class::Bool => (bits != 0).to_string(),
         Class::Signed if d.bits() == 64 => (bits as u64 as i64).to_string(),
@@ -112,9 +103,36 @@ fn text(d: DType, bits: u128) -> String {
             } else {
                 "+"
             };
-            format!("{}{sign}{}j", num(re), num(im))
+            let n = |x: f64| if half == 32 { num32(x as f32) } else { num(x) };
+            format!("{}{sign}{}j", n(re), n(im))
         }
+        // float32 and narrower: the shortest text that reads back as the float32.
+        Class::Float if d.bits() <= 32 => num32(f64_of_bits(d, bits) as f32),
         _ => num(f64_of_bits(d, bits)),
+    }
+}
+
+/// A float64 as JavaScript would write it: exponent form outside 1e-7..1e21.
+fn num(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".to_owned()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else if x != 0.0 && (x.abs() >= 1e21 || x.abs() < 1e-7) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// A float32 as [`num`] writes a float64, with the float32's shortest digits.
+fn num32(x: f32) -> String {
+    if x.is_nan() || x.is_infinite() {
+        num(x as f64)
+    } else if x != 0.0 && (x.abs() >= 1e21 || x.abs() < 1e-7) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
     }
 }
 
@@ -143,17 +161,17 @@ fn as_option(options: &JsValue) -> Result<Option<DType>, JsError> {
     if options.is_undefined() || options.is_null() {
         return Ok(None);
     }
+    if !options.is_object() || JsList::is_array(options) {
+        return Err(super::js_invalid(&format!(
+            "nxrig: toTypedArray's options are an object such as {{ as: 'float32' }}, got: {}",
+            args::show(options)
+        )));
+    }
     let v = Reflect::get(options, &"as".into()).unwrap_or(JsValue::UNDEFINED);
     if v.is_undefined() {
         return Ok(None);
     }
-    match v.as_string() {
-        Some(s) => args::dtype(&s).map(Some),
-        None => Err(super::js_invalid(&format!(
-            "nxrig: the option as must be a dtype's name, got: {}",
-            args::show(&v)
-        ))),
-    }
+    args::dtype(&v).map(Some)
 }
 
 #[wasm_bindgen]

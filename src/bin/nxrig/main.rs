@@ -2,6 +2,12 @@
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+mod convert;
+#[cfg(not(target_arch = "wasm32"))]
+mod info;
+#[cfg(not(target_arch = "wasm32"))]
+mod process;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {

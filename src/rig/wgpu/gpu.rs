@@ -154,7 +154,10 @@ impl Gpu {
     pub(crate) fn lost(&self, op: &'static str) -> Error {
         Error::Lost {
             op,
-            device: self.name.clone(),
+            device: match self.timeline.why() {
+                Some(why) => format!("{} ({why})", self.name),
+                None => self.name.clone(),
+            },
         }
     }
 
@@ -270,10 +273,19 @@ pub(crate) async fn open(
     };
     let error = Arc::new(Mutex::new(None));
     let seen = error.clone();
+    let timeline = Arc::new(Timeline::new());
+    let t = Arc::downgrade(&timeline);
     device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+        // Out of memory, the device's memory may hold buffers that were never made
+        // (the browser reports it only here, after the fact): no array on it can be
+        // trusted, so the device is lost, and every later operation says so.
+        if let wgpu::Error::OutOfMemory { .. } = e {
+            if let Some(t) = t.upgrade() {
+                t.lose_because("it ran out of memory");
+            }
+        }
         lock(&seen).get_or_insert_with(|| e.to_string());
     }));
-    let timeline = Arc::new(Timeline::new());
     let gpu = Gpu {
         name: name.to_owned(),
         timeline: timeline.clone(),

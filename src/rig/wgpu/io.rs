@@ -342,6 +342,13 @@ impl Future for Readback {
                 }
             }
         }
+        // An error the device reported meanwhile (a buffer it could not make, in the
+        // browser known only now) means the bytes may not be the array's.
+        if let Some(g) = this.rig.gpu() {
+            if let Err(e) = g.reported(OP) {
+                return Poll::Ready(Err(e));
+            }
+        }
         Poll::Ready(this.out.take().ok_or_else(taken))
     }
 }
