@@ -63,6 +63,9 @@ export interface DataTypeMap {
   bool: Uint8Array;
 }
 
+/** Raw little-endian bytes of any dtype (int4 and uint4 two a byte). */
+export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
+
 /** What one element of each dtype is in `toArray()`. */
 export interface ValueMap {
   float16: number; bfloat16: number; float8_e4m3: number; float8_e5m2: number;
@@ -135,7 +138,7 @@ export class NxArray<D extends DType = DType> {
    * its entries must be non-negative integers.
    */
   static fromTypedArray<T extends DType>(
-    data: ArrayBufferView | ArrayBuffer,
+    data: DataTypeMap[T] | RawBytes,
     dtype: T,
     shape?: readonly number[],
   ): NxArray<T>;
@@ -183,8 +186,11 @@ export class NxArray<D extends DType = DType> {
    */
   toTypedArray(): Promise<DataTypeMap[D]>;
   toTypedArray<T extends DType>(options: { as: T }): Promise<DataTypeMap[T]>;
-  /** Nested arrays of the shape (see `ValueMap`), as TensorFlow.js's `array()`. */
-  toArray(): Promise<Nested<ValueMap[D]>>;
+  /**
+   * Nested arrays of the shape (see `ValueMap`), as TensorFlow.js's `array()`. Name the
+   * nesting where you know the rank: `await m.toArray<number[][]>()`.
+   */
+  toArray<R = Nested<ValueMap[D]>>(): Promise<R>;
   /**
    * A `Uint8Array` over the array's bytes in wasm memory (no copy): C-contiguous host
    * arrays at offset 0 only. Detached when wasm memory grows (any allocation may do

@@ -407,6 +407,7 @@ fn bad_movements_are_errors_not_panics() {
         Move::Slice(vec![Slice::new(None, None, 0)]),
         Move::Slice(vec![Slice::FULL; 3]),
         Move::Flip(vec![2]),
+        Move::Flip(vec![1, 1]),
         Move::Unsqueeze(3),
         Move::Squeeze(0),
         Move::Squeeze(5),

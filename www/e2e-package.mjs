@@ -47,6 +47,22 @@ export async function tarball(browser, { root, out, serve }) {
   assert.ok(snippets.length >= 3, `the README has its TypeScript snippets (found ${snippets.length})`);
   mkdirSync(join(proj, 'snippets'));
   snippets.forEach((s, i) => writeFileSync(join(proj, 'snippets', `s${i}.ts`), `${s}\nexport {};\n`));
+  // What the types must refuse (tsc fails where an expected error does not come).
+  writeFileSync(join(proj, 'snippets', 'refused.ts'), `import { Device, NxArray, add } from 'nxrig';
+const host = Device.host();
+// @ts-expect-error a Float64Array is not float32's kind
+NxArray.fromTypedArray(new Float64Array(2), 'float32');
+// @ts-expect-error 'f32' is not a dtype's name
+NxArray.zeros(host, 'f32', [1]);
+// @ts-expect-error toTypedArray of bfloat16 gives its bits, a Uint16Array
+const f: Float32Array = await NxArray.zeros(host, 'bfloat16', [1]).toTypedArray();
+// @ts-expect-error a shape is numbers
+NxArray.zeros(host, 'float32', ['2']);
+const ok: Float32Array = await NxArray.zeros(host, 'bfloat16', [1]).toTypedArray({ as: 'float32' });
+const raw = NxArray.fromTypedArray(new Uint8Array(8), 'float64');
+console.log(f, ok, add(raw, raw));
+export {};
+`);
   for (const lib of [['ES2022', 'DOM'], ['ESNext', 'DOM']]) {
     writeFileSync(join(proj, 'tsconfig.json'), tsconfig(lib, ['snippets']));
     execFileSync(bin('tsc'), ['-p', proj], { stdio: 'inherit' });

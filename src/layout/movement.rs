@@ -111,8 +111,8 @@ impl Move {
     /// [`Error::Layout`] if the movement does not apply to `shape`: a reshape to another
     /// element count, a permutation that is not one of the axes, an expand of an axis
     /// of extent other than 1 or of another rank, a slice of step 0 or more axes than
-    /// the rank, an axis out of range, a squeeze of an axis of extent other than 1, or a
-    /// result rank above [`MAX_RANK`].
+    /// the rank, an axis out of range (or repeated in a flip, as NumPy refuses), a
+    /// squeeze of an axis of extent other than 1, or a result rank above [`MAX_RANK`].
     pub fn shape(&self, shape: &[usize]) -> Result<Vec<usize>, Error> {
         let op = self.name();
         let r = shape.len();
@@ -190,8 +190,11 @@ impl Move {
                 Ok(out)
             }
             Move::Flip(axes) => {
-                for &k in axes {
+                for (i, &k) in axes.iter().enumerate() {
                     axis_ok(k)?;
+                    if axes[..i].contains(&k) {
+                        return Err(bad(op, format!("axis {k} repeated in {axes:?}")));
+                    }
                 }
                 Ok(shape.to_vec())
             }
