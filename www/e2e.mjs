@@ -114,7 +114,7 @@ async function cases(page) {
     g2.emptyCache();
     out.cache.push(g2.cachedBytes);
     // Errors are JS Errors with nxrig's message.
-    try { NxArray.fromTypedArray(new Uint8Array(3), 'float32'); } catch (e) { out.error = [e instanceof Error, e.message]; }
+    try { NxArray.fromTypedArray(new Uint8Array(3), 'float32', [1]); } catch (e) { out.error = [e instanceof Error, e.message]; }
     return out;
   });
   console.log(`WebGPU device: ${r.gpu}`);
