@@ -115,16 +115,28 @@ pub enum Error {
 }
 
 /// `s` on one line with nothing a terminal acts on: control characters (newlines,
-/// escapes) written as Rust escapes them (`\n`, `\u{1b}`). Strings from files (names,
+/// escapes, C1), line separators and direction overrides written as Rust escapes them
+/// (`\n`, `\u{1b}`, `\u{202e}`). Strings from files (names,
 /// paths, a parser's message) go through this before they reach a message, so that a
 /// file cannot write a line of its own into nxrig's output.
 pub fn escaped(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
+    // Control characters (C0, DEL, C1), and the separators and direction marks that
+    // move or reorder what a terminal shows after them.
+    let odd = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+            )
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    if !s.chars().any(odd) {
         return s.to_owned();
     }
     s.chars()
         .map(|c| {
-            if c.is_control() {
+            if odd(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

@@ -15,35 +15,29 @@ const BIN: &str = env!("CARGO_BIN_EXE_nxrig");
 
 /// Runs nxrig with `args`, killed after 60 s (a hang fails the test).
 fn nxrig(args: &[&str]) -> (i32, String, String) {
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            let (mut out, mut err) = (String::new(), String::new());
-            child
-                .stdout
-                .take()
-                .unwrap()
-                .read_to_string(&mut out)
-                .unwrap();
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
-            return (status.code().unwrap_or(-1), out, err);
+    let pid = child.id() as i32;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(o) => {
+            let o = o.unwrap();
+            (
+                o.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&o.stdout).into(),
+                String::from_utf8_lossy(&o.stderr).into(),
+            )
         }
-        if start.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
+        Err(_) => {
+            // SAFETY: a signal to the child this test made.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
             panic!("nxrig {args:?} hung");
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -596,5 +590,202 @@ fn info_json_gives_every_tensor_and_the_metadata() {
             {"name": "w", "dtype": "float16", "shape": [2, 2], "bytes": 8, "offset": start},
             {"name": "b", "dtype": "int64", "shape": [1], "bytes": 8, "offset": start + 8},
         ])
+    );
+}
+
+#[test]
+fn the_output_may_not_be_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data: Vec<u8> = [1.5f32, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let h = r#"{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#;
+    let p = safetensors(dir.path(), "a.safetensors", h, &data);
+    let before = std::fs::read(&p).unwrap();
+    refused(
+        dir.path(),
+        &["convert", s(&p), s(&p), "--to", "float16"],
+        "the output is the input",
+        &["a.safetensors"],
+    );
+    let link = dir.path().join("l.safetensors");
+    std::os::unix::fs::symlink(&p, &link).unwrap();
+    refused(
+        dir.path(),
+        &["convert", s(&link), s(&p), "--to", "float16"],
+        "the output is the input",
+        &["a.safetensors", "l.safetensors"],
+    );
+    assert_eq!(std::fs::read(&p).unwrap(), before, "the input untouched");
+}
+
+#[test]
+fn npy_headers_longer_than_numpy_reads_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let dict = format!(
+        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({},), }}",
+        "9".repeat(20_000)
+    );
+    let mut h = dict;
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x02\x00".to_vec();
+    b.extend_from_slice(&(h.len() as u32).to_le_bytes());
+    b.extend_from_slice(h.as_bytes());
+    let p = dir.path().join("long.npy");
+    std::fs::write(&p, b).unwrap();
+    refused(
+        dir.path(),
+        &["info", s(&p)],
+        "more than NumPy reads (10000)",
+        &["long.npy"],
+    );
+}
+
+#[test]
+fn info_lists_names_of_any_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "\u{1b}".repeat(20_000);
+    let h = format!(
+        r#"{{"{}":{{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}}}"#,
+        name.replace('\u{1b}', "\\u001b")
+    );
+    let p = safetensors(dir.path(), "n.safetensors", &h, &[0; 4]);
+    let (code, out, err) = nxrig(&["info", s(&p)]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.contains(r"\u{1b}\u{1b}") && !out.contains('\u{1b}'));
+    // JSON escapes what a terminal would act on, C1 and direction overrides too.
+    let h = "{\"x\\u009b31m\\u202e\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    let p = safetensors(dir.path(), "c1.safetensors", h, &[0; 4]);
+    let (code, out, _) = nxrig(&["info", "--json", s(&p)]);
+    assert_eq!(code, 0);
+    assert!(
+        !out.chars().any(|c| c == '\u{9b}' || c == '\u{202e}'),
+        "{out:?}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["tensors"][0]["name"], "x\u{9b}31m\u{202e}");
+}
+
+#[test]
+fn tensors_of_any_rank_and_size_convert_a_piece_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    // Rank 17 (past the arrays' max rank 16), and a rank-21 int tensor kept as it is.
+    let shape: Vec<usize> = [vec![1; 16], vec![3]].concat();
+    let vals = [1.5f32, -2.0, 65520.0];
+    let mut data: Vec<u8> = vals.iter().flat_map(|x| x.to_le_bytes()).collect();
+    data.extend_from_slice(&[7, 0, 0, 0]);
+    let h = format!(
+        r#"{{"w":{{"dtype":"F32","shape":{shape:?},"data_offsets":[0,12]}},"i":{{"dtype":"I32","shape":{:?},"data_offsets":[12,16]}}}}"#,
+        vec![1; 21]
+    );
+    let p = safetensors(dir.path(), "r.safetensors", &h, &data);
+    let out = dir.path().join("o.safetensors");
+    let (code, _, err) = nxrig(&["convert", s(&p), s(&out), "--to", "float16"]);
+    assert_eq!(code, 0, "{err}");
+    let b = std::fs::read(&out).unwrap();
+    // float16 of 1.5, -2, 65520 (to infinity): 0x3e00, 0xc000, 0x7c00; then int32 7.
+    assert_eq!(
+        &b[b.len() - 10..],
+        &[7, 0, 0, 0, 0x00, 0x3e, 0x00, 0xc0, 0x00, 0x7c]
+    );
+}
+
+#[test]
+fn an_input_cut_short_while_read_ends_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 1 << 20;
+    let h = format!(
+        r#"{{"a":{{"dtype":"F32","shape":[{n}],"data_offsets":[0,{}]}},"b":{{"dtype":"F32","shape":[{n}],"data_offsets":[{},{}]}}}}"#,
+        4 * n,
+        4 * n,
+        8 * n
+    );
+    let p = safetensors(dir.path(), "t.safetensors", &h, &vec![0u8; 8 * n]);
+    let out = dir.path().join("o.safetensors");
+    let child = Command::new(BIN)
+        .args(["convert", s(&p), s(&out), "--to", "float16"])
+        .env("NXRIG_TEST_TENSOR_DELAY_MS", "500")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(250));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(1000)
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err,
+        "nxrig: an input file changed size while it was read; no output written\n"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["t.safetensors"]);
+}
+
+#[test]
+fn a_sharded_conversion_that_fails_part_way_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+    safetensors(dir.path(), "s1.safetensors", good, &[0; 4]);
+    safetensors(
+        dir.path(),
+        "s2.safetensors",
+        &good.replace("\"a\"", "\"b\""),
+        &[0; 4],
+    );
+    let index = dir.path().join("model.safetensors.index.json");
+    std::fs::write(
+        &index,
+        r#"{"metadata":{"total_size":8},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}}"#,
+    )
+    .unwrap();
+    let keep = [
+        "s1.safetensors",
+        "s2.safetensors",
+        "model.safetensors.index.json",
+    ];
+    // A file name as the output of an index: refused.
+    let file = dir.path().join("merged.safetensors");
+    refused(
+        dir.path(),
+        &["convert", s(&index), s(&file), "--to", "bfloat16"],
+        "converts into a folder",
+        &keep,
+    );
+    // Interrupted after the first shard's tensor: no shard, no index, no folder.
+    let out = dir.path().join("out");
+    let mut child = Command::new(BIN)
+        .args(["convert", s(&index), s(&out), "--to", "bfloat16"])
+        .env("NXRIG_TEST_TENSOR_DELAY_MS", "600")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(900));
+    // SAFETY: a signal to the child this test made.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(!out.exists(), "no output folder left");
+    // Whole: every shard and the index.
+    assert_eq!(
+        nxrig(&["convert", s(&index), s(&out), "--to", "bfloat16"]).0,
+        0
+    );
+    let mut got: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "model.safetensors.index.json",
+            "s1.safetensors",
+            "s2.safetensors"
+        ]
     );
 }

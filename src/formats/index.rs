@@ -6,6 +6,9 @@ use std::collections::BTreeMap;
 
 use crate::error::Error;
 
+/// The largest index nxrig reads (a few MB for the largest models published).
+const MAX_INDEX: usize = 100_000_000;
+
 /// A sharded checkpoint's index.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Index {
@@ -33,6 +36,21 @@ impl Index {
             #[serde(default)]
             metadata: serde_json::Map<String, serde_json::Value>,
             weight_map: BTreeMap<String, String>,
+        }
+        if text.len() > MAX_INDEX {
+            return Err(fmt(
+                None,
+                format!(
+                    "an index of {} bytes: more than nxrig reads ({MAX_INDEX})",
+                    text.len()
+                ),
+            ));
+        }
+        if !text.trim_start().starts_with('{') {
+            return Err(fmt(
+                None,
+                "not a sharded checkpoint's index: not a JSON object".into(),
+            ));
         }
         let raw: Raw = serde_json::from_str(text)
             .map_err(|e| fmt(None, format!("not a sharded checkpoint's index: {e}")))?;

@@ -17,6 +17,10 @@ use crate::error::Error;
 /// and two more than nxrig's dtypes need.
 const MAX_DEPTH: usize = 4;
 
+/// The longest header nxrig reads, NumPy's own default (`max_header_size`): the
+/// parser's time and memory grow faster than the header.
+const MAX_HEADER: usize = 10_000;
+
 /// The `.npy` type string of `d` (`"<f4"`), `None` where NumPy has no such dtype.
 pub fn npy_descr(d: DType) -> Option<&'static str> {
     Some(match d {
@@ -50,9 +54,9 @@ fn dtype_of(descr: &str) -> Option<(DType, bool)> {
         .find(|&d| npy_descr(d).is_some_and(|s| &s[1..] == rest))?;
     let one_byte = d.storage_bytes() == 1;
     match order {
-        '<' | '=' => Some((d, false)),
+        // `|` ("not applicable") NumPy reads as the machine's order, little-endian.
+        '<' | '=' | '|' => Some((d, false)),
         '>' => Some((d, !one_byte)),
-        '|' if one_byte => Some((d, false)),
         _ => None,
     }
 }
@@ -119,6 +123,12 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error
         reason,
     };
     let (text, start) = prefix(bytes).map_err(fmt)?;
+    if text.len() > MAX_HEADER {
+        return Err(fmt(format!(
+            "a header of {} bytes: more than NumPy reads ({MAX_HEADER})",
+            text.len()
+        )));
+    }
     let deep = depth(text);
     if deep > MAX_DEPTH {
         return Err(fmt(format!(

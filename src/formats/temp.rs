@@ -10,6 +10,16 @@ use std::sync::Mutex;
 
 /// Temporaries not yet committed or removed.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Folders made for output, removed (when empty) on an interrupt.
+static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Registers `dir`, a folder about to be made for output, to be removed by
+/// [`remove_temporaries`] if it is empty then.
+pub fn remove_on_interrupt(dir: &Path) {
+    DIRS.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(dir.to_owned());
+}
 
 fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
@@ -24,6 +34,9 @@ fn forget(p: &Path) {
 pub fn remove_temporaries() {
     for p in live().drain(..) {
         let _ = std::fs::remove_file(p);
+    }
+    for d in DIRS.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+        let _ = std::fs::remove_dir(d);
     }
 }
 

@@ -70,7 +70,9 @@ pub fn main() -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("nxrig: {e}");
+            // Not eprintln!, which panics when standard error cannot be written.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "nxrig: {e}");
             ExitCode::from(2)
         }
     }

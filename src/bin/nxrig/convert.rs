@@ -2,14 +2,19 @@
 //! checkpoint's index into a folder (each shard converted, a new index written). The
 //! input's headers are read and checked, and the output planned (formats, names,
 //! dtypes), before a device opens or a byte is written; then each tensor is converted
-//! and written in turn (at most one tensor's output held).
+//! and written in turn, a piece of at most [`PIECE`] elements at a time (so a tensor
+//! of any size converts in bounded memory), and the files go in place only once all
+//! are whole.
+
+/// Elements converted at a time.
+const PIECE: usize = 1 << 24;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use nxrig::formats::{self, index::Index, Format, Opened, Planned};
-use nxrig::{DType, Error, Rig};
+use nxrig::formats::{self, index::Index, Format, Opened, Pending, Planned};
+use nxrig::{AnyArray, DType, Error, Rig};
 
 use crate::info::{check_index, read_index};
 use crate::process::{say, without_driver_chatter};
@@ -82,46 +87,60 @@ impl Job {
             .sum()
     }
 
-    /// Converts and writes, tensor by tensor; returns how many were converted.
-    fn run(&self, device: &Rig, bar: &ProgressBar) -> Result<usize, Error> {
-        let host = Rig::host();
+    /// Converts and writes, tensor by tensor and piece by piece, under a temporary
+    /// name; returns the file to put in place and how many tensors were converted.
+    fn run(&self, device: &Rig, bar: &ProgressBar) -> Result<(Pending, usize), Error> {
         let mut converted = 0;
-        formats::write_with(
+        let input = &self.input;
+        let pending = formats::write_pending(
             &self.output,
             &self.plan,
-            self.input.header.metadata.as_ref(),
-            |i| {
-                let e = &self.input.header.entries[i];
+            input.header.metadata.as_ref(),
+            |i, sink| {
+                let e = &input.header.entries[i];
                 bar.set_message(formats::escaped(&e.name));
-                let a = self.input.array(i)?;
                 let to = self.plan[i].dtype;
-                let out = if to == e.dtype {
-                    a
-                } else {
+                if to != e.dtype {
                     converted += 1;
-                    let on = |a: nxrig::AnyArray, r: &Rig| {
-                        if a.rig() == r {
-                            Ok(a)
-                        } else {
-                            a.to_device(r)
-                        }
-                    };
-                    on(a, device)
-                        .and_then(|a| a.cast(to))
-                        .and_then(|a| on(a, &host))
-                        .map_err(|err| Error::Format {
-                            path: self.input.path.clone(),
-                            tensor: Some(e.name.clone()),
-                            reason: err.to_string(),
-                        })?
+                }
+                let cast = |a: AnyArray| -> Result<AnyArray, Error> {
+                    if to == e.dtype {
+                        return Ok(a);
+                    }
+                    cast_on(a, device, to).map_err(|err| Error::Format {
+                        path: input.path.clone(),
+                        tensor: Some(e.name.clone()),
+                        reason: err.to_string(),
+                    })
                 };
-                bar.inc(e.len as u64);
+                if e.fortran {
+                    // Its C-order pieces are not runs of the file: whole, through its
+                    // layout.
+                    sink.put(&cast(input.array(i)?)?)?;
+                    bar.inc(e.len as u64);
+                } else {
+                    let n: usize = e.shape.iter().product();
+                    let mut from = 0;
+                    while from < n {
+                        let k = PIECE.min(n - from);
+                        sink.put(&cast(e.piece(&input.path, &input.bytes, from, k)?)?)?;
+                        bar.inc(e.dtype.bytes(k)? as u64);
+                        from += k;
+                    }
+                }
                 pause_for_tests();
-                Ok(out)
+                Ok(())
             },
         )?;
-        Ok(converted)
+        Ok((pending, converted))
     }
+}
+
+/// `a` cast into `to` on `device` and brought back to the host.
+fn cast_on(a: AnyArray, device: &Rig, to: DType) -> Result<AnyArray, Error> {
+    let host = Rig::host();
+    let on = |a: AnyArray, r: &Rig| if a.rig() == r { Ok(a) } else { a.to_device(r) };
+    on(on(a, device)?.cast(to)?, &host)
 }
 
 pub fn convert(
@@ -148,10 +167,15 @@ pub fn convert(
         let (jobs, index) = shard_jobs(input, output, &pick)?;
         (jobs, Some(index))
     } else {
-        (
-            vec![Job::new(formats::open(input)?, output.to_owned(), &pick)?],
-            None,
-        )
+        let opened = formats::open(input)?;
+        if same_file(input, output) {
+            return Err(Error::Format {
+                path: output.display().to_string(),
+                tensor: None,
+                reason: "the output is the input: write the conversion elsewhere".into(),
+            });
+        }
+        (vec![Job::new(opened, output.to_owned(), &pick)?], None)
     };
     let device = if device == "host" {
         Rig::host()
@@ -167,16 +191,44 @@ pub fn convert(
     if bytes_in < 64 << 20 {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let mut converted = 0;
-    for j in &jobs {
-        converted += j.run(&device, &bar)?;
-    }
-    if let Some(mut index) = index {
-        let total: usize = jobs.iter().map(Job::bytes_out).sum();
-        index.metadata.insert("total_size".into(), total.into());
-        let name = input.file_name().expect("an index is a file");
-        write_text(&output.join(name), &index.to_text())?;
-    }
+    // Every file whole under a temporary name, then all put in place: a failure or
+    // an interrupt part way leaves none of them (nor a folder made for them).
+    let made_dir = sharded && !output.exists();
+    let written = (|| -> Result<usize, Error> {
+        let mut converted = 0;
+        let mut pending = Vec::with_capacity(jobs.len());
+        if made_dir {
+            formats::remove_on_interrupt(output);
+            std::fs::create_dir_all(output).map_err(|source| Error::Io {
+                path: output.display().to_string(),
+                source,
+            })?;
+        }
+        for j in &jobs {
+            let (p, n) = j.run(&device, &bar)?;
+            pending.push(p);
+            converted += n;
+        }
+        for p in pending {
+            p.commit()?;
+        }
+        if let Some(mut index) = index {
+            let total: usize = jobs.iter().map(Job::bytes_out).sum();
+            index.metadata.insert("total_size".into(), total.into());
+            let name = input.file_name().expect("an index is a file");
+            write_text(&output.join(name), &index.to_text())?;
+        }
+        Ok(converted)
+    })();
+    let converted = match written {
+        Ok(n) => n,
+        Err(e) => {
+            if made_dir {
+                let _ = std::fs::remove_dir(output);
+            }
+            return Err(e);
+        }
+    };
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     let tensors: usize = jobs.iter().map(|j| j.plan.len()).sum();
@@ -192,7 +244,7 @@ pub fn convert(
 }
 
 /// The jobs of a sharded checkpoint: each shard of the index at `input` into the
-/// folder `output` (made if missing), under its own name.
+/// folder `output` (made later if missing), under its own name.
 fn shard_jobs(input: &Path, output: &Path, pick: &Pick) -> Result<(Vec<Job>, Index), Error> {
     let index = read_index(input)?;
     let dir = input.parent().unwrap_or(Path::new("."));
@@ -209,6 +261,16 @@ fn shard_jobs(input: &Path, output: &Path, pick: &Pick) -> Result<(Vec<Job>, Ind
         jobs.push((o, output.join(shard)));
     }
     check_index(input, &index, &found)?;
+    let ext = output.extension().and_then(|e| e.to_str());
+    if !output.is_dir() && matches!(ext, Some("safetensors" | "npy" | "json")) {
+        return Err(Error::Format {
+            path: output.display().to_string(),
+            tensor: None,
+            reason:
+                "a sharded checkpoint converts into a folder (its shards and index), not a file"
+                    .into(),
+        });
+    }
     if input.parent().map(|p| p.canonicalize().ok()) == Some(output.canonicalize().ok())
         && output.exists()
     {
@@ -219,15 +281,33 @@ fn shard_jobs(input: &Path, output: &Path, pick: &Pick) -> Result<(Vec<Job>, Ind
                 .into(),
         });
     }
-    std::fs::create_dir_all(output).map_err(|source| Error::Io {
-        path: output.display().to_string(),
-        source,
-    })?;
+    if output.exists() && !output.is_dir() {
+        return Err(Error::Format {
+            path: output.display().to_string(),
+            tensor: None,
+            reason: "the output exists and is not a folder".into(),
+        });
+    }
     let jobs = jobs
         .into_iter()
         .map(|(o, out)| Job::new(o, out, pick))
         .collect::<Result<_, _>>()?;
     Ok((jobs, index))
+}
+
+/// Whether `a` and `b` are the same file (through links too); false where `b` does
+/// not exist.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        #[cfg(unix)]
+        (Ok(x), Ok(y)) => {
+            use std::os::unix::fs::MetadataExt;
+            x.dev() == y.dev() && x.ino() == y.ino()
+        }
+        #[cfg(not(unix))]
+        (Ok(_), Ok(_)) => a.canonicalize().ok() == b.canonicalize().ok(),
+        _ => false,
+    }
 }
 
 /// Sleeps `NXRIG_TEST_TENSOR_DELAY_MS` after each tensor, where the variable is set:

@@ -7,7 +7,7 @@ use std::path::Path;
 use nxrig::formats::{self, index::Index, Entry};
 use nxrig::Error;
 
-use crate::process::{say, Lines};
+use crate::process::Lines;
 
 /// Tensors with the shard that holds them (`None` for a file that is not sharded).
 pub type Listed = Vec<(Option<String>, Entry)>;
@@ -42,10 +42,19 @@ fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
 /// The index at `path`.
 pub fn read_index(path: &Path) -> Result<Index, Error> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let io = |source| Error::Io {
         path: name.clone(),
         source,
-    })?;
+    };
+    let m = std::fs::metadata(path).map_err(io)?;
+    if !m.is_file() || m.len() > 100_000_000 {
+        return Err(Error::Format {
+            path: name,
+            tensor: None,
+            reason: "not a sharded checkpoint's index (a regular file of at most 100 MB)".into(),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(io)?;
     Index::parse(&name, &text)
 }
 
@@ -61,15 +70,19 @@ pub fn check_index(
         reason,
     };
     for (shard, e) in found {
+        let here = shard.as_deref().unwrap_or("");
         match index.weight_map.get(&e.name) {
-            Some(s) if Some(s) == shard.as_ref() => {}
-            _ => {
+            Some(s) if s == here => {}
+            Some(s) => {
                 return Err(fmt(
                     &e.name,
-                    format!(
-                        "in shard {:?} but the index maps it elsewhere",
-                        shard.as_deref().unwrap_or("")
-                    ),
+                    format!("in shard {here:?}, but the index maps it to {s:?}"),
+                ))
+            }
+            None => {
+                return Err(fmt(
+                    &e.name,
+                    format!("in shard {here:?}, but the index does not map it"),
                 ))
             }
         }
@@ -94,49 +107,57 @@ pub fn check_index(
 pub fn info(file: &Path, json: bool) -> Result<(), Error> {
     let (ts, metadata) = tensors(file)?;
     let total: usize = ts.iter().map(|(_, e)| e.len).sum();
+    let mut out = Lines::new();
     if json {
-        let list: Vec<serde_json::Value> = ts
-            .iter()
-            .map(|(shard, e)| {
-                let mut v = serde_json::json!({
-                    "name": e.name,
-                    "dtype": e.dtype.name(),
-                    "shape": e.shape,
-                    "bytes": e.len,
-                    "offset": e.start,
-                });
-                if let Some(s) = shard {
-                    v["shard"] = s.clone().into();
-                }
-                v
-            })
-            .collect();
-        let v = serde_json::json!({
-            "file": file.display().to_string(),
-            "tensors": list,
-            "total_bytes": total,
-            "metadata": metadata,
-        });
-        say(&serde_json::to_string_pretty(&v).expect("JSON values serialize"));
+        // Written a tensor a line as it goes (a header of a million tensors would
+        // make a document of gigabytes as values).
+        out.line(&format!(
+            "{{\n  \"file\": {},",
+            js(&file.display().to_string())
+        ));
+        out.line(&format!("  \"metadata\": {},", js(&metadata)));
+        out.line(&format!("  \"total_bytes\": {total},"));
+        out.line("  \"tensors\": [");
+        for (k, (shard, e)) in ts.iter().enumerate() {
+            let shard = shard
+                .as_ref()
+                .map(|s| format!(", \"shard\": {}", js(s)))
+                .unwrap_or_default();
+            out.line(&format!(
+                "    {{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}, \"bytes\": {}, \"offset\": {}{shard}}}{}",
+                js(&e.name),
+                e.dtype.name(),
+                js(&e.shape),
+                e.len,
+                e.start,
+                if k + 1 < ts.len() { "," } else { "" }
+            ));
+        }
+        out.line("  ]\n}");
         return Ok(());
     }
     let names: Vec<String> = ts.iter().map(|(_, e)| formats::escaped(&e.name)).collect();
+    // The name column as wide as the longest name up to 60 characters; longer names
+    // push their line's other columns right.
     let w = names
         .iter()
         .map(|n| n.chars().count())
         .max()
         .unwrap_or(4)
-        .max(4);
+        .clamp(4, 60);
+    let pad = |n: &str| {
+        let k = n.chars().count();
+        format!("{n}{}", " ".repeat(w.saturating_sub(k)))
+    };
     let sharded = ts.first().is_some_and(|(s, _)| s.is_some());
     let shard_col = |s: &Option<String>| {
         s.as_deref()
             .map(|s| format!("  {}", formats::escaped(s)))
             .unwrap_or_default()
     };
-    let mut out = Lines::new();
     out.line(&format!(
-        "{:w$}  {:11}  {:20}  {:>12}{}",
-        "name",
+        "{}  {:11}  {:20}  {:>12}{}",
+        pad("name"),
         "dtype",
         "shape",
         "bytes",
@@ -144,8 +165,8 @@ pub fn info(file: &Path, json: bool) -> Result<(), Error> {
     ));
     for ((shard, e), name) in ts.iter().zip(&names) {
         out.line(&format!(
-            "{:w$}  {:11}  {:20}  {:>12}{}",
-            name,
+            "{}  {:11}  {:20}  {:>12}{}",
+            pad(name),
             e.dtype.name(),
             format!("{:?}", e.shape),
             e.len,
@@ -154,4 +175,22 @@ pub fn info(file: &Path, json: bool) -> Result<(), Error> {
     }
     out.line(&format!("{} tensors, {} bytes", ts.len(), total));
     Ok(())
+}
+
+/// `v` as JSON, with every character a terminal acts on (C1 controls, line
+/// separators, direction overrides, which JSON may hold raw) written as `\uXXXX`.
+fn js<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    let s = serde_json::to_string(v).expect("JSON values serialize");
+    if formats::escaped(&s) == s {
+        return s;
+    }
+    s.chars()
+        .map(|c| {
+            if formats::escaped(&c.to_string()).len() > c.len_utf8() {
+                format!("\\u{:04x}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }

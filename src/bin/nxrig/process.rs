@@ -46,7 +46,7 @@ fn ended(r: std::io::Result<()>) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
-        eprintln!("nxrig: standard output: {e}");
+        let _ = writeln!(std::io::stderr(), "nxrig: standard output: {e}");
         std::process::exit(2);
     }
 }
@@ -57,13 +57,28 @@ fn ended(r: std::io::Result<()>) {
 pub fn install_handlers() {
     let _ = ctrlc::set_handler(|| {
         nxrig::formats::remove_temporaries();
-        eprintln!("nxrig: interrupted; no output written");
+        let _ = writeln!(std::io::stderr(), "nxrig: interrupted; no output written");
         std::process::exit(130);
     });
     #[cfg(unix)]
-    // SAFETY: setting a signal's disposition to "ignore" has no other effect.
+    // SAFETY: setting a signal's disposition has no other effect; `bus` only removes
+    // files and writes to a descriptor before it ends the process.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        libc::signal(libc::SIGBUS, bus as *const () as libc::sighandler_t);
+    }
+}
+
+/// SIGBUS: a mapped input file shrank while it was read (another process truncated
+/// it). The temporaries go, one line says so, and the process ends with status 2.
+#[cfg(unix)]
+extern "C" fn bus(_: libc::c_int) {
+    nxrig::formats::remove_temporaries();
+    let msg = b"nxrig: an input file changed size while it was read; no output written\n";
+    // SAFETY: write(2) of a static buffer, then _exit(2): both async-signal-safe.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::_exit(2);
     }
 }
 
