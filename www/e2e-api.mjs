@@ -229,3 +229,37 @@ export async function big(browser, url) {
     await page.close();
   }
 }
+
+/**
+ * A Rust panic (a bug's way out) in a page of its own: the call that panicked throws
+ * an Error carrying the panic's message (not `RuntimeError: unreachable`), lastPanic()
+ * keeps it, and the GPU devices are marked lost.
+ */
+export async function panics(browser, url) {
+  step('a Rust panic: an Error with its message, GPU devices marked lost');
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${url}/index.html`);
+    await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+    const r = await page.evaluate(async () => {
+      const { Device } = window.nxrig;
+      const gpu = await Device.gpu();
+      let thrown;
+      try {
+        Device.panicForTests();
+      } catch (e) {
+        thrown = [e instanceof Error, e.constructor.name, e.message, String(e.cause)];
+      }
+      return { thrown, last: window.nxrig.lastPanic(), lost: gpu.lost };
+    });
+    assert.equal(r.thrown[0], true);
+    assert.equal(r.thrown[1], 'Error', 'an Error, not a RuntimeError');
+    assert.match(r.thrown[2], /^nxrig: internal error \(a panic at src\/web\/panic\.rs:\d+:\d+\): a panic for the tests$/);
+    assert.match(r.thrown[3], /RuntimeError: unreachable/);
+    assert.match(r.last, /a panic for the tests/);
+    assert.equal(r.lost, true, 'the GPU device is marked lost');
+    console.log(`thrown: ${r.thrown[2]}`);
+  } finally {
+    await page.close();
+  }
+}

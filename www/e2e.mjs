@@ -19,7 +19,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { big, conventions } from './e2e-api.mjs';
+import { big, conventions, panics } from './e2e-api.mjs';
 import { tarball } from './e2e-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -190,6 +190,7 @@ async function main() {
     await messages(page);
     await convertCheckpoint(page);
     await big(b, url);
+    await panics(b, url);
     await tarball(b, { root, out, serve });
     console.log('e2e: all passed');
   } finally {

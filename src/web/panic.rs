@@ -8,6 +8,8 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
+use super::Device;
+
 thread_local! {
     /// The message of the last panic.
     static LAST: RefCell<Option<String>> = const { RefCell::new(None) };
@@ -25,7 +27,17 @@ extern "C" {
 #[wasm_bindgen(start)]
 fn start() {
     std::panic::set_hook(Box::new(|info| {
-        let msg = format!("nxrig: internal error (a panic): {info}");
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default();
+        let msg = crate::error::escaped(&format!("nxrig: internal error (a panic{at}): {what}"));
         console_error(&msg);
         LAST.with(|l| l.replace(Some(msg)));
         // `try_with`: the hook may run while the list is borrowed.
@@ -48,4 +60,16 @@ pub(crate) fn watch(rig: &crate::Rig) {
 #[wasm_bindgen(js_name = lastPanic)]
 pub fn last_panic() -> Option<String> {
     LAST.with(|l| l.borrow().clone())
+}
+
+#[wasm_bindgen]
+impl Device {
+    /// Panics (a Rust bug's way out), for the end-to-end test of the hook and of the JS
+    /// entry's translation: not in the package's types; never call it otherwise (the
+    /// instance is unusable after a panic).
+    #[doc(hidden)]
+    #[wasm_bindgen(js_name = panicForTests)]
+    pub fn panic_for_tests() {
+        panic!("a panic for the tests");
+    }
 }
