@@ -85,6 +85,17 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A device could not make memory of the size asked for (the host's allocator, or
+    /// a GPU that reported itself out of memory).
+    #[error("{op}: {device} has no room for {bytes} more bytes")]
+    OutOfMemory {
+        /// The function called.
+        op: &'static str,
+        /// The device's name.
+        device: String,
+        /// The bytes asked for.
+        bytes: usize,
+    },
     /// A device was lost (seed: `Rig.Lost`).
     #[error("{op}: device {device} was lost")]
     Lost {

@@ -541,3 +541,15 @@ fn byte_counts_past_512_mib_are_found_on_every_platform() {
         Err(Error::TooLarge { .. })
     ));
 }
+
+/// An allocation the host cannot make is a typed error naming the bytes, not a
+/// string (issue 15). Natively only: in wasm every size a layout allows might fit.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn memory_the_host_cannot_make_is_out_of_memory() {
+    let n = usize::MAX / 4;
+    match AnyArray::create(&nxrig::Rig::host(), DType::Uint8, &[n]) {
+        Err(Error::OutOfMemory { bytes, .. }) => assert_eq!(bytes, n),
+        other => panic!("{other:?}"),
+    }
+}

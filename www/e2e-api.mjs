@@ -107,7 +107,7 @@ export async function conventions(page) {
     'nxrig: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: object',
     'nxrig: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
     'nxrig: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
-    'Rig.Buffer.create: cannot allocate 4294967292 bytes of host memory',
+    'Rig.Buffer.create: host has no room for 4294967292 more bytes',
     'nxrig: a slice is [start, stop, step] (each an integer or null), got: an array',
   ]);
   assert.equal(r.asString, 'nxrig: toTypedArray\'s options are an object such as { as: \'float32\' }, got: "float16"');

@@ -218,12 +218,12 @@ impl Memory {
     /// array's bytes), for a caller that writes every byte before any is read.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the allocation fails.
+    /// [`Error::OutOfMemory`] if the allocation fails.
     pub(crate) fn on_host(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Memory, Error> {
-        let bytes = super::host::HostBytes::new(len, clear).ok_or_else(|| Error::Invalid {
+        let bytes = super::host::HostBytes::new(len, clear).ok_or_else(|| Error::OutOfMemory {
             op: "Rig.Buffer.create",
-            reason: format!("cannot allocate {len} bytes of host memory"),
-            operands: String::new(),
+            device: rig.name().to_owned(),
+            bytes: len,
         })?;
         let ptr = bytes.ptr();
         Ok(Memory::make(

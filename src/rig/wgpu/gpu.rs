@@ -14,7 +14,7 @@ use crate::wgsl::Native;
 /// The wgpu side of a GPU [`Rig`]: what nxrig submits its work and memory through.
 pub struct Gpu {
     /// The device's name, as its [`Rig`] has it.
-    name: String,
+    pub(crate) name: String,
     /// The timeline of the device's [`Rig`]: lost before the wgpu device goes.
     pub(crate) timeline: Arc<Timeline>,
     /// Taken by each submission from its stamp to its completion callback, so that
@@ -30,7 +30,9 @@ pub struct Gpu {
     /// Compiled kernels, by the name the caller gives a module.
     pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
     /// The first error the device reported outside an error scope.
-    error: Arc<Mutex<Option<String>>>,
+    /// The first error the device reported outside an error scope since the last
+    /// look: whether it was out of memory, and wgpu's message.
+    error: Arc<Mutex<Option<(bool, String)>>>,
     /// Buffers freed memory gave back, for reuse.
     pub(crate) pool: super::pool::Shared,
     /// The flag and arguments of kernels in two passes, made when first needed.
@@ -142,12 +144,21 @@ impl Gpu {
         }
         match e {
             None => Ok(()),
-            Some(e) => Err(Error::Invalid {
+            Some((oom, e)) => Err(Error::Invalid {
                 op,
-                reason: format!("the GPU device reported: {e}"),
+                reason: format!(
+                    "the GPU device reported{}: {e}",
+                    if oom { " being out of memory" } else { "" }
+                ),
                 operands: String::new(),
             }),
         }
+    }
+
+    /// Whether the error the device reported, not yet looked at, is out of memory
+    /// (the error stays for [`Gpu::reported`]).
+    pub(crate) fn out_of_memory(&self) -> bool {
+        lock(&self.error).as_ref().is_some_and(|e| e.0)
     }
 
     /// The error of an operation `op` on this device once it is lost.
@@ -279,12 +290,15 @@ pub(crate) async fn open(
         // Out of memory, the device's memory may hold buffers that were never made
         // (the browser reports it only here, after the fact): no array on it can be
         // trusted, so the device is lost, and every later operation says so.
-        if let wgpu::Error::OutOfMemory { .. } = e {
+        let oom = matches!(e, wgpu::Error::OutOfMemory { .. });
+        // Natively the error comes inside the call that made the buffer, which sees it
+        // and retries; the browser reports it later, unattributed.
+        if oom && cfg!(target_arch = "wasm32") {
             if let Some(t) = t.upgrade() {
                 t.lose_because("it ran out of memory");
             }
         }
-        lock(&seen).get_or_insert_with(|| e.to_string());
+        lock(&seen).get_or_insert_with(|| (oom, e.to_string()));
     }));
     let gpu = Gpu {
         name: name.to_owned(),

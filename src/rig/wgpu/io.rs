@@ -30,8 +30,8 @@ impl Gpu {
     /// are unspecified, for a caller that writes them all).
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the device cannot make a buffer (also after the kept
-    /// buffers were dropped to make room).
+    /// [`Error::OutOfMemory`] if the device has no room (also after the kept buffers
+    /// were dropped to make room); [`Error::Invalid`] for another error it reports.
     pub(crate) fn create(
         &self,
         op: &'static str,
@@ -83,6 +83,14 @@ impl Gpu {
             buffers.clear();
             self.empty_cache();
             buffers = sizes.iter().map(|&size| make(size)).collect();
+            if self.out_of_memory() {
+                let _ = self.reported(op);
+                return Err(Error::OutOfMemory {
+                    op,
+                    device: self.name.clone(),
+                    bytes: len,
+                });
+            }
             self.reported(op)?;
         }
         Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool))
