@@ -15,6 +15,8 @@ mod npy;
 mod safetensors;
 #[cfg(not(target_arch = "wasm32"))]
 mod temp;
+#[cfg(not(target_arch = "wasm32"))]
+mod write;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,6 +25,8 @@ pub use npy::npy_descr;
 pub use safetensors::safetensors_dtype;
 #[cfg(not(target_arch = "wasm32"))]
 pub use temp::{remove_on_interrupt, remove_temporaries};
+#[cfg(not(target_arch = "wasm32"))]
+pub use write::{write, write_pending, write_with, Pending, Sink};
 
 use crate::array::AnyArray;
 use crate::dtype::DType;
@@ -399,166 +403,4 @@ pub fn open(path: &Path) -> Result<Opened, Error> {
 pub fn read(path: &Path) -> Result<TensorFile, Error> {
     let o = open(path)?;
     arrays(&o.path, o.header, &o.bytes)
-}
-
-/// Writes `file` to `path` in the format its extension names, each tensor's bytes in
-/// turn: to a temporary name beside it, then renamed, so that a failure leaves no
-/// file at `path` and no temporary.
-///
-/// # Errors
-/// As [`write_with`].
-#[cfg(not(target_arch = "wasm32"))]
-pub fn write(path: &Path, file: &TensorFile) -> Result<(), Error> {
-    write_with(path, &plan_of(file), file.metadata.as_ref(), |i| {
-        Ok(file.tensors[i].array.clone())
-    })
-}
-
-/// Writes a file of `plan`'s tensors (and `metadata`) to `path`, streaming: the
-/// header first, then the elements of tensor `i` as `array_of(i)` gives them (an array
-/// of the planned dtype and element count on a host device), one at a time in the
-/// order the format stores them, each written from where it is and dropped before the
-/// next is asked for. Written to a temporary name beside `path` and renamed once whole.
-///
-/// # Errors
-/// As [`write_pending`].
-#[cfg(not(target_arch = "wasm32"))]
-pub fn write_with(
-    path: &Path,
-    plan: &[Planned],
-    metadata: Option<&BTreeMap<String, String>>,
-    mut array_of: impl FnMut(usize) -> Result<AnyArray, Error>,
-) -> Result<(), Error> {
-    write_pending(path, plan, metadata, |i, sink| sink.put(&array_of(i)?))?.commit()
-}
-
-/// A file written whole under a temporary name beside its path, not yet renamed into
-/// place: [`Pending::commit`] does; dropping it removes the temporary.
-#[cfg(not(target_arch = "wasm32"))]
-pub struct Pending {
-    tmp: temp::Temp,
-    path: std::path::PathBuf,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Pending {
-    /// Renames the file into place.
-    ///
-    /// # Errors
-    /// [`Error::Io`] if syncing or renaming fails (the temporary is then removed).
-    pub fn commit(self) -> Result<(), Error> {
-        let Pending { tmp, path } = self;
-        tmp.commit(&path).map_err(|source| Error::Io {
-            path: path.display().to_string(),
-            source,
-        })
-    }
-}
-
-/// Where a tensor's elements go as [`write_pending`] writes them: in pieces, in C
-/// order.
-#[cfg(not(target_arch = "wasm32"))]
-pub struct Sink<'a> {
-    out: std::io::BufWriter<&'a mut std::fs::File>,
-    path: &'a str,
-    dtype: DType,
-    written: usize,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Sink<'_> {
-    /// Writes the elements of `a` (a host array of the tensor's dtype, any layout; of a
-    /// sub-byte dtype, an even count but for the tensor's last piece) after those
-    /// written before.
-    ///
-    /// # Errors
-    /// [`Error::Io`] if writing fails; [`Error::Format`] for another dtype.
-    pub fn put(&mut self, a: &AnyArray) -> Result<(), Error> {
-        use std::io::Write;
-        if a.dtype() != self.dtype {
-            return Err(Error::Format {
-                path: self.path.to_owned(),
-                tensor: None,
-                reason: format!("nxrig bug: {} elements given for {}", a.dtype(), self.dtype),
-            });
-        }
-        let len = a.dtype().bytes(a.layout().numel())?;
-        let bytes = match a.own_bytes() {
-            Some(b) => b?,
-            None => a.copy()?.buffer().view(0, len)?,
-        };
-        let path = self.path;
-        bytes
-            .read(|b| self.out.write_all(&b[..len]))?
-            .map_err(|source| Error::Io {
-                path: path.to_owned(),
-                source,
-            })?;
-        self.written += len;
-        Ok(())
-    }
-}
-
-/// Writes a file of `plan`'s tensors (and `metadata`) under a temporary name beside
-/// `path`, streaming: the header first, then tensor `i`'s elements as `fill(i, sink)`
-/// puts them into the sink (in one piece or several), one tensor at a time in the
-/// order the format stores them. The file is not in place until [`Pending::commit`]:
-/// so several files (a sharded checkpoint's shards) go in place together or not at
-/// all.
-///
-/// # Errors
-/// [`Error::Format`] as [`Format::header_bytes`], or naming the tensor when `fill`
-/// gives other than its bytes; [`Error::Io`] if writing fails; whatever `fill`
-/// returns. The temporary file is removed on every error.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn write_pending(
-    path: &Path,
-    plan: &[Planned],
-    metadata: Option<&BTreeMap<String, String>>,
-    mut fill: impl FnMut(usize, &mut Sink<'_>) -> Result<(), Error>,
-) -> Result<Pending, Error> {
-    use std::io::Write;
-    let name = path.display().to_string();
-    let (header, order) = Format::of_path(path)?.header_bytes(&name, plan, metadata)?;
-    let io = |source| Error::Io {
-        path: name.clone(),
-        source,
-    };
-    // Never over a path that is not a regular file (a FIFO, a device, a folder).
-    if let Ok(m) = std::fs::metadata(path) {
-        if !m.is_file() {
-            return Err(Error::Format {
-                path: name,
-                tensor: None,
-                reason: "the output exists and is not a regular file".into(),
-            });
-        }
-    }
-    let mut tmp = temp::Temp::beside(path).map_err(io)?;
-    {
-        let mut sink = Sink {
-            out: std::io::BufWriter::with_capacity(1 << 20, tmp.file()),
-            path: &name,
-            dtype: DType::Bool,
-            written: 0,
-        };
-        sink.out.write_all(&header).map_err(io)?;
-        for (i, len) in order {
-            sink.dtype = plan[i].dtype;
-            sink.written = 0;
-            fill(i, &mut sink)?;
-            if sink.written != len {
-                return Err(Error::Format {
-                    path: name.clone(),
-                    tensor: Some(plan[i].name.clone()),
-                    reason: format!("nxrig bug: {} bytes written for {len}", sink.written),
-                });
-            }
-        }
-        sink.out.flush().map_err(io)?;
-    }
-    Ok(Pending {
-        tmp,
-        path: path.to_owned(),
-    })
 }

@@ -16,7 +16,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use nxrig::formats::{self, index::Index, Format, Opened, Pending, Planned};
 use nxrig::{AnyArray, DType, Error, Rig};
 
-use crate::info::{check_index, read_index};
+use crate::info::open_shards;
 use crate::process::{say, without_driver_chatter};
 
 /// What to convert: every floating-point tensor, or those a glob matches.
@@ -246,21 +246,11 @@ pub fn convert(
 /// The jobs of a sharded checkpoint: each shard of the index at `input` into the
 /// folder `output` (made later if missing), under its own name.
 fn shard_jobs(input: &Path, output: &Path, pick: &Pick) -> Result<(Vec<Job>, Index), Error> {
-    let index = read_index(input)?;
-    let dir = input.parent().unwrap_or(Path::new("."));
-    let mut jobs = Vec::new();
-    let mut found = Vec::new();
-    for shard in index.shards() {
-        let o = formats::open(&dir.join(shard))?;
-        found.extend(
-            o.header
-                .entries
-                .iter()
-                .map(|e| (Some(shard.to_owned()), e.clone())),
-        );
-        jobs.push((o, output.join(shard)));
-    }
-    check_index(input, &index, &found)?;
+    let (index, shards) = open_shards(input)?;
+    let jobs: Vec<(Opened, PathBuf)> = shards
+        .into_iter()
+        .map(|(shard, o)| (o, output.join(shard)))
+        .collect();
     let ext = output.extension().and_then(|e| e.to_str());
     if !output.is_dir() && matches!(ext, Some("safetensors" | "npy" | "json")) {
         return Err(Error::Format {

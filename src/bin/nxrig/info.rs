@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use nxrig::formats::{self, index::Index, Entry};
+use nxrig::formats::{self, index::Index, Entry, Opened};
 use nxrig::Error;
 
 use crate::process::Lines;
@@ -16,19 +16,16 @@ pub type Listed = Vec<(Option<String>, Entry)>;
 /// and the metadata.
 fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
     if file.extension().and_then(|e| e.to_str()) == Some("json") {
-        let index = read_index(file)?;
-        let dir = file.parent().unwrap_or(Path::new("."));
-        let mut out = Vec::new();
-        for shard in index.shards() {
-            let o = formats::open(&dir.join(shard))?;
-            out.extend(
+        let (index, shards) = open_shards(file)?;
+        let out = shards
+            .into_iter()
+            .flat_map(|(shard, o)| {
                 o.header
                     .entries
                     .into_iter()
-                    .map(|e| (Some(shard.to_owned()), e)),
-            );
-        }
-        check_index(file, &index, &out)?;
+                    .map(move |e| (Some(shard.clone()), e))
+            })
+            .collect();
         return Ok((out, serde_json::Value::Object(index.metadata)));
     }
     let o = formats::open(file)?;
@@ -40,7 +37,7 @@ fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
 }
 
 /// The index at `path`.
-pub fn read_index(path: &Path) -> Result<Index, Error> {
+fn read_index(path: &Path) -> Result<Index, Error> {
     let name = path.display().to_string();
     let io = |source| Error::Io {
         path: name.clone(),
@@ -58,38 +55,53 @@ pub fn read_index(path: &Path) -> Result<Index, Error> {
     Index::parse(&name, &text)
 }
 
-/// Every tensor the index maps is in its shard, and every shard's tensor in the map.
-pub fn check_index(
-    path: &Path,
-    index: &Index,
-    found: &[(Option<String>, Entry)],
-) -> Result<(), Error> {
+/// The index at `path` and each of its shards opened (headers read), in order of
+/// name; checked: every tensor the index maps is in its shard, and every shard's
+/// tensor in the map.
+pub fn open_shards(path: &Path) -> Result<(Index, Vec<(String, Opened)>), Error> {
+    let index = read_index(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let shards = index
+        .shards()
+        .into_iter()
+        .map(|s| Ok((s.to_owned(), formats::open(&dir.join(s))?)))
+        .collect::<Result<Vec<_>, Error>>()?;
+    check_index(path, &index, &shards)?;
+    Ok((index, shards))
+}
+
+fn check_index(path: &Path, index: &Index, shards: &[(String, Opened)]) -> Result<(), Error> {
     let fmt = |t: &str, reason: String| Error::Format {
         path: path.display().to_string(),
         tensor: Some(t.to_owned()),
         reason,
     };
-    for (shard, e) in found {
-        let here = shard.as_deref().unwrap_or("");
-        match index.weight_map.get(&e.name) {
-            Some(s) if s == here => {}
-            Some(s) => {
-                return Err(fmt(
-                    &e.name,
-                    format!("in shard {here:?}, but the index maps it to {s:?}"),
-                ))
-            }
-            None => {
-                return Err(fmt(
-                    &e.name,
-                    format!("in shard {here:?}, but the index does not map it"),
-                ))
+    let mut count = 0;
+    for (here, o) in shards {
+        for e in &o.header.entries {
+            count += 1;
+            match index.weight_map.get(&e.name) {
+                Some(s) if s == here => {}
+                Some(s) => {
+                    return Err(fmt(
+                        &e.name,
+                        format!("in shard {here:?}, but the index maps it to {s:?}"),
+                    ))
+                }
+                None => {
+                    return Err(fmt(
+                        &e.name,
+                        format!("in shard {here:?}, but the index does not map it"),
+                    ))
+                }
             }
         }
     }
-    if found.len() != index.weight_map.len() {
-        let have: std::collections::HashSet<&str> =
-            found.iter().map(|(_, e)| e.name.as_str()).collect();
+    if count != index.weight_map.len() {
+        let have: std::collections::HashSet<&str> = shards
+            .iter()
+            .flat_map(|(_, o)| o.header.entries.iter().map(|e| e.name.as_str()))
+            .collect();
         if let Some((t, s)) = index
             .weight_map
             .iter()
