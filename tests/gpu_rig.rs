@@ -46,7 +46,7 @@ fn bytes_of(b: &Buffer) -> Vec<u8> {
 fn gpu_devices_are_listed_named_by_adapter_and_backend() {
     let all = Rig::all();
     assert_eq!(all[0], host());
-    let g: Vec<&Rig> = all.iter().filter(|r| r.kind() == RigKind::Gpu).collect();
+    let g: Vec<&Rig> = all.iter().filter(|r| r.kind() == RigKind::Wgpu).collect();
     assert!(!g.is_empty(), "no GPU device in {all:?}");
     assert!(g[0].name().ends_with(')'), "{}", g[0].name());
     assert_eq!(Rig::by_name(g[0].name()).unwrap(), gpu());

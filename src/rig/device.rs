@@ -16,8 +16,9 @@ pub enum RigKind {
     Host,
     /// A GPU through wgpu (WebGPU in the browser; Vulkan, Metal or DX12 natively): its
     /// memory is wgpu buffers the host does not address, its work goes through the
-    /// device's queue in submission order.
-    Gpu,
+    /// device's queue in submission order. (Named for its backend: the names users type,
+    /// `gpu`, `gpu1`, ..., mean the first, second GPU device whatever its backend.)
+    Wgpu,
 }
 
 struct Inner {
@@ -70,7 +71,7 @@ impl Rig {
         Rig(Arc::new(Inner {
             id: next_id(),
             name: name.to_owned(),
-            kind: RigKind::Gpu,
+            kind: RigKind::Wgpu,
             timeline: gpu.timeline.clone(),
             gpu: Some(gpu),
             held: Default::default(),
@@ -147,7 +148,7 @@ impl Rig {
     pub fn host_addressable(&self) -> bool {
         match self.0.kind {
             RigKind::Host => true,
-            RigKind::Gpu => false,
+            RigKind::Wgpu => false,
         }
     }
 
@@ -174,7 +175,7 @@ impl Rig {
             return Ok(Rig::host());
         }
         let all = Rig::all();
-        let gpus: Vec<&Rig> = all.iter().filter(|d| d.kind() == RigKind::Gpu).collect();
+        let gpus: Vec<&Rig> = all.iter().filter(|d| d.kind() == RigKind::Wgpu).collect();
         let nth = match name.strip_prefix("gpu") {
             Some("") => Some(0),
             Some(k) => k.parse::<usize>().ok(),

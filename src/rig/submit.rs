@@ -70,7 +70,7 @@ impl Rig {
         // A GPU's queue orders its own work; everything else (host memory an upload
         // reads or a readback writes, or any buffer of host work) waits for the stamps
         // its access must follow.
-        let queued = |b: &&&Buffer| self.kind() == RigKind::Gpu && b.rig() == self;
+        let queued = |b: &&&Buffer| self.kind() == RigKind::Wgpu && b.rig() == self;
         for b in reads.iter().filter(|b| !queued(b)) {
             b.wait_for(OP, false)?;
         }

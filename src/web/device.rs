@@ -82,7 +82,7 @@ impl Device {
     /// True for a GPU device.
     #[wasm_bindgen(getter, js_name = isGpu)]
     pub fn is_gpu(&self) -> bool {
-        self.rig.kind() == RigKind::Gpu
+        self.rig.kind() == RigKind::Wgpu
     }
 
     /// The native WGSL types nxrig's kernels use on a GPU (`f32`, `f16`, `f64`,
