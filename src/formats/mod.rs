@@ -97,6 +97,25 @@ pub struct Planned {
 /// each.
 pub type Order = Vec<(usize, usize)>;
 
+/// A header's shape (as the file gives it) and dtype checked: the shape in `usize`s and
+/// its bytes, or why this platform cannot hold it (for the caller's message).
+fn shape_bytes(shape: &[u64], dtype: DType) -> Result<(Vec<usize>, usize), String> {
+    let s: Vec<usize> = shape
+        .iter()
+        .map(|&x| usize::try_from(x))
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("shape {shape:?} is larger than this platform holds"))?;
+    let numel = s
+        .iter()
+        .try_fold(1u128, |a, &x| a.checked_mul(x as u128))
+        .filter(|&x| x <= usize::MAX as u128)
+        .ok_or_else(|| format!("shape {s:?} has more elements than this platform holds"))?;
+    let bytes = dtype
+        .bytes(numel as usize)
+        .map_err(|_| format!("shape {s:?} has more bytes than this platform holds"))?;
+    Ok((s, bytes))
+}
+
 /// The formats nxrig reads and writes, by file extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

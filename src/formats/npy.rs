@@ -148,24 +148,7 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error
             "dtype {descr} is not one nxrig reads (it reads f2 f4 f8 i1 u1 i2 u2 i4 u4 i8 u8 c8 c16 b1, either byte order)"
         ))
     })?;
-    let shape: Vec<usize> = h
-        .shape()
-        .iter()
-        .map(|&n| usize::try_from(n))
-        .collect::<Result<_, _>>()
-        .map_err(|_| {
-            fmt(format!(
-                "shape {:?} is larger than this platform holds",
-                h.shape()
-            ))
-        })?;
-    let len = crate::layout::numel(&shape)
-        .and_then(|n| dtype.bytes(n))
-        .map_err(|_| {
-            fmt(format!(
-                "shape {shape:?} has more elements than this platform holds"
-            ))
-        })?;
+    let (shape, len) = super::shape_bytes(h.shape(), dtype).map_err(fmt)?;
     if bytes.len() - start < len {
         return Err(fmt(format!(
             "data of {} bytes is shorter than shape {shape:?} of {dtype} needs ({len})",

@@ -123,31 +123,7 @@ pub fn read_header(path: &str, bytes: &[u8]) -> Result<Header, Error> {
                     escaped(&format!("{:?}", info.dtype))
                 ))
             })?;
-        let shape: Vec<usize> = info
-            .shape
-            .iter()
-            .map(|&x| usize::try_from(x))
-            .collect::<Result<_, _>>()
-            .map_err(|_| {
-                f(format!(
-                    "shape {:?} is larger than this platform holds",
-                    info.shape
-                ))
-            })?;
-        let numel = shape
-            .iter()
-            .try_fold(1u128, |a, &x| a.checked_mul(x as u128))
-            .filter(|&x| x <= usize::MAX as u128)
-            .ok_or_else(|| {
-                f(format!(
-                    "shape {shape:?} has more elements than this platform holds"
-                ))
-            })?;
-        let need = dtype.bytes(numel as usize).map_err(|_| {
-            f(format!(
-                "shape {shape:?} has more bytes than this platform holds"
-            ))
-        })?;
+        let (shape, need) = super::shape_bytes(&info.shape, dtype).map_err(f)?;
         let [b, e] = info.data_offsets;
         if b > e || e > data_len {
             return Err(f(format!(

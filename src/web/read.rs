@@ -114,22 +114,22 @@ fn text(d: DType, bits: u128) -> String {
 
 /// A float64 as JavaScript would write it: exponent form outside 1e-7..1e21.
 fn num(x: f64) -> String {
-    if x.is_nan() {
-        "NaN".to_owned()
-    } else if x.is_infinite() {
-        if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
-    } else if x != 0.0 && (x.abs() >= 1e21 || x.abs() < 1e-7) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
+    shortest(x, x)
 }
 
 /// A float32 as [`num`] writes a float64, with the float32's shortest digits.
 fn num32(x: f32) -> String {
-    if x.is_nan() || x.is_infinite() {
-        num(x as f64)
-    } else if x != 0.0 && (x.abs() >= 1e21 || x.abs() < 1e-7) {
+    shortest(x, x as f64)
+}
+
+/// `x` in its own type's shortest digits (`v` is its value), as JavaScript writes
+/// numbers: `NaN`, `Infinity`, exponent form outside 1e-7..1e21.
+fn shortest<T: std::fmt::Display + std::fmt::LowerExp>(x: T, v: f64) -> String {
+    if v.is_nan() {
+        "NaN".to_owned()
+    } else if v.is_infinite() {
+        if v > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else if v != 0.0 && (v.abs() >= 1e21 || v.abs() < 1e-7) {
         format!("{x:e}")
     } else {
         format!("{x}")
