@@ -108,13 +108,13 @@ export class Device {
   readonly isGpu: boolean;
   /** The native WGSL types the kernels use (`f32,f16,...`); empty on the host. */
   readonly native: string;
-  /** Bytes of freed GPU memory kept for reuse (0 on the host). */
+  /** Bytes of freed memory the device keeps for reuse: GPU buffers, or on the host freed allocations of 1 MiB and more (up to 256 MiB). */
   readonly cachedBytes: number;
   /** True once the device is lost: every operation on its memory then fails. */
   readonly lost: boolean;
   /** Bytes and allocations of the device's memory alive, and arrays not disposed. */
   memory(): MemoryUse;
-  /** Gives the freed GPU memory kept for reuse back to the browser. */
+  /** Gives the freed memory kept for reuse back: to the browser on a GPU, to the wasm allocator on the host. */
   emptyCache(): void;
   /** Destroys a GPU device, as a driver reset would (the host: marks it lost). */
   destroy(): void;

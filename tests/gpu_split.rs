@@ -58,7 +58,7 @@ fn three_mib_arrays_move_through_every_kernel_on_small_devices() {
             .unwrap();
         let g = h.to_device(&dev).unwrap();
         let (hb, gb) = (h.buffer(), g.buffer());
-        assert_eq!(gb.gpu_memory().unwrap().0.buffers().len(), 3);
+        assert_eq!(gb.wgpu_memory().unwrap().0.buffers().len(), 3);
         assert_eq!(
             gb.read(|b| b.to_vec()).unwrap(),
             hb.read(|b| b.to_vec()).unwrap()

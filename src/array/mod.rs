@@ -6,18 +6,19 @@ mod any;
 mod bitcast;
 mod compact;
 mod door;
-mod gpu;
 mod interop;
 mod placement;
+mod read_async;
 mod strided;
 mod typed;
+mod wgpu;
 
 pub use any::AnyArray;
 pub use door::{door, refused, Answer, MAX_OPERANDS};
-pub(crate) use gpu::transfer_on_gpu;
 pub use interop::Exported;
 pub use placement::PositionIter;
 pub use typed::Array;
+pub(crate) use wgpu::transfer as wgpu_transfer;
 
 /// The least and one-past-greatest byte (in the memory) that `a`'s elements touch.
 fn byte_span(a: &AnyArray) -> Option<(usize, usize)> {

@@ -7,6 +7,7 @@ use super::door::{door, Answer};
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
+use crate::rig::backend::Backend;
 use crate::rig::{Buffer, Rig};
 
 impl AnyArray {
@@ -132,13 +133,22 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
         // Across devices: a compact copy on the destination's device first.
         return copy_elements(&src.to_device(dst.rig())?, dst, op);
     }
-    if dst.buffer.gpu_memory().is_some() {
-        if src.buffer.same_memory(&dst.buffer) {
-            // WebGPU binds no buffer as a kernel's source and destination at once.
-            return super::gpu::transfer_on_gpu(&src.to_device(dst.rig())?, dst, op);
+    match dst.rig().backend() {
+        Backend::Host(_) => copy_on_host(src, dst, op),
+        Backend::Wgpu(g) => {
+            if src.buffer.same_memory(&dst.buffer) {
+                // WebGPU binds no buffer as a kernel's source and destination at once.
+                return super::wgpu::transfer(g, &src.to_device(dst.rig())?, dst, op);
+            }
+            super::wgpu::transfer(g, src, dst, op)
         }
-        return super::gpu::transfer_on_gpu(src, dst, op);
     }
+}
+
+/// [`copy_elements`] on a host device: distinct layouts of one memory through the
+/// elements' bits, else by runs of the walk.
+fn copy_on_host(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
+    let (d, n) = (src.dtype, src.layout.numel());
     if src.buffer.same_memory(&dst.buffer) {
         // Distinct but overlapping is refused by the door; sharing a memory without
         // sharing bytes: read the source's elements first.

@@ -1,6 +1,7 @@
-//! The host add kernel: `out = x + y` elementwise, `x` and `y` broadcast to `out`'s
-//! shape (NumPy's rule), over any layouts and every dtype; and a donating add that
-//! writes in place when its input is held exclusive. Seed: `Nx_array` § Kernels.
+//! The add kernel's front door: `out = x + y` elementwise, `x` and `y` broadcast to
+//! `out`'s shape (NumPy's rule), over any layouts and every dtype, on the arrays'
+//! device's backend (`host/add.rs`, `wgpu.rs`); and a donating add that writes in place
+//! when its input is held exclusive. Seed: `Nx_array` § Kernels.
 //!
 //! On the host the sum is the typed loop of the dtype (`dtype::lanes`) over runs of
 //! the walk, on the pool's threads where the output is long: float32 and float64
@@ -11,14 +12,12 @@
 //! reference the tests hold the loops to.
 
 use super::answered;
-use super::split::split;
 use crate::array::{door, Answer, AnyArray};
-use crate::dtype::lanes::{self, Operand};
 use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, Class, DType};
 use crate::error::Error;
 use crate::layout::Move;
-use crate::layout::Runs;
-use crate::rig::{Buffer, Claim};
+use crate::rig::backend::Backend;
+use crate::rig::Claim;
 
 const NAME: &str = "Nx.add";
 
@@ -131,74 +130,10 @@ pub(crate) fn check_add(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<()
 }
 
 fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
-    if out.buffer().gpu_memory().is_some() {
-        return super::gpu::add(out, x, y, NAME);
+    match out.rig().backend() {
+        Backend::Host(_) => super::host::add(out, x, y, NAME),
+        Backend::Wgpu(g) => super::wgpu::add(g, out, x, y, NAME),
     }
-    let n = out.layout().numel();
-    if n == 0 {
-        return Ok(());
-    }
-    // An operand identical to `out` is read from `out`'s own bytes (an add in place);
-    // one that shares `out`'s memory but no byte of it is copied first, so that no
-    // byte slice aliases the one written.
-    let apart = |a: &AnyArray| -> Result<AnyArray, Error> {
-        if a.buffer().same_memory(out.buffer()) && !crate::array::identical(a, out) {
-            a.copy()
-        } else {
-            Ok(a.clone())
-        }
-    };
-    let (x, y) = (apart(x)?, apart(y)?);
-    let in_place = |a: &AnyArray| a.buffer().same_memory(out.buffer());
-    let layout = |a: &AnyArray| {
-        if in_place(a) {
-            *out.layout()
-        } else {
-            *a.layout()
-        }
-    };
-    let (lx, ly) = (layout(&x), layout(&y));
-    let runs = Runs::new([&lx, &ly, out.layout()]);
-    let [ix, iy, io] = runs.inner();
-    let run = lanes::adder(out.dtype());
-    let (wb, xb, yb) = (out.buffer(), x.buffer(), y.buffer());
-    let contiguous = out.layout().is_contiguous();
-    Buffer::with_host_pointers(wb, &[xb, yb], NAME, |w, r| {
-        // SAFETY: the pointers address the buffers' bytes, locked for the call (the
-        // written memory for writing); a read buffer of the written memory is read
-        // through `d` (Operand::Out), never through a slice of its own.
-        let d = unsafe { std::slice::from_raw_parts_mut(w, wb.len()) };
-        let operand = |a: &AnyArray, p: *const u8| {
-            if in_place(a) {
-                Operand::Out
-            } else {
-                Operand::Bytes(unsafe { std::slice::from_raw_parts(p, a.buffer().len()) })
-            }
-        };
-        let (ox, oy) = (operand(&x, r[0]), operand(&y, r[1]));
-        let body = |from: usize, to: usize, bytes: &mut [u8], base: usize| {
-            runs.each(from, to, |[px, py, po], len| {
-                // An operand read from the output is at the output's positions.
-                let at = |o: Operand<'_>, p: usize| match o {
-                    Operand::Out => p - base,
-                    Operand::Bytes(_) => p,
-                };
-                run(
-                    (ox, at(ox, px), ix),
-                    (oy, at(oy, py), iy),
-                    bytes,
-                    po - base,
-                    io,
-                    len,
-                )
-            })
-        };
-        if contiguous {
-            split(n, d, out.layout().offset(), out.dtype(), body);
-        } else {
-            body(0, n, d, 0);
-        }
-    })
 }
 
 /// `x + y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape.

@@ -1,14 +1,13 @@
-//! The host cast kernel: elements of one array converted into another of the same
-//! shape, over any layouts: the typed loop of the dtype pair over runs of the walk
-//! (contiguous or at a fixed stride), on the pool's threads where it is long. Seed:
-//! `Nx_array` § Kernels (host kernels).
+//! The cast kernel's front door: elements of one array converted into another of the
+//! same shape, over any layouts, through the door, on the arrays' device's backend
+//! (`host/cast.rs`, `wgpu.rs`). Seed: `Nx_array` § Kernels.
 
-use super::split::split;
 use crate::array::{door, AnyArray};
-use crate::dtype::{lanes, DType};
+use crate::dtype::DType;
 use crate::error::Error;
-use crate::layout::Runs;
-use crate::rig::Buffer;
+use crate::rig::backend::Backend;
+
+const OP: &str = "Nx_array.cast";
 
 impl AnyArray {
     /// A fresh C-contiguous array on the same device holding each element converted
@@ -33,7 +32,7 @@ pub(crate) fn cast_into(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
     debug_assert!(dst.layout().is_contiguous());
     let mut r = Ok(());
     let a = door(&[dst], &[src], || r = cast_claimed(src, dst))?;
-    super::answered("Nx_array.cast", a, &[dst, src])?;
+    super::answered(OP, a, &[dst, src])?;
     r
 }
 
@@ -43,8 +42,8 @@ fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
         return Ok(());
     }
     if src.rig() != dst.rig() {
-        return Err(crate::error::Error::Invalid {
-            op: "Nx_array.cast",
+        return Err(Error::Invalid {
+            op: OP,
             reason: format!(
                 "the arrays are on two devices ({} and {})",
                 src.rig().name(),
@@ -53,23 +52,8 @@ fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
             operands: String::new(),
         });
     }
-    if src.buffer().gpu_memory().is_some() {
-        return super::gpu::cast(src, dst, "Nx_array.cast");
+    match dst.rig().backend() {
+        Backend::Host(_) => super::host::cast(src, dst, OP),
+        Backend::Wgpu(g) => super::wgpu::cast(g, src, dst, OP),
     }
-    let (sd, dd) = (src.dtype(), dst.dtype());
-    // The typed loop of the pair; into the same dtype a copy of every bit.
-    let run = if sd == dd {
-        lanes::copier(sd)
-    } else {
-        lanes::converter(sd, dd)
-    };
-    let runs = Runs::new([src.layout(), dst.layout()]);
-    let [is, id] = runs.inner();
-    Buffer::read_write(src.buffer(), dst.buffer(), "Nx_array.cast", |s, d| {
-        split(n, d, dst.layout().offset(), dd, |from, to, bytes, base| {
-            runs.each(from, to, |[ps, pd], len| {
-                run(s, ps, is, bytes, pd - base, id, len)
-            })
-        })
-    })
 }

@@ -1,10 +1,11 @@
-//! The host fill kernel: every element of an array set to one value. Seed: `Nx_array`
-//! § Kernels.
+//! The fill kernel's front door: every element of an array set to one value, on the
+//! array's device's backend (`host/fill.rs`, `wgpu.rs`). Seed: `Nx_array` § Kernels.
 
 use super::answered;
 use crate::array::{door, AnyArray};
-use crate::dtype::{bits_of_f64, write_bits};
+use crate::dtype::bits_of_f64;
 use crate::error::Error;
+use crate::rig::backend::Backend;
 
 const NAME: &str = "Nx.fill";
 
@@ -19,14 +20,10 @@ pub fn fill(out: &AnyArray, x: f64) -> Result<(), Error> {
     let bits = bits_of_f64(d, x);
     let mut r = Ok(());
     let a = door(&[out], &[], || {
-        if out.buffer().gpu_memory().is_some() {
-            r = super::gpu::fill(out, bits, NAME);
-            return;
+        r = match out.rig().backend() {
+            Backend::Host(_) => super::host::fill(out, bits, NAME),
+            Backend::Wgpu(g) => super::wgpu::fill(g, out, bits, NAME),
         }
-        r = out.buffer().write_as(NAME, |b| {
-            out.layout()
-                .for_each_position(|p| write_bits(d, b, p, bits))
-        })
     })?;
     answered(NAME, a, &[out])?;
     r

@@ -1,5 +1,7 @@
-//! Kernels over arrays: host kernels in Rust (and, natively, C through
-//! `include/nx_array.h`), each called through the door ([`crate::array::door`]).
+//! Kernels over arrays: cast, add and fill, each a front door (`cast.rs`, `add.rs`,
+//! `fill.rs`: the door's claims, then one match over the device's backend) and one
+//! implementation per backend: `host/` (typed Rust loops; natively also C through
+//! `include/nx_array.h`) and `wgpu.rs` (generated WGSL).
 //!
 //! Above [`crate::array`] in the layers: kernels use arrays, arrays know no kernel.
 //! Seed: `Nx_array` § Kernels.
@@ -9,10 +11,10 @@ mod add;
 mod c_add;
 mod cast;
 mod fill;
-mod gpu;
+mod host;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod reference;
-mod split;
+mod wgpu;
 
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]

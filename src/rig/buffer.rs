@@ -70,11 +70,11 @@ impl Buffer {
 
     /// [`Buffer::create`], reused GPU memory cleared where `clear` says so.
     fn create_cleared(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Buffer, Error> {
-        rig.check("Rig.Buffer.create")?;
-        if rig.gpu().is_some() {
-            return Ok(Buffer::spanning(Memory::on_gpu(rig, len, kind, clear)?));
-        }
-        Ok(Buffer::spanning(Memory::on_host(rig, len, kind, clear)?))
+        const OP: &str = "Rig.Buffer.create";
+        rig.check(OP)?;
+        let store = rig.backend().device().allocate(rig, OP, len, clear)?;
+        let m = Memory::make(rig, store, len, kind, Access::ReadWrite, false);
+        Ok(Buffer::spanning(m))
     }
 
     /// The bytes of `v` as a host buffer, without a copy, admitting reads and writes.
@@ -220,15 +220,7 @@ impl Buffer {
         f: impl FnOnce(&[u8]) -> R,
     ) -> Result<R, Error> {
         let _c = self.claim(op)?;
-        if self.memory.gpu_buffer().is_some() {
-            let bytes = self.gpu_read_blocking(op)?;
-            return Ok(f(&bytes));
-        }
-        self.host_check(op)?;
-        self.wait_for(op, false)?;
-        Ok(self
-            .memory
-            .bytes(|b| f(&b[self.start..self.start + self.len])))
+        self.read_claimed(op, f)
     }
 
     /// `f` of the buffer's bytes on the host, to write them, under a read claim (as
@@ -250,28 +242,10 @@ impl Buffer {
         f: impl FnOnce(&mut [u8]) -> R,
     ) -> Result<R, Error> {
         let _c = self.claim(op)?;
-        if self.memory.gpu_buffer().is_some() {
-            if self.access == Access::Read {
-                return Err(Error::ReadOnly { op });
-            }
-            // Host writers of one GPU memory take turns (as they do on the host), and
-            // each writes back only the bytes it changed.
-            let _turn = self.memory.host_turn();
-            let old = self.gpu_read_blocking(op)?;
-            let mut bytes = old.clone();
-            let r = f(&mut bytes);
-            let first = old.iter().zip(&bytes).position(|(a, b)| a != b);
-            let last = old.iter().zip(&bytes).rposition(|(a, b)| a != b);
-            if let (Some(a), Some(b)) = (first, last) {
-                self.gpu_upload_submitted(op, a, &bytes[a..=b])?;
-            }
-            return Ok(r);
+        if self.access == Access::Read {
+            return Err(Error::ReadOnly { op });
         }
-        self.write_check(op)?;
-        self.wait_for(op, true)?;
-        Ok(self
-            .memory
-            .bytes_mut(|b| f(&mut b[self.start..self.start + self.len])))
+        self.write_claimed(op, f)
     }
 
     /// `f` of `src`'s bytes and `dst`'s, under read claims on both, after the work the
@@ -388,7 +362,7 @@ impl Buffer {
             // Natively a GPU's callbacks run only when someone polls it: wait by
             // polling, as the blocking form does.
             #[cfg(not(target_arch = "wasm32"))]
-            if rig.gpu().is_some() {
+            if rig.backend().device().queues_work() {
                 wait_stamp(&rig, s, OP)?;
                 continue;
             }
@@ -459,8 +433,6 @@ impl Buffer {
 /// # Errors
 /// [`Error::Lost`] naming `op` if the device is lost before `s` is done;
 /// [`Error::Invalid`] for unfinished GPU work in the browser, which cannot block.
-// In wasm the loop never repeats: nothing there can wait for a GPU.
-#[cfg_attr(target_arch = "wasm32", allow(clippy::never_loop))]
 fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error> {
     loop {
         match rig.timeline().state(s) {
@@ -468,12 +440,10 @@ fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error>
             None => return Err(rig.lost(op)),
             Some(false) => {}
         }
-        // Only GPU timelines leave work unfinished.
-        #[cfg(not(target_arch = "wasm32"))]
-        if let Some(g) = rig.gpu() {
-            // Returns once the queue is idle; another thread may be running the
-            // stamp's callback then, or the stamp's work may be on its way.
-            g.block();
+        // Only devices with queues leave work unfinished. `block` returns once the
+        // queue is idle; another thread may be running the stamp's callback then, or
+        // the stamp's work may be on its way.
+        if rig.backend().device().block() {
             if rig.timeline().state(s) == Some(false) {
                 std::thread::yield_now();
             }

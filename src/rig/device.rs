@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use super::backend::Backend;
 use super::timeline::Timeline;
 use crate::error::Error;
 use crate::sync::Arc;
@@ -21,13 +22,23 @@ pub enum RigKind {
     Wgpu,
 }
 
+impl RigKind {
+    /// True for a GPU device, whatever its backend: the devices `gpu`, `gpu1`, ...
+    /// name in [`Rig::by_name`].
+    pub fn is_gpu(self) -> bool {
+        match self {
+            RigKind::Host => false,
+            RigKind::Wgpu => true,
+        }
+    }
+}
+
 struct Inner {
     id: u64,
     name: String,
-    kind: RigKind,
     /// A std `Arc` also under loom: the GPU's callbacks hold it weakly.
     timeline: std::sync::Arc<Timeline>,
-    gpu: Option<super::wgpu::Gpu>,
+    backend: Backend,
     /// Bytes and allocations of the device's memory alive (std atomics also under
     /// loom: a figure, not an order).
     held: (AtomicU64, AtomicU64),
@@ -55,57 +66,47 @@ fn next_id() -> u64 {
 }
 
 impl Rig {
-    fn make(name: &str, kind: RigKind) -> Rig {
+    /// A device named `name` over `backend`, on `timeline` (the backend's
+    /// callbacks complete its stamps).
+    pub(crate) fn make(name: &str, backend: Backend, timeline: std::sync::Arc<Timeline>) -> Rig {
         Rig(Arc::new(Inner {
             id: next_id(),
             name: name.to_owned(),
-            kind,
-            timeline: std::sync::Arc::new(Timeline::new()),
-            gpu: None,
+            timeline,
+            backend,
             held: Default::default(),
         }))
     }
 
-    /// A GPU device named `name` over `gpu`, on `gpu`'s timeline.
-    pub(crate) fn with_gpu(name: &str, gpu: super::wgpu::Gpu) -> Rig {
-        Rig(Arc::new(Inner {
-            id: next_id(),
-            name: name.to_owned(),
-            kind: RigKind::Wgpu,
-            timeline: gpu.timeline.clone(),
-            gpu: Some(gpu),
-            held: Default::default(),
-        }))
+    /// A host device named `name`, with a timeline of its own.
+    fn make_host(name: &str) -> Rig {
+        let t = std::sync::Arc::new(Timeline::new());
+        Rig::make(name, Backend::Host(super::host::Host), t)
     }
 
-    /// The wgpu device and queue of a GPU device; `None` for the host.
-    pub fn wgpu(&self) -> Option<&super::wgpu::Gpu> {
-        self.0.gpu.as_ref()
-    }
-
-    pub(crate) fn gpu(&self) -> Option<&super::wgpu::Gpu> {
-        self.0.gpu.as_ref()
+    /// The device's backend.
+    pub(crate) fn backend(&self) -> &Backend {
+        &self.0.backend
     }
 
     /// The host device, named `"host"`: always the same device. Seed: `Rig.host`.
     #[cfg(not(loom))]
     pub fn host() -> Rig {
         static HOST: std::sync::OnceLock<Rig> = std::sync::OnceLock::new();
-        HOST.get_or_init(|| Rig::make("host", RigKind::Host))
-            .clone()
+        HOST.get_or_init(|| Rig::make_host("host")).clone()
     }
 
     /// Under loom every model makes its own host (loom's atomics live in one model).
     #[cfg(loom)]
     pub fn host() -> Rig {
-        Rig::make("host", RigKind::Host)
+        Rig::make_host("host")
     }
 
     /// A further host device named `name`, with its own identity and timeline, over
     /// host memory. Tests use it to lose a device without losing [`Rig::host`], and to
     /// spread an input's buffers over two devices.
     pub fn virtual_host(name: &str) -> Rig {
-        Rig::make(name, RigKind::Host)
+        Rig::make_host(name)
     }
 
     /// The bytes and allocations of this device's memory alive now: each allocation
@@ -139,17 +140,21 @@ impl Rig {
         self.0.id
     }
 
+    /// What the device is and offers, in one line (a GPU's adapter: its type, the
+    /// shader types it has, its buffer limits in bytes), as `nxrig devices` prints it;
+    /// `None` for the host, whose name says it all.
+    pub fn describe(&self) -> Option<String> {
+        self.0.backend.device().describe()
+    }
+
     /// What kind of device it is.
     pub fn kind(&self) -> RigKind {
-        self.0.kind
+        self.0.backend.device().kind()
     }
 
     /// True when the host addresses the device's memory.
     pub fn host_addressable(&self) -> bool {
-        match self.0.kind {
-            RigKind::Host => true,
-            RigKind::Wgpu => false,
-        }
+        self.0.backend.device().host_addressable()
     }
 
     /// Every device nxrig can use, the host first: natively then one per GPU adapter
@@ -175,7 +180,7 @@ impl Rig {
             return Ok(Rig::host());
         }
         let all = Rig::all();
-        let gpus: Vec<&Rig> = all.iter().filter(|d| d.kind() == RigKind::Wgpu).collect();
+        let gpus: Vec<&Rig> = all.iter().filter(|d| d.kind().is_gpu()).collect();
         let nth = match name.strip_prefix("gpu") {
             Some("") => Some(0),
             Some(k) => k.parse::<usize>().ok(),
@@ -227,29 +232,19 @@ impl Rig {
     /// [`Rig::lose`].
     pub fn destroy(&self) {
         self.lose();
-        if let Some(g) = self.gpu() {
-            g.close_cache();
-            g.device.destroy();
-        }
+        self.0.backend.device().destroy();
     }
 
     /// Drops the freed memory the device keeps for reuse, so that the system (or the
     /// driver) gets it back: on the host, freed allocations of 1 MiB and more (at most
-    /// 256 MiB in all, shared by every host device); on a GPU, its pool of buffers
-    /// ([`super::wgpu::Gpu::empty_cache`]).
+    /// 256 MiB in all, shared by every host device); on a GPU, its pool of buffers.
     pub fn empty_cache(&self) {
-        match self.gpu() {
-            Some(g) => g.empty_cache(),
-            None => super::host::empty_cache(),
-        }
+        self.0.backend.device().empty_cache()
     }
 
     /// Bytes of freed memory the device keeps for reuse now (see [`Rig::empty_cache`]).
     pub fn cached_bytes(&self) -> u64 {
-        match self.gpu() {
-            Some(g) => g.cached_bytes(),
-            None => super::host::cached_bytes() as u64,
-        }
+        self.0.backend.device().cached_bytes()
     }
 
     /// True once the device is lost.

@@ -155,3 +155,63 @@ pub(crate) fn empty_cache() {
 pub(crate) fn cached_bytes() -> usize {
     kept().1
 }
+
+/// The host as a device backend: memory from [`HostBytes`], work run at once in the
+/// submission.
+pub(crate) struct Host;
+
+impl super::backend::DeviceBackend for Host {
+    fn kind(&self) -> super::RigKind {
+        super::RigKind::Host
+    }
+
+    fn host_addressable(&self) -> bool {
+        true
+    }
+
+    fn allocate(
+        &self,
+        rig: &super::Rig,
+        op: &'static str,
+        len: usize,
+        clear: bool,
+    ) -> Result<super::backend::Store, crate::error::Error> {
+        let bytes = HostBytes::new(len, clear).ok_or_else(|| crate::error::Error::OutOfMemory {
+            op,
+            device: rig.name().to_owned(),
+            bytes: len,
+        })?;
+        let ptr = bytes.ptr();
+        Ok(super::memory::Memory::host_store(ptr, Box::new(bytes)))
+    }
+
+    fn queues_work(&self) -> bool {
+        false
+    }
+
+    fn turn(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        None
+    }
+
+    fn finish(&self, timeline: &super::timeline::Timeline, stamp: super::Stamp) {
+        timeline.complete(stamp);
+    }
+
+    fn block(&self) -> bool {
+        false
+    }
+
+    fn destroy(&self) {}
+
+    fn empty_cache(&self) {
+        empty_cache()
+    }
+
+    fn cached_bytes(&self) -> u64 {
+        cached_bytes() as u64
+    }
+
+    fn describe(&self) -> Option<String> {
+        None
+    }
+}

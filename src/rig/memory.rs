@@ -7,9 +7,9 @@
 
 use std::any::Any;
 
+use super::backend::Store;
 use super::device::Rig;
 use super::timeline::Stamp;
-use crate::error::Error;
 use crate::sync::{lock, Arc, AtomicBool, AtomicU64, Mutex, Ordering, RwLock};
 
 /// What a memory or buffer admits. Seed: `Rig.Buffer.access`.
@@ -125,7 +125,6 @@ impl Stamps {
 /// One allocation.
 pub(crate) struct Memory {
     pub(crate) rig: Rig,
-    ptr: *mut u8,
     len: usize,
     kind: Kind,
     access: Access,
@@ -135,15 +134,13 @@ pub(crate) struct Memory {
     /// Orders host reads against host writes of the bytes (Rust's aliasing rules);
     /// the claims order donations, the stamps device work.
     order: RwLock<()>,
-    /// Keeps the bytes alive: the allocation, `Vec`, or map they belong to.
-    _owner: Box<dyn Any + Send + Sync>,
-    /// The wgpu buffers of a GPU device's memory (then `ptr` is null and the host
-    /// reaches the bytes only through copies).
-    gpu: Option<super::wgpu::GpuMemory>,
+    /// The bytes, on the device's backend.
+    store: Store,
 }
 
-// SAFETY: the bytes are reached only through `read` and `write`, which hold `order`
-// shared or exclusive, so no write races another access; the owner is Send + Sync.
+// SAFETY: host bytes are reached only through `bytes`, `bytes_mut` and their kin,
+// which hold `order` shared or exclusive, so no write races another access; the
+// owner is Send + Sync.
 unsafe impl Send for Memory {}
 unsafe impl Sync for Memory {}
 
@@ -156,14 +153,14 @@ impl Drop for Memory {
 }
 
 impl Memory {
-    fn make(
+    /// Memory of `len` bytes held by `store` on `rig`.
+    pub(crate) fn make(
         rig: &Rig,
-        ptr: *mut u8,
+        store: Store,
         len: usize,
         kind: Kind,
         access: Access,
         outside: bool,
-        owner: Box<dyn Any + Send + Sync>,
     ) -> Memory {
         let w = if outside || access == Access::Read {
             word::OUTSIDE
@@ -173,7 +170,6 @@ impl Memory {
         rig.count_memory(len, true);
         Memory {
             rig: rig.clone(),
-            ptr,
             len,
             kind,
             access,
@@ -181,60 +177,18 @@ impl Memory {
             life: Mutex::new(Life::new()),
             stamps: Mutex::new(Stamps::default()),
             order: RwLock::new(()),
-            _owner: owner,
-            gpu: None,
+            store,
         }
     }
 
-    /// `len` bytes of GPU device `rig`'s memory (wgpu buffers padded to whole words):
-    /// zeroed, except a buffer reused from the device's pool when `clear` is false
-    /// (for a caller that writes every byte before any is read).
-    ///
-    /// # Errors
-    /// [`Error::Invalid`] if the device cannot make the buffers.
-    pub(crate) fn on_gpu(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Memory, Error> {
-        let g = rig.gpu().expect("nxrig bug: GPU memory of a host device");
-        let b = g.create("Rig.Buffer.create", len, clear)?;
-        let mut m = Memory::make(
-            rig,
-            std::ptr::null_mut(),
-            len,
-            kind,
-            Access::ReadWrite,
-            false,
-            Box::new(()),
-        );
-        m.gpu = Some(b);
-        Ok(m)
+    /// Host bytes `ptr..ptr + len` kept alive by `owner`.
+    pub(crate) fn host_store(ptr: *mut u8, owner: Box<dyn Any + Send + Sync>) -> Store {
+        Store::Host { ptr, _owner: owner }
     }
 
-    /// The wgpu buffers of GPU memory.
-    pub(crate) fn gpu_buffer(&self) -> Option<&super::wgpu::GpuMemory> {
-        self.gpu.as_ref()
-    }
-
-    /// `len` bytes on host device `rig`, aligned to [`ALIGN`] (see
-    /// [`super::host`]): zeroed where `clear` says so, else unspecified (some freed
-    /// array's bytes), for a caller that writes every byte before any is read.
-    ///
-    /// # Errors
-    /// [`Error::OutOfMemory`] if the allocation fails.
-    pub(crate) fn on_host(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Memory, Error> {
-        let bytes = super::host::HostBytes::new(len, clear).ok_or_else(|| Error::OutOfMemory {
-            op: "Rig.Buffer.create",
-            device: rig.name().to_owned(),
-            bytes: len,
-        })?;
-        let ptr = bytes.ptr();
-        Ok(Memory::make(
-            rig,
-            ptr,
-            len,
-            kind,
-            Access::ReadWrite,
-            false,
-            Box::new(bytes),
-        ))
+    /// The bytes, on the device's backend.
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
     }
 
     /// The bytes of `v`, which nxrig now owns: nothing outside reaches them, so the
@@ -243,15 +197,8 @@ impl Memory {
     pub(crate) fn of_vec<T: bytemuck::Pod + Send + Sync>(rig: &Rig, mut v: Vec<T>) -> Memory {
         let len = std::mem::size_of_val(v.as_slice());
         let ptr = v.as_mut_ptr().cast::<u8>();
-        Memory::make(
-            rig,
-            ptr,
-            len,
-            Kind::Device,
-            Access::ReadWrite,
-            false,
-            Box::new(v),
-        )
+        let store = Memory::host_store(ptr, Box::new(v));
+        Memory::make(rig, store, len, Kind::Device, Access::ReadWrite, false)
     }
 
     /// The bytes `owner` dereferences to (a static slice, a memory map), admitting only
@@ -259,15 +206,8 @@ impl Memory {
     pub(crate) fn of_owner<O: AsRef<[u8]> + Send + Sync + 'static>(rig: &Rig, owner: O) -> Memory {
         let s = owner.as_ref();
         let (ptr, len) = (s.as_ptr().cast_mut(), s.len());
-        Memory::make(
-            rig,
-            ptr,
-            len,
-            Kind::Device,
-            Access::Read,
-            true,
-            Box::new(owner),
-        )
+        let store = Memory::host_store(ptr, Box::new(owner));
+        Memory::make(rig, store, len, Kind::Device, Access::Read, true)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -282,8 +222,10 @@ impl Memory {
         self.access
     }
 
+    /// The address of the first byte of host memory; 0 for memory the host does not
+    /// address.
     pub(crate) fn addr(&self) -> usize {
-        self.ptr as usize
+        self.ptr() as usize
     }
 
     /// The current generation.
@@ -345,19 +287,20 @@ impl Memory {
 
     /// `f` of the bytes, while no host write runs. Host memory only.
     pub(crate) fn bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        assert!(self.gpu.is_none(), "nxrig bug: host access to GPU memory");
+        let ptr = self.host_ptr();
         let _g = self.order.read().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: ptr..ptr+len is owned by `_owner` for self's life; `order` excludes writes.
-        f(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
+        // SAFETY: ptr..ptr+len is owned by the store's owner for self's life; `order`
+        // excludes writes.
+        f(unsafe { std::slice::from_raw_parts(ptr, self.len) })
     }
 
     /// `f` of the bytes, alone. The caller checked that the memory admits writes.
     pub(crate) fn bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> R {
         debug_assert_eq!(self.access, Access::ReadWrite);
-        assert!(self.gpu.is_none(), "nxrig bug: host access to GPU memory");
+        let ptr = self.host_ptr();
         let _g = self.order.write().unwrap_or_else(|e| e.into_inner());
         // SAFETY: as in `bytes`, `order` held exclusive, and the owner admits writes.
-        f(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
+        f(unsafe { std::slice::from_raw_parts_mut(ptr, self.len) })
     }
 
     /// Runs `f` with every memory of `mems` (sorted by address, without repeats)
@@ -386,10 +329,7 @@ impl Memory {
         f: impl FnOnce(Option<&[u8]>, &mut [u8]) -> R,
     ) -> R {
         debug_assert_eq!(dst.access, Access::ReadWrite);
-        assert!(
-            src.gpu.is_none() && dst.gpu.is_none(),
-            "nxrig bug: host access to GPU memory"
-        );
+        let (sp, dp) = (src.host_ptr(), dst.host_ptr());
         if std::ptr::eq(src, dst) {
             return dst.bytes_mut(|d| f(None, d));
         }
@@ -405,8 +345,8 @@ impl Memory {
         // `dst` exclusive, and they are different allocations.
         let (s, d) = unsafe {
             (
-                std::slice::from_raw_parts(src.ptr, src.len),
-                std::slice::from_raw_parts_mut(dst.ptr, dst.len),
+                std::slice::from_raw_parts(sp, src.len),
+                std::slice::from_raw_parts_mut(dp, dst.len),
             )
         };
         f(Some(s), d)

@@ -11,6 +11,7 @@
 //!   [`Claims::consume`]), holds ([`Claim::hold`]), [`Claim::share`].
 //! - [`Stamp`]: a point on a device's timeline; [`Rig::submit`], [`Submission`].
 
+pub(crate) mod backend;
 mod buffer;
 mod claim;
 mod copying;
@@ -21,6 +22,7 @@ mod submit;
 mod timeline;
 pub mod wgpu;
 
+pub use backend::ReadAsync;
 pub use buffer::Buffer;
 pub use claim::{Claim, Claims, Hold};
 pub use device::{MemoryUse, Rig, RigKind};

@@ -8,7 +8,7 @@
 
 use super::buffer::Buffer;
 use super::claim::{Claim, Hold};
-use super::device::{Rig, RigKind};
+use super::device::Rig;
 use super::timeline::Stamp;
 use crate::error::Error;
 use crate::sync::lock;
@@ -70,7 +70,8 @@ impl Rig {
         // A GPU's queue orders its own work; everything else (host memory an upload
         // reads or a readback writes, or any buffer of host work) waits for the stamps
         // its access must follow.
-        let queued = |b: &&&Buffer| self.kind() == RigKind::Wgpu && b.rig() == self;
+        let backend = self.backend().device();
+        let queued = |b: &&&Buffer| backend.queues_work() && b.rig() == self;
         for b in reads.iter().filter(|b| !queued(b)) {
             b.wait_for(OP, false)?;
         }
@@ -80,7 +81,7 @@ impl Rig {
         // On a GPU, stamps reach the queue in their order, each with its completion
         // callback registered right after its work: callbacks then run in stamp order,
         // and a completed stamp means every earlier one's work is done too.
-        let _turn = self.gpu().map(|g| g.turn());
+        let _turn = backend.turn();
         let stamp = self.timeline().next();
         let r = work();
         for b in reads {
@@ -89,12 +90,9 @@ impl Rig {
         for b in writes {
             lock(&b.memory.stamps).record(self, stamp, true);
         }
-        match self.gpu() {
-            // Done when the queue has done the work submitted so far.
-            Some(g) => g.stamp_when_done(stamp),
-            // Host work ran at once.
-            None => self.timeline().complete(stamp),
-        }
+        // Done when the device has done the work submitted so far (host work ran at
+        // once).
+        backend.finish(self.timeline(), stamp);
         r.map(|()| stamp)
     }
 }

@@ -3,7 +3,6 @@
 use wasm_bindgen::prelude::*;
 
 use crate::rig::wgpu::Options;
-use crate::rig::RigKind;
 use crate::Rig;
 
 /// True where `navigator.gpu` exists.
@@ -82,7 +81,7 @@ impl Device {
     /// True for a GPU device.
     #[wasm_bindgen(getter, js_name = isGpu)]
     pub fn is_gpu(&self) -> bool {
-        self.rig.kind() == RigKind::Wgpu
+        self.rig.kind().is_gpu()
     }
 
     /// The native WGSL types nxrig's kernels use on a GPU (`f32`, `f16`, `f64`,
@@ -108,20 +107,20 @@ impl Device {
         .join(",")
     }
 
-    /// Bytes of freed GPU memory (and read staging) the device keeps for reuse: an
-    /// array of a size freed before is made without asking the browser for new memory
-    /// (up to 256 MiB; 0 on the host).
+    /// Bytes of freed memory the device keeps for reuse: an array of a size freed
+    /// before is made without asking for new memory. On a GPU, its buffers (and read
+    /// staging, up to 256 MiB); on the host, freed allocations of 1 MiB and more (up to
+    /// 256 MiB, shared by the host devices).
     #[wasm_bindgen(getter, js_name = cachedBytes)]
     pub fn cached_bytes(&self) -> f64 {
-        self.rig.wgpu().map_or(0.0, |g| g.cached_bytes() as f64)
+        self.rig.cached_bytes() as f64
     }
 
-    /// Gives the freed GPU memory the device keeps for reuse back to the browser.
+    /// Gives the freed memory the device keeps for reuse back: a GPU's to the browser,
+    /// the host's to the wasm allocator (wasm memory itself never shrinks).
     #[wasm_bindgen(js_name = emptyCache)]
     pub fn empty_cache(&self) {
-        if let Some(g) = self.rig.wgpu() {
-            g.empty_cache();
-        }
+        self.rig.empty_cache();
     }
 
     /// True once the device is lost: every operation on its memory then fails.

@@ -79,38 +79,27 @@ pub fn main() -> ExitCode {
 }
 
 fn devices() -> Result<(), nxrig::Error> {
-    let yes = |b: bool| if b { "yes" } else { "no" };
-    let describe = |a: &nxrig::rig::wgpu::AdapterInfo| {
-        format!(
-            "{}, shader-f16 {}, shader-int64 {}, shader-f64 {}, max buffer {} bytes, max storage binding {} bytes",
-            a.device_type,
-            yes(a.shader_f16),
-            yes(a.shader_int64),
-            yes(a.shader_f64),
-            a.max_buffer_size,
-            a.max_storage_buffer_binding_size
-        )
-    };
     let mut k = 0;
     let mut used = Vec::new();
     for d in without_driver_chatter(Rig::all) {
-        match d.wgpu() {
+        match d.describe() {
             None => say(d.name()),
-            Some(g) => {
-                say(&format!("gpu{k}: {}: {}", d.name(), describe(g.info())));
-                used.push((g.info().name.clone(), g.info().backend.clone()));
+            Some(what) => {
+                say(&format!("gpu{k}: {}: {what}", d.name()));
+                used.push(d.name().to_owned());
                 k += 1;
             }
         }
     }
-    // Adapters of wgpu's secondary backends (GL) are found but not opened as devices.
+    // Adapters of wgpu's secondary backends (GL) are found but not opened as devices
+    // (a device's name is its adapter's name and backend).
     for a in without_driver_chatter(nxrig::rig::wgpu::adapters) {
-        if !used.contains(&(a.name.clone(), a.backend.clone())) {
+        if !used.contains(&format!("{} ({})", a.name, a.backend)) {
             say(&format!(
                 "adapter, not a device: {} ({}): {}",
                 a.name,
                 a.backend,
-                describe(&a)
+                a.describe()
             ));
         }
     }

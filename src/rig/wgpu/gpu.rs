@@ -315,9 +315,13 @@ pub(crate) async fn open(
         indirect: Default::default(),
         pool: super::pool::Pool::shared(options.cache_bytes.unwrap_or(super::pool::DEFAULT_CAP)),
     };
-    let rig = Rig::with_gpu(name, gpu);
+    let rig = Rig::make(
+        name,
+        crate::rig::backend::Backend::Wgpu(gpu),
+        timeline.clone(),
+    );
     let t = Arc::downgrade(&timeline);
-    if let Some(g) = rig.gpu() {
+    if let Some(g) = rig.wgpu() {
         g.device.set_device_lost_callback(move |_, _| {
             if let Some(t) = t.upgrade() {
                 t.lose();
@@ -325,7 +329,7 @@ pub(crate) async fn open(
         });
     }
     if native.f32 && !options.skip_probe && super::probe::f32_add_is_exact(&rig).await {
-        if let Some(g) = rig.gpu() {
+        if let Some(g) = rig.wgpu() {
             g.f32_exact
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }

@@ -297,7 +297,7 @@ impl Future for Readback {
             return Poll::Ready(Err(this.rig.lost(OP)));
         }
         #[cfg(not(target_arch = "wasm32"))]
-        if let Some(g) = this.rig.gpu() {
+        if let Some(g) = this.rig.wgpu() {
             g.block();
         }
         let lost_or = |rig: &Rig, why: String| {
@@ -328,7 +328,7 @@ impl Future for Readback {
                     if let Err(e) = r {
                         return Poll::Ready(Err(e));
                     }
-                    if let Some(g) = this.rig.gpu() {
+                    if let Some(g) = this.rig.wgpu() {
                         pool::lock(&g.pool).keep(p.staging.clone());
                     }
                     this.done += p.len;
@@ -352,7 +352,7 @@ impl Future for Readback {
         }
         // An error the device reported meanwhile (a buffer it could not make, in the
         // browser known only now) means the bytes may not be the array's.
-        if let Some(g) = this.rig.gpu() {
+        if let Some(g) = this.rig.wgpu() {
             if let Err(e) = g.reported(OP) {
                 return Poll::Ready(Err(e));
             }

@@ -9,7 +9,7 @@
 //! - kernels: dispatch of generated modules (`dispatch`), and the strided blit that
 //!   stands in for the copy engine where a range is not 4-byte aligned (`blit`).
 
-mod access;
+mod backend;
 mod blit;
 mod dispatch;
 mod gpu;
@@ -20,9 +20,9 @@ mod plan;
 mod pool;
 mod probe;
 
-pub use access::ReadAsync;
 pub(crate) use dispatch::Flat4;
 pub use gpu::{Gpu, Options};
+pub(crate) use io::{Out, Readback};
 pub use memory::GpuMemory;
 pub(crate) use plan::Operand;
 
@@ -50,6 +50,20 @@ pub struct AdapterInfo {
 }
 
 impl AdapterInfo {
+    /// What the adapter is and offers, in one line, as `nxrig devices` prints it.
+    pub fn describe(&self) -> String {
+        let yes = |b: bool| if b { "yes" } else { "no" };
+        format!(
+            "{}, shader-f16 {}, shader-int64 {}, shader-f64 {}, max buffer {} bytes, max storage binding {} bytes",
+            self.device_type,
+            yes(self.shader_f16),
+            yes(self.shader_int64),
+            yes(self.shader_f64),
+            self.max_buffer_size,
+            self.max_storage_buffer_binding_size
+        )
+    }
+
     pub(crate) fn of(a: &::wgpu::Adapter) -> AdapterInfo {
         let (info, f, l) = (a.get_info(), a.features(), a.limits());
         AdapterInfo {

@@ -32,7 +32,7 @@ const PAIRS: [(u32, u32); 14] = [
 /// True when `rig`'s native float32 sums equal IEEE's on every probe pair.
 pub(crate) async fn f32_add_is_exact(rig: &Rig) -> bool {
     const OP: &str = "Rig.device";
-    let Some(g) = rig.gpu() else { return false };
+    let Some(g) = rig.wgpu() else { return false };
     let bytes = |k: usize| -> Vec<u8> {
         PAIRS
             .iter()

@@ -1,34 +1,29 @@
-//! Device kernels on a GPU: the WGSL that `crate::wgsl` generates from the dtype
-//! table, dispatched through the rig. Called from the kernels' front doors (cast, fill,
-//! add) when the arrays are on a GPU; the door's claims are held by then. Seed: `Nx_array`
+//! The kernels of GPUs through wgpu: the WGSL that `crate::wgsl` generates from the
+//! dtype table, dispatched through the rig. Called from the kernels' front doors (cast,
+//! fill, add) when the arrays are on such a device; the door's claims are held by then. Seed: `Nx_array`
 //! § Kernels (device kernels); DESIGN.md decision 6.
 
 use crate::array::AnyArray;
 use crate::dtype::{write_bits, DType};
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::wgpu::Flat4;
-use crate::rig::wgpu::Operand;
+use crate::rig::wgpu::{Flat4, Gpu, Operand};
 use crate::wgsl::{
     add_module, add_module_f32_first, add_module_flat4, cast_module, cast_module_flat4,
 };
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
-/// rule; into the same dtype, a copy of every bit), both on one GPU in two memories,
-/// any layouts.
-pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
+/// rule; into the same dtype, a copy of every bit), both on `g`'s device in two
+/// memories, any layouts.
+pub(crate) fn cast(g: &Gpu, src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
     if src.dtype() == dst.dtype() {
         // A cast into the same dtype is a copy: every bit, signalling NaNs included.
-        return crate::array::transfer_on_gpu(src, dst, op);
+        return crate::array::wgpu_transfer(g, src, dst, op);
     }
-    let (Some((sb, _)), Some((db, _))) = (src.buffer().gpu_memory(), dst.buffer().gpu_memory())
-    else {
-        unreachable!("nxrig bug: a GPU cast of host memory")
-    };
-    let (sbase, dbase) = (src.gpu_base(op)?, dst.gpu_base(op)?);
+    let (sb, db) = (src.wgpu_memory(op)?, dst.wgpu_memory(op)?);
+    let (sbase, dbase) = (src.wgpu_base(op)?, dst.wgpu_base(op)?);
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
-    let g = rig.wgpu().expect("GPU memory is on a GPU");
     let module = |at_zero| cast_module_flat4(sd, dd, at_zero).expect("32-bit dtypes");
     let flat = Flat4 {
         module: &module,
@@ -62,16 +57,13 @@ pub(crate) fn cast(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(
 
 /// Every element of `out` (on a GPU) set to the raw `bits`: the strided blit from one
 /// staged element at stride 0.
-pub(crate) fn fill(out: &AnyArray, bits: u128, op: &'static str) -> Result<(), Error> {
-    let Some((db, _)) = out.buffer().gpu_memory() else {
-        unreachable!("nxrig bug: a GPU fill of host memory")
-    };
+pub(crate) fn fill(g: &Gpu, out: &AnyArray, bits: u128, op: &'static str) -> Result<(), Error> {
+    let db = out.wgpu_memory(op)?;
     let d = out.dtype();
-    let base = out.gpu_base(op)?;
+    let base = out.wgpu_base(op)?;
     let mut one = [0u8; 16];
     write_bits(d, &mut one, 0, bits);
     let rig = out.rig();
-    let g = rig.wgpu().expect("GPU memory is on a GPU");
     let src = g.staged(&one);
     let l = Layout::new(out.shape(), &vec![0; out.shape().len()], 0)?;
     rig.submit(&[], &[out.buffer()], || {
@@ -85,6 +77,7 @@ pub(crate) fn fill(out: &AnyArray, bits: u128, op: &'static str) -> Result<(), E
 /// `out`'s memory (an add in place) is read from a copy: WebGPU binds no buffer as a
 /// kernel's source and destination at once.
 pub(crate) fn add(
+    g: &Gpu,
     out: &AnyArray,
     x: &AnyArray,
     y: &AnyArray,
@@ -111,15 +104,8 @@ pub(crate) fn add(
         }
     };
     let (x, y) = (apart(x)?, apart(y)?);
-    let g = rig.wgpu().expect("GPU memory is on a GPU");
-    let (Some((xb, _)), Some((yb, _)), Some((ob, _))) = (
-        x.buffer().gpu_memory(),
-        y.buffer().gpu_memory(),
-        out.buffer().gpu_memory(),
-    ) else {
-        unreachable!("nxrig bug: a GPU add of host memory")
-    };
-    let (xo, yo, oo) = (x.gpu_base(op)?, y.gpu_base(op)?, out.gpu_base(op)?);
+    let (xb, yb, ob) = (x.wgpu_memory(op)?, y.wgpu_memory(op)?, out.wgpu_memory(op)?);
+    let (xo, yo, oo) = (x.wgpu_base(op)?, y.wgpu_base(op)?, out.wgpu_base(op)?);
     let d = out.dtype();
     let native = g.native().for_dtype(d);
     let bits = d.bits();
