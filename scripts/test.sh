@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Every test of nxrig, after installing what is missing (scripts/setup.sh):
-#   1. cargo tests (unit, vectors, layouts, arrays, CLI, the C header against the vectors,
-#      the GPU runtime on lavapipe with native types); the conformance suites again on
-#      the GPU (NXRIG_TEST_DEVICE=gpu), then with every type emulated (NXRIG_EMULATE=1);
+#   1. cargo tests (unit, vectors, layouts, CLI, the C header against the vectors, the
+#      GPU runtime on lavapipe with native types; the conformance suites, arrays, views,
+#      placement, door and kernels, on every device: the host, each GPU, the first GPU
+#      with every type emulated); the GPU tests again with every type emulated
+#      (NXRIG_EMULATE=1);
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
 #      converted again on the GPU (lavapipe): byte-identical to the host's file; then
@@ -31,12 +33,8 @@ scripts/setup.sh
 step "cargo test"
 cargo test --release
 
-suites="--test arrays --test views --test placement --test door --test kernels"
-step "the conformance suites on the GPU (lavapipe, native types)"
-NXRIG_TEST_DEVICE=gpu cargo test --release $suites
-
-step "the suites and the GPU tests again, every type emulated (the browsers' path, forced)"
-NXRIG_TEST_DEVICE=gpu NXRIG_EMULATE=1 cargo test --release $suites --test gpu_rig --test gpu_cast --test gpu_split --test cli
+step "the GPU tests again, every type emulated (the browsers' path, forced)"
+NXRIG_EMULATE=1 cargo test --release --test gpu_rig --test gpu_cast --test gpu_split --test cli
 
 step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes, on the host and the GPU"
 src=$(scripts/fetch-checkpoint.sh)

@@ -10,11 +10,10 @@ use nxrig::rig::Claim;
 use nxrig::{AnyArray, Array, DType, Error, Move, Slice};
 
 #[path = "common/dut.rs"]
+#[macro_use]
 mod dut;
 use dut::{dut, On};
 
-#[cfg(target_arch = "wasm32")]
-use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
@@ -130,224 +129,232 @@ fn array(d: DType, shape: &[usize], bits: &[u128]) -> AnyArray {
     AnyArray::of_bits(d, shape, bits).unwrap().on()
 }
 
-#[test]
-fn add_every_dtype_with_broadcast_and_negative_strides() {
-    for d in DType::ALL {
-        // x: [3, 4] flipped on axis 1; y: a row [4] broadcast; one odd-offset sub-byte view.
-        let xs = values(d, 13);
-        let x0 = array(d, &[13], &xs);
-        let x = x0
-            .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
-            .unwrap()
-            .unwrap()
-            .move_(&Move::Reshape(vec![3, 4]))
-            .unwrap()
-            .unwrap()
-            .move_(&Move::Flip(vec![1]))
-            .unwrap()
-            .unwrap();
-        let ys = values(d, 4).into_iter().rev().collect::<Vec<_>>();
-        let y = array(d, &[4], &ys);
-        let z = add(&x, &y).unwrap();
-        assert_eq!(z.shape(), [3, 4]);
-        let got = z.to_bits_vec().unwrap();
-        for i in 0..3 {
-            for j in 0..4 {
-                let a = xs[1 + i * 4 + (3 - j)];
-                let want = oracle(d, a, ys[j]);
-                assert_eq!(got[i * 4 + j], want, "{d}: [{i},{j}] {a:#x} + {:#x}", ys[j]);
+on_every_device! {
+    fn add_every_dtype_with_broadcast_and_negative_strides() {
+        for d in DType::ALL {
+            // x: [3, 4] flipped on axis 1; y: a row [4] broadcast; one odd-offset sub-byte view.
+            let xs = values(d, 13);
+            let x0 = array(d, &[13], &xs);
+            let x = x0
+                .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
+                .unwrap()
+                .unwrap()
+                .move_(&Move::Reshape(vec![3, 4]))
+                .unwrap()
+                .unwrap()
+                .move_(&Move::Flip(vec![1]))
+                .unwrap()
+                .unwrap();
+            let ys = values(d, 4).into_iter().rev().collect::<Vec<_>>();
+            let y = array(d, &[4], &ys);
+            let z = add(&x, &y).unwrap();
+            assert_eq!(z.shape(), [3, 4]);
+            let got = z.to_bits_vec().unwrap();
+            for i in 0..3 {
+                for j in 0..4 {
+                    let a = xs[1 + i * 4 + (3 - j)];
+                    let want = oracle(d, a, ys[j]);
+                    assert_eq!(got[i * 4 + j], want, "{d}: [{i},{j}] {a:#x} + {:#x}", ys[j]);
+                }
             }
         }
     }
 }
 
-#[test]
-fn add_in_place_into_an_identical_output_and_refusals() {
-    let x = Array::<i16>::of_array(&[3], &[1, 2, 32767]).unwrap().on();
-    let y = Array::<i16>::of_array(&[1], &[1]).unwrap().on();
-    add_into(x.any(), x.any(), y.any()).unwrap();
-    assert_eq!(x.to_vec().unwrap(), [2, 3, -32768], "wraps");
-    let f = Array::<f32>::of_array(&[3], &[0.0; 3]).unwrap().on();
-    let e = add_into(f.any(), x.any(), y.any()).unwrap_err();
-    assert!(
-        e.to_string().starts_with("Nx.add: an operand's dtype"),
-        "{e}"
-    );
-    let z = Array::<i16>::of_array(&[2], &[0; 2]).unwrap().on();
-    let e = add_into(z.any(), x.any(), y.any()).unwrap_err();
-    assert!(e.to_string().contains("do not fit"), "{e}");
-    let e = add(x.any(), z.any()).unwrap_err();
-    assert!(e.to_string().contains("do not fit"), "{e}");
+on_every_device! {
+    fn add_in_place_into_an_identical_output_and_refusals() {
+        let x = Array::<i16>::of_array(&[3], &[1, 2, 32767]).unwrap().on();
+        let y = Array::<i16>::of_array(&[1], &[1]).unwrap().on();
+        add_into(x.any(), x.any(), y.any()).unwrap();
+        assert_eq!(x.to_vec().unwrap(), [2, 3, -32768], "wraps");
+        let f = Array::<f32>::of_array(&[3], &[0.0; 3]).unwrap().on();
+        let e = add_into(f.any(), x.any(), y.any()).unwrap_err();
+        assert!(
+            e.to_string().starts_with("Nx.add: an operand's dtype"),
+            "{e}"
+        );
+        let z = Array::<i16>::of_array(&[2], &[0; 2]).unwrap().on();
+        let e = add_into(z.any(), x.any(), y.any()).unwrap_err();
+        assert!(e.to_string().contains("do not fit"), "{e}");
+        let e = add(x.any(), z.any()).unwrap_err();
+        assert!(e.to_string().contains("do not fit"), "{e}");
+    }
 }
 
-#[test]
-fn fill_every_layout_keeps_sub_byte_neighbours() {
-    let n: AnyArray = Array::<nxrig::dtype::U4>::of_array(
-        &[5],
-        &[1, 2, 3, 4, 5].map(|x| nxrig::dtype::U4::new(x).unwrap()),
-    )
-    .unwrap()
-    .on()
-    .into();
-    let odd = n
-        .move_(&Move::Slice(vec![Slice::new(Some(1), None, 2)]))
-        .unwrap()
-        .unwrap();
-    fill(&odd, 9.0).unwrap();
-    assert_eq!(n.to_bits_vec().unwrap(), [1, 9, 3, 9, 5]);
-    let b = Array::<u8>::of_array(&[1], &[0])
+on_every_device! {
+    fn fill_every_layout_keeps_sub_byte_neighbours() {
+        let n: AnyArray = Array::<nxrig::dtype::U4>::of_array(
+            &[5],
+            &[1, 2, 3, 4, 5].map(|x| nxrig::dtype::U4::new(x).unwrap()),
+        )
         .unwrap()
         .on()
-        .move_(&Move::Expand(vec![3]))
-        .unwrap()
-        .unwrap();
-    assert!(fill(b.any(), 1.0)
-        .unwrap_err()
-        .to_string()
-        .contains("twice"));
-    for d in DType::ALL {
-        let a = AnyArray::create(&dut(), d, &[2, 3]).unwrap();
-        fill(&a, 1.0).unwrap();
-        let one = nxrig::dtype::bits_of_f64(d, 1.0);
-        assert!(a.to_bits_vec().unwrap().iter().all(|&x| x == one), "{d}");
-    }
-}
-
-#[test]
-fn donating_add_writes_in_place_only_when_exclusive() {
-    let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
-    let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0])
-        .unwrap()
-        .on();
-    let z = add_donated(x.any().clone(), y.any()).unwrap();
-    assert!(z.buffer().same_memory(x.buffer()), "in place");
-    assert_eq!(
-        z.expect::<f32>().unwrap().to_vec().unwrap(),
-        [11.0, 22.0, 33.0]
-    );
-    let e = x.to_vec().unwrap_err();
-    assert!(e.to_string().contains("donated to Nx.add"), "{e}");
-    // A caller that still needs x holds a read claim across the call: x is untouched.
-    let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
-    let z = Claim::with(&[x.buffer()], &[], |_| {
-        add_donated(x.any().clone(), y.any())
-    })
-    .unwrap()
-    .unwrap();
-    assert!(!z.buffer().same_memory(x.buffer()));
-    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0]);
-    assert_eq!(
-        z.expect::<f32>().unwrap().to_vec().unwrap(),
-        [11.0, 22.0, 33.0]
-    );
-}
-
-/// Where `x` cannot hold the sum (it broadcasts to a larger shape, or reaches an
-/// element twice), the donating add gives a fresh array and leaves `x` as it was,
-/// though the call held `x` exclusive: its fallback runs after the claim is released.
-#[test]
-fn donating_add_copies_where_x_cannot_hold_the_result() {
-    let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
-    let y = Array::<f32>::of_array(&[2, 1], &[10.0, 20.0]).unwrap().on();
-    let z = add_donated(x.any().clone(), y.any()).unwrap();
-    assert_eq!(z.shape(), [2, 3]);
-    assert_eq!(
-        z.expect::<f32>().unwrap().to_vec().unwrap(),
-        [11.0, 12.0, 13.0, 21.0, 22.0, 23.0]
-    );
-    assert_eq!(
-        x.to_vec().unwrap(),
-        [1.0, 2.0, 3.0],
-        "x is live and unchanged"
-    );
-    // x expanded to [2, 3] (stride 0) plus y [3].
-    let e = x.move_(&Move::Unsqueeze(0)).unwrap().unwrap();
-    let e = e.move_(&Move::Expand(vec![2, 3])).unwrap().unwrap();
-    let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0])
-        .unwrap()
-        .on();
-    let z = add_donated(e.any().clone(), y.any()).unwrap();
-    assert!(!z.buffer().same_memory(x.buffer()));
-    assert_eq!(
-        z.expect::<f32>().unwrap().to_vec().unwrap(),
-        [11.0, 22.0, 33.0, 11.0, 22.0, 33.0]
-    );
-    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0]);
-    // Dtypes that differ: the fallback's own refusal, not "held exclusive".
-    let i = Array::<i32>::of_array(&[3], &[1, 2, 3]).unwrap().on();
-    let err = add_donated(x.any().clone(), i.any())
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("dtype"), "{err}");
-}
-
-#[test]
-fn k12_copy_then_donate_and_the_aliased_call() {
-    let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap().on();
-    let y = x.copy().unwrap();
-    let one = Array::<f64>::of_array(&[1], &[1.0]).unwrap().on();
-    add_donated(x.any().clone(), one.any()).unwrap();
-    assert_eq!(y.to_vec().unwrap(), [1.0, 2.0], "the copy keeps its values");
-    let e = x.get(&[0]).unwrap_err();
-    assert!(e.to_string().contains("donated to Nx.add"), "{e}");
-    // A call that donates x and also reads x: an error at once, never a hang.
-    let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap().on();
-    let e = add_donated(x.any().clone(), x.any()).unwrap_err();
-    assert!(matches!(e, Error::Claim { .. }), "{e}");
-    assert_eq!(x.to_vec().unwrap(), [1.0, 2.0]);
-}
-
-#[test]
-fn cast_goes_through_the_door() {
-    let x = Array::<f32>::of_array(&[2], &[1.0, 2.0]).unwrap().on();
-    Claim::with(&[], &[x.buffer()], |_| {
-        let e = x.cast::<f64>().unwrap_err();
-        assert!(e.to_string().contains("held exclusive"), "{e}");
-    })
-    .unwrap();
-}
-
-/// The C kernel `nx_cpu_add`, through the door, equals the Rust kernel on every dtype,
-/// over broadcast, flipped and odd-offset sub-byte layouts.
-#[cfg(not(target_arch = "wasm32"))]
-#[test]
-fn c_add_equals_the_rust_add_on_every_dtype() {
-    use nxrig::kernels::c_add_into;
-    // A C kernel reaches bytes through host pointers: host arrays, whatever the suite's device.
-    let array =
-        |d: DType, shape: &[usize], bits: &[u128]| AnyArray::of_bits(d, shape, bits).unwrap();
-    for d in DType::ALL {
-        let xs = values(d, 25);
-        let x0 = array(d, &[25], &xs);
-        let x = x0
-            .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
-            .unwrap()
-            .unwrap()
-            .move_(&Move::Reshape(vec![4, 6]))
-            .unwrap()
-            .unwrap()
-            .move_(&Move::Flip(vec![0]))
+        .into();
+        let odd = n
+            .move_(&Move::Slice(vec![Slice::new(Some(1), None, 2)]))
             .unwrap()
             .unwrap();
-        let y = array(d, &[6], &values(d, 6));
-        let rust = add(&x, &y).unwrap();
-        let c = AnyArray::create(&nxrig::Rig::host(), d, &[4, 6]).unwrap();
-        c_add_into(&c, &x, &y).unwrap();
-        assert_eq!(c.to_bits_vec().unwrap(), rust.to_bits_vec().unwrap(), "{d}");
+        fill(&odd, 9.0).unwrap();
+        assert_eq!(n.to_bits_vec().unwrap(), [1, 9, 3, 9, 5]);
+        let b = Array::<u8>::of_array(&[1], &[0])
+            .unwrap()
+            .on()
+            .move_(&Move::Expand(vec![3]))
+            .unwrap()
+            .unwrap();
+        assert!(fill(b.any(), 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
+        for d in DType::ALL {
+            let a = AnyArray::create(&dut(), d, &[2, 3]).unwrap();
+            fill(&a, 1.0).unwrap();
+            let one = nxrig::dtype::bits_of_f64(d, 1.0);
+            assert!(a.to_bits_vec().unwrap().iter().all(|&x| x == one), "{d}");
+        }
     }
-    // The same refusals as the Rust kernel.
-    let f = array(DType::Float32, &[2], &[0, 0]);
-    let i = array(DType::Int32, &[2], &[0, 0]);
-    assert!(c_add_into(&f, &i, &i)
-        .unwrap_err()
-        .to_string()
-        .contains("dtype"));
-    let rep = array(DType::Float32, &[1], &[0])
-        .move_(&Move::Expand(vec![2]))
+}
+
+on_every_device! {
+    fn donating_add_writes_in_place_only_when_exclusive() {
+        let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
+        let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0])
+            .unwrap()
+            .on();
+        let z = add_donated(x.any().clone(), y.any()).unwrap();
+        assert!(z.buffer().same_memory(x.buffer()), "in place");
+        assert_eq!(
+            z.expect::<f32>().unwrap().to_vec().unwrap(),
+            [11.0, 22.0, 33.0]
+        );
+        let e = x.to_vec().unwrap_err();
+        assert!(e.to_string().contains("donated to Nx.add"), "{e}");
+        // A caller that still needs x holds a read claim across the call: x is untouched.
+        let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
+        let z = Claim::with(&[x.buffer()], &[], |_| {
+            add_donated(x.any().clone(), y.any())
+        })
         .unwrap()
         .unwrap();
-    assert!(c_add_into(&rep, &f, &f)
-        .unwrap_err()
-        .to_string()
-        .contains("twice"));
+        assert!(!z.buffer().same_memory(x.buffer()));
+        assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0]);
+        assert_eq!(
+            z.expect::<f32>().unwrap().to_vec().unwrap(),
+            [11.0, 22.0, 33.0]
+        );
+    }
+}
+
+on_every_device! {
+    /// Where `x` cannot hold the sum (it broadcasts to a larger shape, or reaches an
+    /// element twice), the donating add gives a fresh array and leaves `x` as it was,
+    /// though the call held `x` exclusive: its fallback runs after the claim is released.
+    fn donating_add_copies_where_x_cannot_hold_the_result() {
+        let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
+        let y = Array::<f32>::of_array(&[2, 1], &[10.0, 20.0]).unwrap().on();
+        let z = add_donated(x.any().clone(), y.any()).unwrap();
+        assert_eq!(z.shape(), [2, 3]);
+        assert_eq!(
+            z.expect::<f32>().unwrap().to_vec().unwrap(),
+            [11.0, 12.0, 13.0, 21.0, 22.0, 23.0]
+        );
+        assert_eq!(
+            x.to_vec().unwrap(),
+            [1.0, 2.0, 3.0],
+            "x is live and unchanged"
+        );
+        // x expanded to [2, 3] (stride 0) plus y [3].
+        let e = x.move_(&Move::Unsqueeze(0)).unwrap().unwrap();
+        let e = e.move_(&Move::Expand(vec![2, 3])).unwrap().unwrap();
+        let y = Array::<f32>::of_array(&[3], &[10.0, 20.0, 30.0])
+            .unwrap()
+            .on();
+        let z = add_donated(e.any().clone(), y.any()).unwrap();
+        assert!(!z.buffer().same_memory(x.buffer()));
+        assert_eq!(
+            z.expect::<f32>().unwrap().to_vec().unwrap(),
+            [11.0, 22.0, 33.0, 11.0, 22.0, 33.0]
+        );
+        assert_eq!(x.to_vec().unwrap(), [1.0, 2.0, 3.0]);
+        // Dtypes that differ: the fallback's own refusal, not "held exclusive".
+        let i = Array::<i32>::of_array(&[3], &[1, 2, 3]).unwrap().on();
+        let err = add_donated(x.any().clone(), i.any())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("dtype"), "{err}");
+    }
+}
+
+on_every_device! {
+    fn k12_copy_then_donate_and_the_aliased_call() {
+        let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap().on();
+        let y = x.copy().unwrap();
+        let one = Array::<f64>::of_array(&[1], &[1.0]).unwrap().on();
+        add_donated(x.any().clone(), one.any()).unwrap();
+        assert_eq!(y.to_vec().unwrap(), [1.0, 2.0], "the copy keeps its values");
+        let e = x.get(&[0]).unwrap_err();
+        assert!(e.to_string().contains("donated to Nx.add"), "{e}");
+        // A call that donates x and also reads x: an error at once, never a hang.
+        let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap().on();
+        let e = add_donated(x.any().clone(), x.any()).unwrap_err();
+        assert!(matches!(e, Error::Claim { .. }), "{e}");
+        assert_eq!(x.to_vec().unwrap(), [1.0, 2.0]);
+    }
+}
+
+on_every_device! {
+    fn cast_goes_through_the_door() {
+        let x = Array::<f32>::of_array(&[2], &[1.0, 2.0]).unwrap().on();
+        Claim::with(&[], &[x.buffer()], |_| {
+            let e = x.cast::<f64>().unwrap_err();
+            assert!(e.to_string().contains("held exclusive"), "{e}");
+        })
+        .unwrap();
+    }
+}
+
+on_every_device! {
+    /// The C kernel `nx_cpu_add`, through the door, equals the Rust kernel on every dtype,
+    /// over broadcast, flipped and odd-offset sub-byte layouts.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn c_add_equals_the_rust_add_on_every_dtype() {
+        use nxrig::kernels::c_add_into;
+        // A C kernel reaches bytes through host pointers: host arrays, whatever the suite's device.
+        let array =
+            |d: DType, shape: &[usize], bits: &[u128]| AnyArray::of_bits(d, shape, bits).unwrap();
+        for d in DType::ALL {
+            let xs = values(d, 25);
+            let x0 = array(d, &[25], &xs);
+            let x = x0
+                .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
+                .unwrap()
+                .unwrap()
+                .move_(&Move::Reshape(vec![4, 6]))
+                .unwrap()
+                .unwrap()
+                .move_(&Move::Flip(vec![0]))
+                .unwrap()
+                .unwrap();
+            let y = array(d, &[6], &values(d, 6));
+            let rust = add(&x, &y).unwrap();
+            let c = AnyArray::create(&nxrig::Rig::host(), d, &[4, 6]).unwrap();
+            c_add_into(&c, &x, &y).unwrap();
+            assert_eq!(c.to_bits_vec().unwrap(), rust.to_bits_vec().unwrap(), "{d}");
+        }
+        // The same refusals as the Rust kernel.
+        let f = array(DType::Float32, &[2], &[0, 0]);
+        let i = array(DType::Int32, &[2], &[0, 0]);
+        assert!(c_add_into(&f, &i, &i)
+            .unwrap_err()
+            .to_string()
+            .contains("dtype"));
+        let rep = array(DType::Float32, &[1], &[0])
+            .move_(&Move::Expand(vec![2]))
+            .unwrap()
+            .unwrap();
+        assert!(c_add_into(&rep, &f, &f)
+            .unwrap_err()
+            .to_string()
+            .contains("twice"));
+    }
 }

@@ -6,11 +6,10 @@ use nxrig::rig::{Buffer, Claim, Kind};
 use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
 
 #[path = "common/dut.rs"]
+#[macro_use]
 mod dut;
 use dut::{dut, On};
 
-#[cfg(target_arch = "wasm32")]
-use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
@@ -21,335 +20,345 @@ fn iota(shape: &[usize]) -> Array<i32> {
         .on()
 }
 
-#[test]
-fn to_device_keeps_a_compact_layout_shifted() {
-    let a = iota(&[4, 3]);
-    let f = a.move_(&Move::Flip(vec![0])).unwrap().unwrap();
-    let c = f.any().to_device(&dut()).unwrap();
-    assert_eq!(c.layout().strides(), [-3, 1], "the flipped layout is kept");
-    assert_eq!(c.buffer().len(), 48);
-    assert_eq!(
-        c.expect::<i32>().unwrap().to_vec().unwrap(),
-        f.to_vec().unwrap()
-    );
-    // A slice from the middle: the same strides, shifted to offset 0.
-    let s = a
-        .move_(&Move::Slice(vec![Slice::new(Some(1), Some(3), 1)]))
-        .unwrap()
-        .unwrap();
-    let c = s.any().to_device(&dut()).unwrap();
-    assert_eq!((c.layout().offset(), c.buffer().len()), (0, 24));
-    // A sub-byte array at an odd nibble keeps the source's neighbour bits.
-    let n = Array::<U4>::of_array(&[5], &[1, 2, 3, 4, 5].map(|x| U4::new(x).unwrap()))
-        .unwrap()
-        .on();
-    let tail = n
-        .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
-        .unwrap()
-        .unwrap();
-    let c = tail.any().to_device(&dut()).unwrap();
-    assert_eq!(c.layout().offset(), 1);
-    assert_eq!(c.buffer().read(|b| b.to_vec()).unwrap(), [0x21, 0x43]);
-    assert_eq!(c.to_bits_vec().unwrap(), [2, 3, 4]);
-}
-
-#[test]
-fn to_device_packs_by_decreasing_stride_otherwise() {
-    // The seed's example: shape [3, 2] at strides [2, 2] gets strides [2, 1].
-    let buf = Buffer::create(&dut(), 64, Kind::Device).unwrap();
-    let l = nxrig::Layout::new(&[3, 2], &[2, 2], 0).unwrap();
-    let a = AnyArray::v(DType::Int32, l, buf).unwrap();
-    assert_eq!(a.to_device(&dut()).unwrap().layout().strides(), [2, 1]);
-    // A transposed, every-other-column view: axes by decreasing |stride|, signs kept.
-    let x = iota(&[4, 6]);
-    let v = x
-        .move_(&Move::Slice(vec![Slice::FULL, Slice::new(None, None, -2)]))
-        .unwrap()
-        .unwrap();
-    let t = v.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
-    let c = t.any().to_device(&dut()).unwrap();
-    assert_eq!(c.layout().strides(), [-1, 3]);
-    assert_eq!(c.layout().offset(), 2);
-    assert_eq!(c.buffer().len(), 48);
-    assert_eq!(
-        c.expect::<i32>().unwrap().to_vec().unwrap(),
-        t.to_vec().unwrap()
-    );
-    // Broadcast axes keep stride 0 and count once.
-    let r = iota(&[1, 3])
-        .move_(&Move::Expand(vec![5, 3]))
-        .unwrap()
-        .unwrap();
-    let c = r.any().to_device(&dut()).unwrap();
-    assert_eq!(c.layout().strides(), [0, 1]);
-    assert_eq!(c.buffer().len(), 12);
-}
-
-#[test]
-fn k5_nan_payloads_survive_to_device_transfer_and_copy() {
-    let bits = [0x7FF0000000000001u64, 0xFFF0000000000002];
-    let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits))
-        .unwrap()
-        .on();
-    let dev = Rig::virtual_host("second");
-    let on = a.any().to_device(&dev).unwrap();
-    assert_eq!(on.rig(), &dev);
-    let back = on.copy().unwrap();
-    let dst = AnyArray::create(&dut(), DType::Float64, &[2]).unwrap();
-    AnyArray::transfer(&back, &dst).unwrap();
-    let got: Vec<u64> = dst
-        .expect::<f64>()
-        .unwrap()
-        .to_vec()
-        .unwrap()
-        .iter()
-        .map(|x| x.to_bits())
-        .collect();
-    assert_eq!(got, bits);
-    let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)])
-        .unwrap()
-        .on();
-    let g = f.any().to_device(&dev).unwrap().copy().unwrap();
-    assert_eq!(
-        g.expect::<f32>().unwrap().to_vec().unwrap()[0].to_bits(),
-        0x7F802000
-    );
-}
-
-#[test]
-fn transfer_writes_only_the_destinations_elements() {
-    let n = Array::<U4>::of_array(&[6], &[15; 6].map(|x| U4::new(x).unwrap()))
-        .unwrap()
-        .on();
-    let mid = n
-        .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
-        .unwrap()
-        .unwrap();
-    let src = Array::<U4>::of_array(&[3], &[1, 2, 3].map(|x| U4::new(x).unwrap()))
-        .unwrap()
-        .on();
-    AnyArray::transfer(src.any(), mid.any()).unwrap();
-    assert_eq!(
-        n.any().buffer().read(|b| b.to_vec()).unwrap(),
-        [0x1f, 0x32, 0xff]
-    );
-    // Strided and broadcast sources, negative-stride destinations.
-    let d = iota(&[2, 3]);
-    let r = iota(&[1, 3])
-        .move_(&Move::Expand(vec![2, 3]))
-        .unwrap()
-        .unwrap();
-    let df = d.move_(&Move::Flip(vec![1])).unwrap().unwrap();
-    AnyArray::transfer(r.any(), df.any()).unwrap();
-    assert_eq!(d.to_vec().unwrap(), [2, 1, 0, 2, 1, 0]);
-}
-
-#[test]
-fn transfer_errors() {
-    let a = iota(&[2, 3]);
-    let b = iota(&[3, 2]);
-    let e = AnyArray::transfer(a.any(), b.any()).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Invalid {
-                op: "Nx_array.transfer",
-                ..
-            }
-        ),
-        "{e}"
-    );
-    // A destination that reaches an element twice.
-    let r = iota(&[1, 3])
-        .move_(&Move::Expand(vec![2, 3]))
-        .unwrap()
-        .unwrap();
-    let e = AnyArray::transfer(a.any(), r.any()).unwrap_err();
-    assert!(e.to_string().contains("twice"), "{e}");
-    // Overlap: a destination sharing bytes with a source not identical to it.
-    let x = iota(&[6]);
-    let lo = x
-        .move_(&Move::Slice(vec![Slice::new(Some(0), Some(4), 1)]))
-        .unwrap()
-        .unwrap();
-    let hi = x
-        .move_(&Move::Slice(vec![Slice::new(Some(2), Some(6), 1)]))
-        .unwrap()
-        .unwrap();
-    let e = AnyArray::transfer(lo.any(), hi.any()).unwrap_err();
-    assert!(e.to_string().contains("shares bytes"), "{e}");
-    // Identical arrays are fine (a transfer onto itself), and disjoint views of one memory.
-    AnyArray::transfer(x.any(), x.any()).unwrap();
-    let even = x
-        .move_(&Move::Slice(vec![Slice::new(None, None, 2)]))
-        .unwrap()
-        .unwrap();
-    let odd = x
-        .move_(&Move::Slice(vec![Slice::new(Some(1), None, 2)]))
-        .unwrap()
-        .unwrap();
-    AnyArray::transfer(even.any(), odd.any()).unwrap();
-    assert_eq!(x.to_vec().unwrap(), [0, 0, 2, 2, 4, 4]);
-    // Read-only memory as destination.
-    #[repr(align(16))]
-    struct Aligned([u8; 4]);
-    static RO: Aligned = Aligned([0; 4]);
-    let ro = AnyArray::v(
-        DType::Int32,
-        nxrig::Layout::contiguous(&[1]).unwrap(),
-        Buffer::of_bytes(&RO.0[..]),
-    )
-    .unwrap();
-    let one = iota(&[1]);
-    let e = AnyArray::transfer(one.any(), &ro).unwrap_err();
-    assert!(e.to_string().contains("only reads"), "{e}");
-    // A dead source, named with its consumer's reason.
-    let dead = iota(&[1]);
-    Claim::with(&[], &[dead.buffer()], |c| {
-        c.consume("donated to Nx.mul", dead.buffer()).unwrap()
-    })
-    .unwrap();
-    let e = AnyArray::transfer(dead.any(), one.any()).unwrap_err();
-    assert!(
-        e.to_string().contains("int32 [1] was donated to Nx.mul"),
-        "{e}"
-    );
-}
-
-#[test]
-fn borrow_shares_memory() {
-    let a = iota(&[3]);
-    let same = a.any().borrow(&dut()).unwrap().unwrap();
-    assert!(same.buffer().same_memory(a.buffer()));
-    let other = Rig::virtual_host("peer");
-    if !dut().host_addressable() {
-        // Another device cannot map a GPU's memory.
-        assert!(a.any().borrow(&other).unwrap().is_none());
-        return;
-    }
-    let b = a.any().borrow(&other).unwrap().unwrap();
-    b.clone().expect::<i32>().unwrap().set(&[0], 7).unwrap();
-    assert_eq!(
-        a.get(&[0]).unwrap(),
-        7,
-        "writes through either show in the other"
-    );
-}
-
-#[test]
-fn copy_is_c_contiguous_and_bit_for_bit_for_every_dtype() {
-    for d in DType::ALL {
-        let n = 7;
-        let mut bytes = vec![0u8; d.bytes(n).unwrap()];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = (i * 37 + 11) as u8;
-        }
-        let a = AnyArray::of_bytes(d, &[n], bytes).unwrap();
+on_every_device! {
+    fn to_device_keeps_a_compact_layout_shifted() {
+        let a = iota(&[4, 3]);
         let f = a.move_(&Move::Flip(vec![0])).unwrap().unwrap();
-        let c = f.copy().unwrap();
-        assert!(c.layout().is_contiguous() && c.layout().offset() == 0);
-        let mut want = a.to_bits_vec().unwrap();
-        want.reverse();
-        assert_eq!(c.to_bits_vec().unwrap(), want, "{d}");
+        let c = f.any().to_device(&dut()).unwrap();
+        assert_eq!(c.layout().strides(), [-3, 1], "the flipped layout is kept");
+        assert_eq!(c.buffer().len(), 48);
+        assert_eq!(
+            c.expect::<i32>().unwrap().to_vec().unwrap(),
+            f.to_vec().unwrap()
+        );
+        // A slice from the middle: the same strides, shifted to offset 0.
+        let s = a
+            .move_(&Move::Slice(vec![Slice::new(Some(1), Some(3), 1)]))
+            .unwrap()
+            .unwrap();
+        let c = s.any().to_device(&dut()).unwrap();
+        assert_eq!((c.layout().offset(), c.buffer().len()), (0, 24));
+        // A sub-byte array at an odd nibble keeps the source's neighbour bits.
+        let n = Array::<U4>::of_array(&[5], &[1, 2, 3, 4, 5].map(|x| U4::new(x).unwrap()))
+            .unwrap()
+            .on();
+        let tail = n
+            .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
+            .unwrap()
+            .unwrap();
+        let c = tail.any().to_device(&dut()).unwrap();
+        assert_eq!(c.layout().offset(), 1);
+        assert_eq!(c.buffer().read(|b| b.to_vec()).unwrap(), [0x21, 0x43]);
+        assert_eq!(c.to_bits_vec().unwrap(), [2, 3, 4]);
     }
 }
 
-/// Transfers between many pairs of layouts (permuted, flipped, sliced, broadcast
-/// sources) of every byte width, checked element by element against `to_bits_vec`.
-#[test]
-fn transfer_between_many_layouts_of_every_width() {
-    let shapes: [&[usize]; 5] = [&[], &[7], &[3, 5], &[2, 3, 4], &[33, 40]];
-    for d in [
-        DType::Uint8,
-        DType::Float16,
-        DType::Float32,
-        DType::Float64,
-        DType::Complex128,
-        DType::Int4,
-    ] {
-        for shape in shapes {
-            let n: usize = shape.iter().product();
-            let r = shape.len();
+on_every_device! {
+    fn to_device_packs_by_decreasing_stride_otherwise() {
+        // The seed's example: shape [3, 2] at strides [2, 2] gets strides [2, 1].
+        let buf = Buffer::create(&dut(), 64, Kind::Device).unwrap();
+        let l = nxrig::Layout::new(&[3, 2], &[2, 2], 0).unwrap();
+        let a = AnyArray::v(DType::Int32, l, buf).unwrap();
+        assert_eq!(a.to_device(&dut()).unwrap().layout().strides(), [2, 1]);
+        // A transposed, every-other-column view: axes by decreasing |stride|, signs kept.
+        let x = iota(&[4, 6]);
+        let v = x
+            .move_(&Move::Slice(vec![Slice::FULL, Slice::new(None, None, -2)]))
+            .unwrap()
+            .unwrap();
+        let t = v.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
+        let c = t.any().to_device(&dut()).unwrap();
+        assert_eq!(c.layout().strides(), [-1, 3]);
+        assert_eq!(c.layout().offset(), 2);
+        assert_eq!(c.buffer().len(), 48);
+        assert_eq!(
+            c.expect::<i32>().unwrap().to_vec().unwrap(),
+            t.to_vec().unwrap()
+        );
+        // Broadcast axes keep stride 0 and count once.
+        let r = iota(&[1, 3])
+            .move_(&Move::Expand(vec![5, 3]))
+            .unwrap()
+            .unwrap();
+        let c = r.any().to_device(&dut()).unwrap();
+        assert_eq!(c.layout().strides(), [0, 1]);
+        assert_eq!(c.buffer().len(), 12);
+    }
+}
+
+on_every_device! {
+    fn k5_nan_payloads_survive_to_device_transfer_and_copy() {
+        let bits = [0x7FF0000000000001u64, 0xFFF0000000000002];
+        let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits))
+            .unwrap()
+            .on();
+        let dev = Rig::virtual_host("second");
+        let on = a.any().to_device(&dev).unwrap();
+        assert_eq!(on.rig(), &dev);
+        let back = on.copy().unwrap();
+        let dst = AnyArray::create(&dut(), DType::Float64, &[2]).unwrap();
+        AnyArray::transfer(&back, &dst).unwrap();
+        let got: Vec<u64> = dst
+            .expect::<f64>()
+            .unwrap()
+            .to_vec()
+            .unwrap()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        assert_eq!(got, bits);
+        let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)])
+            .unwrap()
+            .on();
+        let g = f.any().to_device(&dev).unwrap().copy().unwrap();
+        assert_eq!(
+            g.expect::<f32>().unwrap().to_vec().unwrap()[0].to_bits(),
+            0x7F802000
+        );
+    }
+}
+
+on_every_device! {
+    fn transfer_writes_only_the_destinations_elements() {
+        let n = Array::<U4>::of_array(&[6], &[15; 6].map(|x| U4::new(x).unwrap()))
+            .unwrap()
+            .on();
+        let mid = n
+            .move_(&Move::Slice(vec![Slice::new(Some(1), Some(4), 1)]))
+            .unwrap()
+            .unwrap();
+        let src = Array::<U4>::of_array(&[3], &[1, 2, 3].map(|x| U4::new(x).unwrap()))
+            .unwrap()
+            .on();
+        AnyArray::transfer(src.any(), mid.any()).unwrap();
+        assert_eq!(
+            n.any().buffer().read(|b| b.to_vec()).unwrap(),
+            [0x1f, 0x32, 0xff]
+        );
+        // Strided and broadcast sources, negative-stride destinations.
+        let d = iota(&[2, 3]);
+        let r = iota(&[1, 3])
+            .move_(&Move::Expand(vec![2, 3]))
+            .unwrap()
+            .unwrap();
+        let df = d.move_(&Move::Flip(vec![1])).unwrap().unwrap();
+        AnyArray::transfer(r.any(), df.any()).unwrap();
+        assert_eq!(d.to_vec().unwrap(), [2, 1, 0, 2, 1, 0]);
+    }
+}
+
+on_every_device! {
+    fn transfer_errors() {
+        let a = iota(&[2, 3]);
+        let b = iota(&[3, 2]);
+        let e = AnyArray::transfer(a.any(), b.any()).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Invalid {
+                    op: "Nx_array.transfer",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A destination that reaches an element twice.
+        let r = iota(&[1, 3])
+            .move_(&Move::Expand(vec![2, 3]))
+            .unwrap()
+            .unwrap();
+        let e = AnyArray::transfer(a.any(), r.any()).unwrap_err();
+        assert!(e.to_string().contains("twice"), "{e}");
+        // Overlap: a destination sharing bytes with a source not identical to it.
+        let x = iota(&[6]);
+        let lo = x
+            .move_(&Move::Slice(vec![Slice::new(Some(0), Some(4), 1)]))
+            .unwrap()
+            .unwrap();
+        let hi = x
+            .move_(&Move::Slice(vec![Slice::new(Some(2), Some(6), 1)]))
+            .unwrap()
+            .unwrap();
+        let e = AnyArray::transfer(lo.any(), hi.any()).unwrap_err();
+        assert!(e.to_string().contains("shares bytes"), "{e}");
+        // Identical arrays are fine (a transfer onto itself), and disjoint views of one memory.
+        AnyArray::transfer(x.any(), x.any()).unwrap();
+        let even = x
+            .move_(&Move::Slice(vec![Slice::new(None, None, 2)]))
+            .unwrap()
+            .unwrap();
+        let odd = x
+            .move_(&Move::Slice(vec![Slice::new(Some(1), None, 2)]))
+            .unwrap()
+            .unwrap();
+        AnyArray::transfer(even.any(), odd.any()).unwrap();
+        assert_eq!(x.to_vec().unwrap(), [0, 0, 2, 2, 4, 4]);
+        // Read-only memory as destination.
+        #[repr(align(16))]
+        struct Aligned([u8; 4]);
+        static RO: Aligned = Aligned([0; 4]);
+        let ro = AnyArray::v(
+            DType::Int32,
+            nxrig::Layout::contiguous(&[1]).unwrap(),
+            Buffer::of_bytes(&RO.0[..]),
+        )
+        .unwrap();
+        let one = iota(&[1]);
+        let e = AnyArray::transfer(one.any(), &ro).unwrap_err();
+        assert!(e.to_string().contains("only reads"), "{e}");
+        // A dead source, named with its consumer's reason.
+        let dead = iota(&[1]);
+        Claim::with(&[], &[dead.buffer()], |c| {
+            c.consume("donated to Nx.mul", dead.buffer()).unwrap()
+        })
+        .unwrap();
+        let e = AnyArray::transfer(dead.any(), one.any()).unwrap_err();
+        assert!(
+            e.to_string().contains("int32 [1] was donated to Nx.mul"),
+            "{e}"
+        );
+    }
+}
+
+on_every_device! {
+    fn borrow_shares_memory() {
+        let a = iota(&[3]);
+        let same = a.any().borrow(&dut()).unwrap().unwrap();
+        assert!(same.buffer().same_memory(a.buffer()));
+        let other = Rig::virtual_host("peer");
+        if !dut().host_addressable() {
+            // Another device cannot map a GPU's memory.
+            assert!(a.any().borrow(&other).unwrap().is_none());
+            return;
+        }
+        let b = a.any().borrow(&other).unwrap().unwrap();
+        b.clone().expect::<i32>().unwrap().set(&[0], 7).unwrap();
+        assert_eq!(
+            a.get(&[0]).unwrap(),
+            7,
+            "writes through either show in the other"
+        );
+    }
+}
+
+on_every_device! {
+    fn copy_is_c_contiguous_and_bit_for_bit_for_every_dtype() {
+        for d in DType::ALL {
+            let n = 7;
             let mut bytes = vec![0u8; d.bytes(n).unwrap()];
             for (i, b) in bytes.iter_mut().enumerate() {
-                *b = (i * 131 + 7) as u8;
+                *b = (i * 37 + 11) as u8;
             }
-            let a = AnyArray::of_bytes(d, shape, bytes).unwrap();
-            let views: Vec<AnyArray> = vec![
-                a.clone(),
-                a.move_(&Move::Flip((0..r).collect())).unwrap().unwrap(),
-                a.move_(&Move::Permute((0..r).rev().collect()))
-                    .unwrap()
-                    .unwrap(),
-            ];
-            for v in &views {
-                // Into a fresh array laid out as the transpose of a C-contiguous one.
-                let vs: Vec<usize> = v.shape().iter().rev().copied().collect();
-                let dst0 = AnyArray::create(&dut(), d, &vs).unwrap();
-                let dst = dst0
-                    .move_(&Move::Permute((0..r).rev().collect()))
-                    .unwrap()
-                    .unwrap();
-                AnyArray::transfer(v, &dst).unwrap();
+            let a = AnyArray::of_bytes(d, &[n], bytes).unwrap();
+            let f = a.move_(&Move::Flip(vec![0])).unwrap().unwrap();
+            let c = f.copy().unwrap();
+            assert!(c.layout().is_contiguous() && c.layout().offset() == 0);
+            let mut want = a.to_bits_vec().unwrap();
+            want.reverse();
+            assert_eq!(c.to_bits_vec().unwrap(), want, "{d}");
+        }
+    }
+}
+
+on_every_device! {
+    /// Transfers between many pairs of layouts (permuted, flipped, sliced, broadcast
+    /// sources) of every byte width, checked element by element against `to_bits_vec`.
+    fn transfer_between_many_layouts_of_every_width() {
+        let shapes: [&[usize]; 5] = [&[], &[7], &[3, 5], &[2, 3, 4], &[33, 40]];
+        for d in [
+            DType::Uint8,
+            DType::Float16,
+            DType::Float32,
+            DType::Float64,
+            DType::Complex128,
+            DType::Int4,
+        ] {
+            for shape in shapes {
+                let n: usize = shape.iter().product();
+                let r = shape.len();
+                let mut bytes = vec![0u8; d.bytes(n).unwrap()];
+                for (i, b) in bytes.iter_mut().enumerate() {
+                    *b = (i * 131 + 7) as u8;
+                }
+                let a = AnyArray::of_bytes(d, shape, bytes).unwrap();
+                let views: Vec<AnyArray> = vec![
+                    a.clone(),
+                    a.move_(&Move::Flip((0..r).collect())).unwrap().unwrap(),
+                    a.move_(&Move::Permute((0..r).rev().collect()))
+                        .unwrap()
+                        .unwrap(),
+                ];
+                for v in &views {
+                    // Into a fresh array laid out as the transpose of a C-contiguous one.
+                    let vs: Vec<usize> = v.shape().iter().rev().copied().collect();
+                    let dst0 = AnyArray::create(&dut(), d, &vs).unwrap();
+                    let dst = dst0
+                        .move_(&Move::Permute((0..r).rev().collect()))
+                        .unwrap()
+                        .unwrap();
+                    AnyArray::transfer(v, &dst).unwrap();
+                    assert_eq!(
+                        dst.to_bits_vec().unwrap(),
+                        v.to_bits_vec().unwrap(),
+                        "{d} {shape:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+on_every_device! {
+    /// Transposed copies of 4-byte elements go through 4 x 4 vector blocks in whole tiles
+    /// and element by element at the edges: batches of tiles, odd edges, every element
+    /// checked (float32 NaN payloads included).
+    fn transposed_copies_of_every_size_keep_every_bit() {
+        for (b, r, c) in [(1, 16, 16), (3, 48, 64), (2, 50, 35), (1, 17, 33)] {
+            let n = b * r * c;
+            let bytes: Vec<u8> = (0..n as u32)
+                .flat_map(|i| (0x7f80_0001u32 ^ i.wrapping_mul(2654435761)).to_le_bytes())
+                .collect();
+            for d in [DType::Float32, DType::Uint32] {
+                let a = AnyArray::of_bytes(d, &[b, r, c], bytes.clone()).unwrap();
+                let t = a.move_(&Move::Permute(vec![0, 2, 1])).unwrap().unwrap();
+                let copy = t.copy().unwrap();
+                assert!(copy.layout().is_contiguous());
                 assert_eq!(
-                    dst.to_bits_vec().unwrap(),
-                    v.to_bits_vec().unwrap(),
-                    "{d} {shape:?}"
+                    copy.to_bits_vec().unwrap(),
+                    t.to_bits_vec().unwrap(),
+                    "{d} {b}x{r}x{c}"
                 );
             }
         }
     }
 }
 
-/// Transposed copies of 4-byte elements go through 4 x 4 vector blocks in whole tiles
-/// and element by element at the edges: batches of tiles, odd edges, every element
-/// checked (float32 NaN payloads included).
-#[test]
-fn transposed_copies_of_every_size_keep_every_bit() {
-    for (b, r, c) in [(1, 16, 16), (3, 48, 64), (2, 50, 35), (1, 17, 33)] {
-        let n = b * r * c;
-        let bytes: Vec<u8> = (0..n as u32)
-            .flat_map(|i| (0x7f80_0001u32 ^ i.wrapping_mul(2654435761)).to_le_bytes())
-            .collect();
-        for d in [DType::Float32, DType::Uint32] {
-            let a = AnyArray::of_bytes(d, &[b, r, c], bytes.clone()).unwrap();
-            let t = a.move_(&Move::Permute(vec![0, 2, 1])).unwrap().unwrap();
-            let copy = t.copy().unwrap();
-            assert!(copy.layout().is_contiguous());
-            assert_eq!(
-                copy.to_bits_vec().unwrap(),
-                t.to_bits_vec().unwrap(),
-                "{d} {b}x{r}x{c}"
-            );
+on_every_device! {
+    /// Large strided copies (cut into bands on several threads natively) keep every
+    /// element in place: transposed and flipped views of 1.5 M elements of three widths,
+    /// against a walk of the source's bits.
+    fn large_strided_copies_keep_every_element() {
+        for d in [DType::Uint16, DType::Float32, DType::Complex128] {
+            let (r, c) = (1024, 1536);
+            let bits: Vec<u128> = (0..(r * c) as u128)
+                .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                .collect();
+            let a = AnyArray::of_bits(d, &[r, c], &bits).unwrap().on();
+            let mask = if d.bits() == 128 {
+                u128::MAX
+            } else {
+                (1u128 << d.bits()) - 1
+            };
+            let t = a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
+            let got = t.copy().unwrap().to_bits_vec().unwrap();
+            let want: Vec<u128> = (0..r * c)
+                .map(|k| bits[(k % r) * c + k / r] & mask)
+                .collect();
+            assert!(got == want, "{d} transposed");
+            let f = a.move_(&Move::Flip(vec![0, 1])).unwrap().unwrap();
+            let got = f.copy().unwrap().to_bits_vec().unwrap();
+            let want: Vec<u128> = bits.iter().rev().map(|b| b & mask).collect();
+            assert!(got == want, "{d} flipped");
         }
-    }
-}
-
-/// Large strided copies (cut into bands on several threads natively) keep every
-/// element in place: transposed and flipped views of 1.5 M elements of three widths,
-/// against a walk of the source's bits.
-#[test]
-fn large_strided_copies_keep_every_element() {
-    for d in [DType::Uint16, DType::Float32, DType::Complex128] {
-        let (r, c) = (1024, 1536);
-        let bits: Vec<u128> = (0..(r * c) as u128)
-            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-            .collect();
-        let a = AnyArray::of_bits(d, &[r, c], &bits).unwrap().on();
-        let mask = if d.bits() == 128 {
-            u128::MAX
-        } else {
-            (1u128 << d.bits()) - 1
-        };
-        let t = a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
-        let got = t.copy().unwrap().to_bits_vec().unwrap();
-        let want: Vec<u128> = (0..r * c)
-            .map(|k| bits[(k % r) * c + k / r] & mask)
-            .collect();
-        assert!(got == want, "{d} transposed");
-        let f = a.move_(&Move::Flip(vec![0, 1])).unwrap().unwrap();
-        let got = f.copy().unwrap().to_bits_vec().unwrap();
-        let want: Vec<u128> = bits.iter().rev().map(|b| b & mask).collect();
-        assert!(got == want, "{d} flipped");
     }
 }

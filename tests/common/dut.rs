@@ -1,19 +1,150 @@
-//! The device under test of the conformance suites (arrays, views, placement,
-//! kernels): `NXRIG_TEST_DEVICE` names it as `Rig::by_name` does (`host`, `gpu`, ...);
-//! the host by default, and always in the browser, where a suite's blocking reads of
-//! GPU memory cannot run (the browser's GPU suite is `tests/gpu_web.rs`).
+//! The device under test of the conformance suites (arrays, views, placement, door,
+//! kernels). Each test is written once, in [`on_every_device!`], which makes it a
+//! module of tests, one per kind of device, named for it:
+//!
+//! - `<test>::host`: the host;
+//! - `<test>::gpu`: every GPU device the machine has (`Rig::gpus`: one per wgpu
+//!   adapter), in turn;
+//! - `<test>::gpu_emulated`: the first adapter opened again with every type emulated
+//!   (the browsers' path, forced).
+//!
+//! In the browser only `host` is made (a suite's blocking reads of GPU memory cannot
+//! run there; the browser's GPU suite is `tests/gpu_web.rs`). A GPU test fails where
+//! the machine has no GPU; it never passes without running. `cargo test -- ::gpu`
+//! runs one kind; `NXRIG_TEST_DEVICE=host|gpu|gpu_emulated` also narrows a run: the
+//! other kinds' tests then return at once, saying so on standard error.
 #![allow(dead_code)]
+
+use std::cell::RefCell;
 
 use nxrig::dtype::Element;
 use nxrig::{AnyArray, Array, Rig};
 
-/// The device the suite runs on.
+thread_local! {
+    static DUT: RefCell<Option<Rig>> = const { RefCell::new(None) };
+}
+
+/// The device the running test is on.
+///
+/// # Panics
+/// Off the test's own thread (a thread a test spawns gets its arrays, not `dut()`).
 pub fn dut() -> Rig {
-    #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(name) = std::env::var("NXRIG_TEST_DEVICE") {
-        return Rig::by_name(&name).expect("NXRIG_TEST_DEVICE names a device");
+    DUT.with(|d| d.borrow().clone())
+        .expect("dut() is called on the test's own thread, inside on_every_device!")
+}
+
+/// The kinds of device a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Host,
+    Gpu,
+    GpuEmulated,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Host => "host",
+            Kind::Gpu => "gpu",
+            Kind::GpuEmulated => "gpu_emulated",
+        }
     }
-    Rig::host()
+
+    /// The devices of this kind on this machine.
+    fn devices(self) -> Vec<Rig> {
+        match self {
+            Kind::Host => vec![Rig::host()],
+            #[cfg(not(target_arch = "wasm32"))]
+            Kind::Gpu => Rig::all()
+                .into_iter()
+                .filter(|r| r.kind().is_gpu())
+                .collect(),
+            #[cfg(not(target_arch = "wasm32"))]
+            Kind::GpuEmulated => {
+                static TWIN: std::sync::OnceLock<Result<Rig, String>> = std::sync::OnceLock::new();
+                let twin = TWIN.get_or_init(|| {
+                    let o = nxrig::rig::wgpu::Options {
+                        emulate: true,
+                        ..Default::default()
+                    };
+                    Rig::gpu_with(&o).map_err(|e| e.to_string())
+                });
+                if let Ok(t) = twin {
+                    let native = t.wgpu().expect("a wgpu device").native();
+                    assert_eq!(native, nxrig::wgsl::Native::NONE, "the twin emulates every type");
+                }
+                twin.iter().cloned().collect()
+            }
+            #[cfg(target_arch = "wasm32")]
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Runs `body` once on each device of `kind`, [`dut`] naming it.
+///
+/// # Panics
+/// Where the machine has no device of `kind` (install mesa-vulkan-drivers for
+/// lavapipe), and where `body` panics (after a line naming the device).
+pub fn run_on(kind: Kind, body: fn()) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Ok(only) = std::env::var("NXRIG_TEST_DEVICE") {
+        if only != kind.name() {
+            eprintln!("not run on {}: NXRIG_TEST_DEVICE={only}", kind.name());
+            return;
+        }
+    }
+    let devices = kind.devices();
+    assert!(
+        !devices.is_empty(),
+        "no {} device on this machine: install a Vulkan driver (mesa-vulkan-drivers: lavapipe)",
+        kind.name()
+    );
+    for rig in devices {
+        let emulated = if kind == Kind::GpuEmulated {
+            " (every type emulated)"
+        } else {
+            ""
+        };
+        eprintln!("on {}{emulated}", rig.name());
+        DUT.with(|d| *d.borrow_mut() = Some(rig.clone()));
+        body();
+        DUT.with(|d| *d.borrow_mut() = None);
+    }
+}
+
+/// A conformance test, written once, run on every kind of device (see the module's
+/// docs): `on_every_device! { fn name() { ... } }` makes `name::host`, `name::gpu` and
+/// `name::gpu_emulated`. Attributes before `fn` (`cfg`, docs) go on the module.
+#[macro_export]
+macro_rules! on_every_device {
+    ($(#[$m:meta])* fn $name:ident() $body:block) => {
+        $(#[$m])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            fn body() $body
+
+            #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+            #[cfg_attr(not(target_arch = "wasm32"), test)]
+            fn host() {
+                $crate::dut::run_on($crate::dut::Kind::Host, body)
+            }
+
+            #[cfg(not(target_arch = "wasm32"))]
+            #[test]
+            fn gpu() {
+                $crate::dut::run_on($crate::dut::Kind::Gpu, body)
+            }
+
+            #[cfg(not(target_arch = "wasm32"))]
+            #[test]
+            fn gpu_emulated() {
+                $crate::dut::run_on($crate::dut::Kind::GpuEmulated, body)
+            }
+        }
+    };
 }
 
 /// Arrays placed on the device under test.
