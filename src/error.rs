@@ -96,6 +96,36 @@ pub enum Error {
         /// The bytes asked for.
         bytes: usize,
     },
+    /// No device could be opened: no adapter, or the adapter refused a device.
+    #[error("{op}: {reason}")]
+    NoDevice {
+        /// The function called, as `"Rig.device"`.
+        op: &'static str,
+        /// Why, with what to do about it.
+        reason: String,
+    },
+    /// An error a device reported of an operation (a GPU's validation or internal
+    /// error, a failed mapping), other than running out of memory or being lost.
+    #[error("{op}: {device} reported: {reason}")]
+    Device {
+        /// The function called.
+        op: &'static str,
+        /// The device's name.
+        device: String,
+        /// The device's (its driver's, wgpu's) message.
+        reason: String,
+    },
+    /// Something the device, or the environment it runs in, cannot do: an element
+    /// no binding of this GPU reaches, a blocking read in the browser.
+    #[error("{op}: {device} cannot {what}")]
+    Unsupported {
+        /// The function called.
+        op: &'static str,
+        /// The device's name.
+        device: String,
+        /// What it cannot do, with what to use instead where there is a way.
+        what: String,
+    },
     /// A device was lost (seed: `Rig.Lost`).
     #[error("{op}: device {device} was lost")]
     Lost {

@@ -432,7 +432,7 @@ impl Buffer {
 ///
 /// # Errors
 /// [`Error::Lost`] naming `op` if the device is lost before `s` is done;
-/// [`Error::Invalid`] for unfinished GPU work in the browser, which cannot block.
+/// [`Error::Unsupported`] for unfinished GPU work in the browser, which cannot block.
 fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error> {
     loop {
         match rig.timeline().state(s) {
@@ -449,10 +449,12 @@ fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error>
             }
             continue;
         }
-        return Err(Error::Invalid {
+        return Err(Error::Unsupported {
             op,
-            reason: format!("work {s:?} on {rig:?} is unfinished and {rig:?} cannot be waited for"),
-            operands: String::new(),
+            device: rig.name().to_owned(),
+            what: format!(
+                "be waited for here (its work {s:?} is unfinished): wait with the async forms"
+            ),
         });
     }
 }

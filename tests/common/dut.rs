@@ -71,7 +71,11 @@ impl Kind {
                 });
                 if let Ok(t) = twin {
                     let native = t.wgpu().expect("a wgpu device").native();
-                    assert_eq!(native, nxrig::wgsl::Native::NONE, "the twin emulates every type");
+                    assert_eq!(
+                        native,
+                        nxrig::wgsl::Native::NONE,
+                        "the twin emulates every type"
+                    );
                 }
                 twin.iter().cloned().collect()
             }

@@ -82,10 +82,12 @@ impl Gpu {
         #[cfg(target_arch = "wasm32")]
         {
             let _ = (mem, start, len);
-            Err(Error::Invalid {
+            Err(Error::Unsupported {
                 op,
-                reason: "reading GPU memory would block the browser: use read_async (or the array's async forms)".into(),
-                operands: String::new(),
+                device: rig.name().to_owned(),
+                what:
+                    "be read blocking in the browser: use read_async (or the array's async forms)"
+                        .into(),
             })
         }
         #[cfg(not(target_arch = "wasm32"))]

@@ -17,7 +17,7 @@ impl Gpu {
     /// in C order of the shape they share.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the device reported an error.
+    /// [`Error::Device`] if the device reported an error; [`Error::Lost`] once it is lost.
     pub(crate) fn blit_strided(
         &self,
         op: &'static str,

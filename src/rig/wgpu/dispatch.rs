@@ -54,7 +54,7 @@ impl Gpu {
     /// work.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the device reported an error.
+    /// [`Error::Device`] if the device reported an error; [`Error::Lost`] once it is lost.
     pub(crate) fn run(
         &self,
         op: &'static str,

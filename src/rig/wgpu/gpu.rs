@@ -136,7 +136,7 @@ impl Gpu {
 
     /// `Err` naming `op` if the device reported an error outside an error scope since
     /// the last call: [`Error::Lost`] once the device is lost (whatever wgpu said of
-    /// the objects it invalidated), else wgpu's message.
+    /// the objects it invalidated), else [`Error::Device`] with wgpu's message.
     pub(crate) fn reported(&self, op: &'static str) -> Result<(), Error> {
         let e = lock(&self.error).take();
         if self.timeline.is_lost() {
@@ -144,13 +144,14 @@ impl Gpu {
         }
         match e {
             None => Ok(()),
-            Some((oom, e)) => Err(Error::Invalid {
+            Some((oom, e)) => Err(Error::Device {
                 op,
-                reason: format!(
-                    "the GPU device reported{}: {e}",
-                    if oom { " being out of memory" } else { "" }
-                ),
-                operands: String::new(),
+                device: self.name.clone(),
+                reason: if oom {
+                    format!("being out of memory: {e}")
+                } else {
+                    e
+                },
             }),
         }
     }
@@ -264,10 +265,9 @@ pub(crate) async fn open(
     let (device, queue) = adapter
         .request_device(&desc)
         .await
-        .map_err(|e| Error::Invalid {
+        .map_err(|e| Error::NoDevice {
             op: "Rig.device",
             reason: format!("{name}: the adapter refused a device: {e}"),
-            operands: String::new(),
         })?;
     let limits = device.limits();
     let f = device.features();
@@ -365,19 +365,18 @@ impl Rig {
     /// its own timeline, opened as `options` say. Never blocks. Seed: `Rig.t`.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if there is no adapter or it refuses a device.
+    /// [`Error::NoDevice`] if there is no adapter or it refuses a device.
     pub async fn gpu_async(options: &Options) -> Result<Rig, Error> {
         let adapter = instance()
             .request_adapter(&wgpu::RequestAdapterOptions::default())
             .await
-            .map_err(|e| Error::Invalid {
+            .map_err(|e| Error::NoDevice {
                 op: "Rig.device",
                 reason: if cfg!(target_arch = "wasm32") {
                     format!("the browser's WebGPU offers no adapter ({e}): its GPU may be blocklisted or WebGPU turned off; use Device.host()")
                 } else {
                     format!("no GPU adapter ({e}): install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)")
                 },
-                operands: String::new(),
             })?;
         let rig = open(&adapter, &name_of(&adapter), options).await?;
         super::super::device::register(&rig);
@@ -408,16 +407,15 @@ impl Rig {
     /// only.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if there is no adapter or it refuses a device.
+    /// [`Error::NoDevice`] if there is no adapter or it refuses a device.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn gpu_with(options: &Options) -> Result<Rig, Error> {
         let found = primary_adapters();
-        let a = found.first().ok_or_else(|| Error::Invalid {
+        let a = found.first().ok_or_else(|| Error::NoDevice {
             op: "Rig.device",
             reason:
                 "no GPU adapter: install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)"
                     .into(),
-            operands: String::new(),
         })?;
         pollster::block_on(open(a, &name_of(a), options))
     }

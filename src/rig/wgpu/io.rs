@@ -31,7 +31,7 @@ impl Gpu {
     ///
     /// # Errors
     /// [`Error::OutOfMemory`] if the device has no room (also after the kept buffers
-    /// were dropped to make room); [`Error::Invalid`] for another error it reports.
+    /// were dropped to make room); [`Error::Device`] for another error it reports.
     pub(crate) fn create(
         &self,
         op: &'static str,
@@ -111,7 +111,7 @@ impl Gpu {
     /// whose padding no one sees), else an upload and a byte blit.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if the device reported an error.
+    /// [`Error::Device`] if the device reported an error; [`Error::Lost`] once it is lost.
     pub(crate) fn upload(
         &self,
         op: &'static str,
@@ -304,10 +304,10 @@ impl Future for Readback {
             if rig.is_lost() {
                 rig.lost(OP)
             } else {
-                Error::Invalid {
+                Error::Device {
                     op: OP,
+                    device: rig.name().to_owned(),
                     reason: format!("mapping GPU memory failed: {why}"),
-                    operands: String::new(),
                 }
             }
         };
