@@ -4,13 +4,10 @@
 //! § Kernels (device kernels); DESIGN.md decision 6.
 
 use crate::array::AnyArray;
-use crate::dtype::{write_bits, DType};
+use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::wgpu::{Flat4, Gpu, Operand};
-use crate::wgsl::{
-    add_module, add_module_f32_first, add_module_flat4, cast_module, cast_module_flat4,
-};
+use crate::rig::wgpu::{Gpu, Kernel, Operand};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
 /// rule; into the same dtype, a copy of every bit), both on `g`'s device in two
@@ -24,18 +21,11 @@ pub(crate) fn cast(g: &Gpu, src: &AnyArray, dst: &AnyArray, op: &'static str) ->
     let (sbase, dbase) = (src.wgpu_base(op)?, dst.wgpu_base(op)?);
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
-    let module = |at_zero| cast_module_flat4(sd, dd, at_zero).expect("32-bit dtypes");
-    let flat = Flat4 {
-        module: &module,
-        first: None,
-    };
-    let flat = (sd.bits() == 32 && dd.bits() == 32).then_some(&flat);
+    let kernel = Kernel::Cast { from: sd, to: dd };
     rig.submit(&[src.buffer()], &[dst.buffer()], || {
-        g.run_with(
+        g.run(
             op,
-            &format!("cast {sd} {dd}"),
-            || cast_module(sd, dd),
-            flat,
+            &kernel,
             &[
                 Operand {
                     mem: sb,
@@ -109,21 +99,13 @@ pub(crate) fn add(
     let d = out.dtype();
     let native = g.native().for_dtype(d);
     let bits = d.bits();
-    let module = |at_zero| add_module_flat4(d, native, at_zero).expect("a 32-bit dtype");
-    // float32 where the device's sums are not trusted: the native sums first, the
-    // exact kernel only over pieces that need it.
-    let untrusted = d == DType::Float32 && native.f32 && !native.f32_exact;
-    let flat = Flat4 {
-        module: &module,
-        first: untrusted.then_some(&add_module_f32_first as &dyn Fn(bool) -> String),
-    };
-    let flat = (bits == 32).then_some(&flat);
+    // float32 where the device's sums are not trusted runs the native sums first,
+    // the exact kernel only over pieces that need it (Kernel::first_pass).
+    let kernel = Kernel::Add { dtype: d, native };
     rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
-        g.run_with(
+        g.run(
             op,
-            &format!("add {d} {native:?}"),
-            || add_module(d, native),
-            flat,
+            &kernel,
             &[
                 Operand {
                     mem: xb,

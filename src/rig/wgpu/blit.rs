@@ -4,12 +4,12 @@
 //! ranges. Elements narrower than a word are stored with atomics, so no neighbour's
 //! bits change.
 
+use super::kernel::Kernel;
 use super::memory::GpuMemory;
 use super::plan::Operand;
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::wgsl::transfer_module;
 
 impl Gpu {
     /// Moves the elements of `src`, `bits` wide at `src.0`'s positions counted from
@@ -29,8 +29,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         self.run(
             op,
-            &format!("transfer{bits}"),
-            || transfer_module(bits),
+            &Kernel::Transfer { bits },
             &[
                 Operand {
                     mem: src_mem,

@@ -15,14 +15,15 @@ mod dispatch;
 mod gpu;
 mod indirect;
 mod io;
+mod kernel;
 mod memory;
 mod plan;
 mod pool;
 mod probe;
 
-pub(crate) use dispatch::Flat4;
 pub use gpu::{Gpu, Options};
 pub(crate) use io::{Out, Readback};
+pub(crate) use kernel::Kernel;
 pub use memory::GpuMemory;
 pub(crate) use plan::Operand;
 

@@ -5,11 +5,10 @@
 //! emulated on a CPU, like SwiftShader, runs for every element).
 
 use super::io::Out;
+use super::kernel::Kernel;
 use super::plan::Operand;
 use crate::layout::Layout;
 use crate::rig::device::Rig;
-use crate::wgsl::{add_module, Native};
-use crate::DType;
 
 /// Operand pairs (float32 bits), none a NaN.
 const PAIRS: [(u32, u32); 14] = [
@@ -47,23 +46,13 @@ pub(crate) async fn f32_add_is_exact(rig: &Rig) -> bool {
     let Ok(l) = Layout::contiguous(&[n]) else {
         return false;
     };
-    let native = Native {
-        f32: true,
-        f32_exact: true,
-        ..Native::NONE
-    };
     let op = |mem| Operand {
         mem,
         layout: &l,
         base: 0,
         bits: 32,
     };
-    let ran = g.run(
-        OP,
-        "probe: native float32 add",
-        || add_module(DType::Float32, native),
-        &[op(&x), op(&out), op(&y)],
-    );
+    let ran = g.run(OP, &Kernel::ProbeAdd, &[op(&x), op(&out), op(&y)]);
     if ran.is_err() {
         return false;
     }
