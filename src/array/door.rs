@@ -7,6 +7,7 @@
 
 use super::any::{describe, AnyArray};
 use crate::error::Error;
+use crate::rig::ReadClaims;
 
 /// The most operands of one kernel call: `nx_array.h`'s `NX_MAX_OPERANDS`. Seed:
 /// `Nx_array.max_operands`.
@@ -80,21 +81,6 @@ impl Answer {
     }
 }
 
-/// Releases the read claims of the first `taken` operands on drop.
-struct Taken<'a> {
-    written: &'a [&'a AnyArray],
-    read: &'a [&'a AnyArray],
-    taken: usize,
-}
-
-impl Drop for Taken<'_> {
-    fn drop(&mut self) {
-        for a in self.written.iter().chain(self.read).take(self.taken) {
-            a.buffer.memory.release_read();
-        }
-    }
-}
-
 /// Claims the memory of `written` for writing and of `read` for reading, every claim
 /// or none, runs `f`, and releases the claims when `f` returns or panics. Answers
 /// `Done` once `f` returns, and otherwise, without running `f` or holding a claim,
@@ -129,16 +115,15 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
     if all().any(|a| !a.buffer.is_live()) {
         return Ok(Answer::DeadBuffer);
     }
-    let mut t = Taken {
-        written,
-        read,
-        taken: 0,
+    let nth = |k: usize| match written.get(k) {
+        Some(a) => *a,
+        None => read[k - written.len()],
     };
-    for a in all() {
-        if a.buffer.memory.claim_read().is_err() {
+    let mut claims = ReadClaims::new(|k| &nth(k).buffer.memory.word);
+    for _ in all() {
+        if !claims.claim_next() {
             return Ok(Answer::HeldExclusive);
         }
-        t.taken += 1;
     }
     // A consume may have killed a buffer between the check and the claims.
     if all().any(|a| !a.buffer.is_live()) {
@@ -166,7 +151,7 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
         }
     }
     f();
-    drop(t);
+    drop(claims);
     Ok(Answer::Done)
 }
 

@@ -4,9 +4,9 @@
 //! allocation shares its claims and its life: a consume kills them all at once.
 
 use super::device::Rig;
-use super::memory::{word, Access, Kind, Life, Memory};
+use super::memory::{Access, Kind, Life, Memory};
 use crate::error::Error;
-use crate::sync::{lock, Arc, Ordering};
+use crate::sync::{lock, Arc};
 
 /// A byte range of one memory on one device. Seed: `Rig.Buffer.t`.
 #[derive(Clone)]
@@ -190,18 +190,6 @@ impl Buffer {
         }
     }
 
-    /// Takes a read claim on the memory for the life of the returned guard.
-    pub(crate) fn claim(&self, op: &'static str) -> Result<ReadClaim<'_>, Error> {
-        self.check(op)?;
-        self.memory
-            .claim_read()
-            .map_err(|()| Error::HeldExclusive { op })?;
-        let g = ReadClaim(&self.memory);
-        // A consume may have killed the buffer between the check and the claim.
-        self.check(op)?;
-        Ok(g)
-    }
-
     /// `f` of the buffer's bytes on the host, under a read claim, after the device
     /// work that wrote them. GPU memory is copied back first, blocking (native only:
     /// in the browser use [`Buffer::read_async`]). Seed: `Rig.Buffer.read`.
@@ -382,16 +370,7 @@ impl Buffer {
     pub fn free(&self) -> Result<(), Error> {
         const OP: &str = "Rig.Buffer.free";
         self.check(OP)?;
-        let w = self.memory.word.load(Ordering::Acquire);
-        if w & word::EXCL != 0 {
-            return Err(Error::HeldExclusive { op: OP });
-        }
-        if w & word::HOLDS != 0 {
-            return Err(Error::Claim {
-                op: OP,
-                reason: "a hold holds the memory".into(),
-            });
-        }
+        self.may_free(OP)?;
         self.memory.kill("freed (Rig.Buffer.free)");
         Ok(())
     }
@@ -456,14 +435,5 @@ fn wait_stamp(rig: &Rig, s: super::Stamp, op: &'static str) -> Result<(), Error>
                 "be waited for here (its work {s:?} is unfinished): wait with the async forms"
             ),
         });
-    }
-}
-
-/// A read claim on a memory, released on drop.
-pub(crate) struct ReadClaim<'a>(pub(crate) &'a Memory);
-
-impl Drop for ReadClaim<'_> {
-    fn drop(&mut self) {
-        self.0.release_read();
     }
 }

@@ -1,9 +1,9 @@
 //! Claims on memory: read claims, exclusive claims, donation, holds. Seed: `Rig.Claim`.
 //!
-//! Per allocation one atomic word ([`super::memory::word`]) counts read claims (holds
-//! included) and holds, and carries three flags: exclusive, outside the claims, and
-//! "a consume is checking the holds". Taking a claim is a compare-and-swap on that
-//! word: it never waits.
+//! Per allocation one atomic word (`word.rs`, where every compare-and-swap on it
+//! lives) counts read claims (holds included) and holds, and carries three flags:
+//! exclusive, outside the claims, and "a consume is checking the holds". Taking a
+//! claim never waits.
 //!
 //! A donor takes its inputs with [`Claim::with`] and consumes an input it holds
 //! exclusive before it writes it:
@@ -21,7 +21,8 @@
 //! ```
 
 use super::buffer::Buffer;
-use super::memory::{word, Access, Memory};
+use super::memory::{Access, Memory};
+use super::word::{HoldRefused, ReadClaims, Word};
 use crate::error::Error;
 use crate::sync::{spin, Arc, AtomicBool, AtomicU64, Ordering};
 
@@ -122,69 +123,68 @@ impl Claim {
 
 pub(crate) fn share_memory(b: &Buffer, op: &'static str) -> Result<(), Error> {
     b.check(op)?;
-    let m = &b.memory;
-    let mut w = m.word.load(Ordering::Acquire);
-    loop {
-        if w & word::EXCL != 0 {
-            return Err(Error::HeldExclusive { op });
-        }
-        match m.word.compare_exchange_weak(
-            w,
-            w | word::OUTSIDE,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => return Ok(()),
-            Err(x) => w = x,
-        }
+    if b.memory.word.share() {
+        Ok(())
+    } else {
+        Err(Error::HeldExclusive { op })
     }
 }
 
-/// One read claim on `b`'s memory, for a live `b`.
-pub(crate) fn take_read(b: &Buffer, op: &'static str) -> Result<(), Error> {
-    b.check(op)?;
-    b.memory
-        .claim_read()
-        .map_err(|()| Error::HeldExclusive { op })?;
-    // A consume may have killed `b` between the check and the claim.
-    if let Err(e) = b.check(op) {
-        b.memory.release_read();
-        return Err(e);
+impl Buffer {
+    /// Takes a read claim on the memory for the life of the returned guard, for a live
+    /// buffer.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] (also when a consume kills the buffer meanwhile),
+    /// [`Error::Lost`], [`Error::HeldExclusive`], naming `op`.
+    pub(crate) fn claim<'a>(
+        &'a self,
+        op: &'static str,
+    ) -> Result<ReadClaims<'a, impl Fn(usize) -> &'a Word + 'a>, Error> {
+        self.check(op)?;
+        let mut c = ReadClaims::new(move |_| &self.memory.word);
+        if !c.claim_next() {
+            return Err(Error::HeldExclusive { op });
+        }
+        // A consume may have killed the buffer between the check and the claim.
+        self.check(op)?;
+        Ok(c)
     }
-    Ok(())
+
+    /// `Ok` where [`Buffer::free`] may kill the memory's buffers.
+    ///
+    /// # Errors
+    /// [`Error::HeldExclusive`] while a donation holds the memory exclusive;
+    /// [`Error::Claim`] while a hold holds it.
+    pub(crate) fn may_free(&self, op: &'static str) -> Result<(), Error> {
+        if self.memory.word.is_exclusive() {
+            return Err(Error::HeldExclusive { op });
+        }
+        if self.memory.word.is_held() {
+            return Err(Error::Claim {
+                op,
+                reason: "a hold holds the memory".into(),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// One hold (a read claim counted as a hold) on `b`'s memory, for a live `b`.
 fn take_hold(b: &Buffer, op: &'static str) -> Result<(), Error> {
     b.check(op)?;
     let m = &b.memory;
-    let mut w = m.word.load(Ordering::Acquire);
-    loop {
-        if w & word::EXCL != 0 {
-            return Err(Error::HeldExclusive { op });
-        }
-        if w & word::CONSUMING != 0 {
-            return Err(Error::Dead {
-                op,
-                why: "being consumed".into(),
-            });
-        }
-        if w & word::COUNT == word::COUNT || w & word::HOLDS == word::HOLDS {
-            return Err(Error::Claim {
-                op,
-                reason: "too many claims on one memory".into(),
-            });
-        }
-        match m.word.compare_exchange_weak(
-            w,
-            w + 1 + word::HOLD,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => break,
-            Err(x) => w = x,
-        }
-    }
+    m.word.take_hold().map_err(|r| match r {
+        HoldRefused::Exclusive => Error::HeldExclusive { op },
+        HoldRefused::Consuming => Error::Dead {
+            op,
+            why: "being consumed".into(),
+        },
+        HoldRefused::TooMany => Error::Claim {
+            op,
+            reason: "too many claims on one memory".into(),
+        },
+    })?;
     if let Err(e) = b.check(op) {
         release_hold(m);
         return Err(e);
@@ -193,7 +193,22 @@ fn take_hold(b: &Buffer, op: &'static str) -> Result<(), Error> {
 }
 
 fn release_hold(m: &Memory) {
-    m.word.fetch_sub(1 + word::HOLD, Ordering::AcqRel);
+    m.word.release_hold();
+}
+
+/// One read claim on `b`'s memory, for a live `b`, released by [`Word::release_read`]
+/// (`Claims::end`).
+fn take_read(b: &Buffer, op: &'static str) -> Result<(), Error> {
+    b.check(op)?;
+    if !b.memory.word.claim_read() {
+        return Err(Error::HeldExclusive { op });
+    }
+    // A consume may have killed `b` between the check and the claim.
+    if let Err(e) = b.check(op) {
+        b.memory.word.release_read();
+        return Err(e);
+    }
+    Ok(())
 }
 
 /// Leaves a consume's count of work under way on drop.
@@ -247,11 +262,7 @@ impl<'b> Claims<'b> {
         for e in &claims.entries[read.len()..] {
             let b = e.buffer;
             if b.spans() && b.access() == Access::ReadWrite {
-                let won = b
-                    .memory
-                    .word
-                    .compare_exchange(1, word::EXCL | 1, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok();
+                let won = b.memory.word.try_exclusive();
                 e.exclusive.store(won, Ordering::Release);
             }
         }
@@ -272,7 +283,7 @@ impl<'b> Claims<'b> {
             s = self.state.load(Ordering::Acquire);
         }
         for e in &self.entries {
-            e.buffer.memory.release_read();
+            e.buffer.memory.word.release_read();
         }
     }
 
@@ -294,7 +305,7 @@ impl<'b> Claims<'b> {
             && self.entry(b).is_some()
             && b.is_live()
             && b.spans()
-            && b.memory.word.load(Ordering::Acquire) & word::HOLDS == 0
+            && !b.memory.word.is_held()
     }
 
     /// Consumes `b`'s memory with the reason `why`: `b` and every buffer made over that
@@ -342,35 +353,18 @@ impl<'b> Claims<'b> {
             // Held exclusive: no hold and no other claim can reach the memory.
             let life = m.kill(why);
             e.exclusive.store(false, Ordering::Release);
-            m.word.fetch_and(!word::EXCL, Ordering::AcqRel);
+            m.word.end_exclusive();
             return Ok(Buffer::with_life(m.clone(), life, m.access()));
         }
         // Shared with other claims: mark the consume so no hold starts meanwhile.
-        let mut w = m.word.load(Ordering::Acquire);
-        loop {
-            if w & word::HOLDS != 0 {
-                return Err(Error::Claim {
-                    op: OP,
-                    reason: "a hold holds the memory".into(),
-                });
-            }
-            if w & word::CONSUMING != 0 {
-                spin();
-                w = m.word.load(Ordering::Acquire);
-                continue;
-            }
-            match m.word.compare_exchange_weak(
-                w,
-                w | word::CONSUMING,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(x) => w = x,
-            }
+        if !m.word.begin_consume() {
+            return Err(Error::Claim {
+                op: OP,
+                reason: "a hold holds the memory".into(),
+            });
         }
         let r = b.check(OP).map(|()| m.kill(why));
-        m.word.fetch_and(!word::CONSUMING, Ordering::AcqRel);
+        m.word.end_consume();
         Ok(Buffer::with_life(m.clone(), r?, Access::Read))
     }
 }

@@ -1,4 +1,4 @@
-//! Memory: one allocation on one device, with its claims word, its life and the
+//! Memory: one allocation on one device, with its claims word (`word.rs`), its life and the
 //! stamps of the work on it.
 //!
 //! Seed: `Rig.Buffer` (memory, kinds, access), `Rig.Claim` (the claims). Host memory
@@ -10,7 +10,8 @@ use std::any::Any;
 use super::backend::Store;
 use super::device::Rig;
 use super::timeline::Stamp;
-use crate::sync::{lock, Arc, AtomicBool, AtomicU64, Mutex, Ordering, RwLock};
+use super::word::Word;
+use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
 
 /// What a memory or buffer admits. Seed: `Rig.Buffer.access`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,23 +35,6 @@ pub enum Kind {
 
 /// Alignment of memory nxrig allocates, in bytes: enough for every dtype.
 pub const ALIGN: usize = 16;
-
-/// The claims word of an allocation: read claims (holds included) in the low bits,
-/// then the holds, and three flags.
-pub(crate) mod word {
-    /// Read claims, holds included.
-    pub const COUNT: u64 = (1 << 40) - 1;
-    /// One hold.
-    pub const HOLD: u64 = 1 << 40;
-    /// Holds.
-    pub const HOLDS: u64 = ((1 << 20) - 1) << 40;
-    /// A consume is checking the holds and killing the buffers.
-    pub const CONSUMING: u64 = 1 << 61;
-    /// The memory is outside the claims for good: never exclusive.
-    pub const OUTSIDE: u64 = 1 << 62;
-    /// A `Claim::with` holds the memory exclusive (its one read claim is the count).
-    pub const EXCL: u64 = 1 << 63;
-}
 
 /// One generation of a memory's buffers: those made before a consume die together.
 #[derive(Debug)]
@@ -128,7 +112,7 @@ pub(crate) struct Memory {
     len: usize,
     kind: Kind,
     access: Access,
-    pub(crate) word: AtomicU64,
+    pub(crate) word: Word,
     pub(crate) life: Mutex<Arc<Life>>,
     pub(crate) stamps: Mutex<Stamps>,
     /// Orders host reads against host writes of the bytes (Rust's aliasing rules);
@@ -162,18 +146,13 @@ impl Memory {
         access: Access,
         outside: bool,
     ) -> Memory {
-        let w = if outside || access == Access::Read {
-            word::OUTSIDE
-        } else {
-            0
-        };
         rig.count_memory(len, true);
         Memory {
             rig: rig.clone(),
             len,
             kind,
             access,
-            word: AtomicU64::new(w),
+            word: Word::new(outside || access == Access::Read),
             life: Mutex::new(Life::new()),
             stamps: Mutex::new(Stamps::default()),
             order: RwLock::new(()),
@@ -239,44 +218,6 @@ impl Memory {
         l.kill(why);
         *l = Life::new();
         l.clone()
-    }
-
-    /// Takes one read claim; `Err(())` if the memory is held exclusive.
-    #[inline]
-    pub(crate) fn claim_read(&self) -> Result<(), ()> {
-        let mut w = self.word.load(Ordering::Acquire);
-        loop {
-            if w & word::EXCL != 0 || w & word::COUNT == word::COUNT {
-                return Err(());
-            }
-            match self
-                .word
-                .compare_exchange_weak(w, w + 1, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return Ok(()),
-                Err(x) => w = x,
-            }
-        }
-    }
-
-    /// Ends one read claim (an exclusive one too, clearing the flag).
-    #[inline]
-    pub(crate) fn release_read(&self) {
-        let mut w = self.word.load(Ordering::Acquire);
-        loop {
-            debug_assert!(
-                w & word::COUNT > 0,
-                "nxrig bug: releasing an unclaimed memory"
-            );
-            let n = (w - 1) & !word::EXCL;
-            match self
-                .word
-                .compare_exchange_weak(w, n, Ordering::AcqRel, Ordering::Acquire)
-            {
-                Ok(_) => return,
-                Err(x) => w = x,
-            }
-        }
     }
 
     /// The exclusive turn of a host writer of GPU memory (its copy back, change and

@@ -21,6 +21,7 @@ mod memory;
 mod submit;
 mod timeline;
 pub mod wgpu;
+mod word;
 
 pub use backend::ReadAsync;
 pub use buffer::Buffer;
@@ -29,6 +30,7 @@ pub use device::{MemoryUse, Rig, RigKind};
 pub use memory::{Access, Kind, ALIGN};
 pub use submit::Submission;
 pub use timeline::Stamp;
+pub(crate) use word::ReadClaims;
 
 #[cfg(all(test, not(loom)))]
 mod tests;

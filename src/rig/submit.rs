@@ -10,19 +10,9 @@ use super::buffer::Buffer;
 use super::claim::{Claim, Hold};
 use super::device::Rig;
 use super::timeline::Stamp;
+use super::word::ReadClaims;
 use crate::error::Error;
 use crate::sync::lock;
-
-/// Read claims taken for a submit, released on drop.
-struct Claimed<'a>(Vec<&'a Buffer>);
-
-impl Drop for Claimed<'_> {
-    fn drop(&mut self) {
-        for b in &self.0 {
-            b.memory.release_read();
-        }
-    }
-}
 
 impl Rig {
     /// Runs `work` on this device's timeline over `reads` and `writes` and returns its
@@ -57,10 +47,18 @@ impl Rig {
     ) -> Result<Stamp, Error> {
         const OP: &str = "Rig.submit";
         self.check(OP)?;
-        let mut claimed = Claimed(Vec::with_capacity(reads.len() + writes.len()));
+        let nth = |k: usize| match reads.get(k) {
+            Some(b) => b,
+            None => writes[k - reads.len()],
+        };
+        let mut claims = ReadClaims::new(|k| &nth(k).memory.word);
         for b in reads.iter().chain(writes) {
-            super::claim::take_read(b, OP)?;
-            claimed.0.push(b);
+            b.check(OP)?;
+            if !claims.claim_next() {
+                return Err(Error::HeldExclusive { op: OP });
+            }
+            // A consume may have killed `b` between the check and the claim.
+            b.check(OP)?;
         }
         for b in writes {
             if b.access() == super::Access::Read {
