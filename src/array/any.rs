@@ -167,18 +167,6 @@ impl AnyArray {
             }
         }
     }
-
-    /// A fresh C-contiguous array on the same device holding the array's elements, bit
-    /// for bit (NaN payloads included): the array [`AnyArray::create`] makes there,
-    /// filled by [`AnyArray::transfer`]. Seed: `Nx_array.copy`.
-    ///
-    /// # Errors
-    /// What [`AnyArray::create`] and [`AnyArray::transfer`] return.
-    pub fn copy(&self) -> Result<AnyArray, Error> {
-        let out = AnyArray::create_to_fill(self.rig(), self.dtype, self.shape())?;
-        super::placement::transfer(self, &out, "Nx_array.copy")?;
-        Ok(out)
-    }
 }
 
 #[cold]

@@ -142,10 +142,10 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
         let other_written = written
             .iter()
             .enumerate()
-            .any(|(j, o)| j != i && super::shares_bytes(w, o));
+            .any(|(j, o)| j != i && super::overlap::shares_bytes(w, o));
         let other_read = read
             .iter()
-            .any(|r| super::shares_bytes(w, r) && !super::identical(w, r));
+            .any(|r| super::overlap::shares_bytes(w, r) && !super::overlap::identical(w, r));
         if other_written || other_read {
             return Ok(Answer::Overlapping);
         }

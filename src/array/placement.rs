@@ -90,6 +90,20 @@ fn refusal(op: &'static str, a: Answer, src: &AnyArray, dst: &AnyArray) -> Error
     super::door::refused(op, a, &[dst, src])
 }
 
+impl AnyArray {
+    /// A fresh C-contiguous array on the same device holding the array's elements, bit
+    /// for bit (NaN payloads included): the array [`AnyArray::create`] makes there,
+    /// filled by [`AnyArray::transfer`]. Seed: `Nx_array.copy`.
+    ///
+    /// # Errors
+    /// What [`AnyArray::create`] and [`AnyArray::transfer`] return.
+    pub fn copy(&self) -> Result<AnyArray, Error> {
+        let out = AnyArray::create_to_fill(self.rig(), self.dtype, self.shape())?;
+        transfer(self, &out, "Nx_array.copy")?;
+        Ok(out)
+    }
+}
+
 pub(crate) fn transfer(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), Error> {
     if src.shape() != dst.shape() || src.dtype != dst.dtype {
         return Err(Error::Invalid {
@@ -118,7 +132,7 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
     if n == 0 {
         return Ok(());
     }
-    if super::identical(src, dst) {
+    if super::overlap::identical(src, dst) {
         return Ok(());
     }
     let whole = |a: &AnyArray| {

@@ -72,7 +72,10 @@ impl Buffer {
     fn create_cleared(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Buffer, Error> {
         const OP: &str = "Rig.Buffer.create";
         rig.check(OP)?;
-        let store = rig.backend().device().allocate(rig, OP, len, clear)?;
+        let store = rig
+            .backend()
+            .device()
+            .allocate(rig.name(), OP, len, clear)?;
         let m = Memory::make(rig, store, len, kind, Access::ReadWrite, false);
         Ok(Buffer::spanning(m))
     }
@@ -361,20 +364,6 @@ impl Buffer {
         Ok(())
     }
 
-    /// Kills every buffer of the memory with the reason "freed"; the bytes go back when
-    /// the last handle goes. Seed: `Rig.Buffer.free`.
-    ///
-    /// # Errors
-    /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
-    /// the memory exclusive; [`Error::Claim`] while a hold holds it.
-    pub fn free(&self) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.free";
-        self.check(OP)?;
-        self.may_free(OP)?;
-        self.memory.kill("freed (Rig.Buffer.free)");
-        Ok(())
-    }
-
     /// A buffer of the same bytes for device `rig`, or `None` where `rig` cannot map the
     /// memory. It shares the memory's claims and life. Seed: `Rig.Buffer.borrow`.
     ///
@@ -392,16 +381,6 @@ impl Buffer {
         } else {
             Ok(None)
         }
-    }
-
-    /// Puts the memory outside the claims for good, through every view and borrow:
-    /// no donation will write it. Seed: `Rig.Buffer.export` (and `Claim.share`).
-    ///
-    /// # Errors
-    /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
-    /// the memory exclusive.
-    pub fn export(&self) -> Result<(), Error> {
-        super::claim::share_memory(self, "Rig.Buffer.export")
     }
 }
 

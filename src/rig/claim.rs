@@ -151,6 +151,30 @@ impl Buffer {
         Ok(c)
     }
 
+    /// Kills every buffer of the memory with the reason "freed"; the bytes go back when
+    /// the last handle goes. Seed: `Rig.Buffer.free`.
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
+    /// the memory exclusive; [`Error::Claim`] while a hold holds it.
+    pub fn free(&self) -> Result<(), Error> {
+        const OP: &str = "Rig.Buffer.free";
+        self.check(OP)?;
+        self.may_free(OP)?;
+        self.memory.kill("freed (Rig.Buffer.free)");
+        Ok(())
+    }
+
+    /// Puts the memory outside the claims for good, through every view and borrow:
+    /// no donation will write it. Seed: `Rig.Buffer.export` (and `Claim.share`).
+    ///
+    /// # Errors
+    /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
+    /// the memory exclusive.
+    pub fn export(&self) -> Result<(), Error> {
+        share_memory(self, "Rig.Buffer.export")
+    }
+
     /// `Ok` where [`Buffer::free`] may kill the memory's buffers.
     ///
     /// # Errors

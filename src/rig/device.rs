@@ -4,34 +4,10 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::backend::Backend;
+use super::kind::RigKind;
 use super::timeline::Timeline;
 use crate::error::Error;
 use crate::sync::Arc;
-
-/// What kind of device a [`Rig`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RigKind {
-    /// The host: memory in the host's address space (wasm linear memory under wasm32);
-    /// its work runs at once, on the calling thread.
-    Host,
-    /// A GPU through wgpu (WebGPU in the browser; Vulkan, Metal or DX12 natively): its
-    /// memory is wgpu buffers the host does not address, its work goes through the
-    /// device's queue in submission order. (Named for its backend: the names users type,
-    /// `gpu`, `gpu1`, ..., mean the first, second GPU device whatever its backend.)
-    Wgpu,
-}
-
-impl RigKind {
-    /// True for a GPU device, whatever its backend: the devices `gpu`, `gpu1`, ...
-    /// name in [`Rig::by_name`].
-    pub fn is_gpu(self) -> bool {
-        match self {
-            RigKind::Host => false,
-            RigKind::Wgpu => true,
-        }
-    }
-}
 
 struct Inner {
     id: u64,

@@ -9,7 +9,13 @@
 
 use std::sync::Mutex;
 
-use super::memory::ALIGN;
+use super::kind::RigKind;
+use super::seam::{DeviceBackend, Store};
+use super::timeline::{Stamp, Timeline};
+use crate::error::Error;
+
+/// Alignment of memory nxrig allocates, in bytes: enough for every dtype.
+pub const ALIGN: usize = 16;
 
 /// The most bytes of freed allocations kept for reuse.
 pub(crate) const KEEP: usize = 256 << 20;
@@ -160,9 +166,9 @@ pub(crate) fn cached_bytes() -> usize {
 /// submission.
 pub(crate) struct Host;
 
-impl super::backend::DeviceBackend for Host {
-    fn kind(&self) -> super::RigKind {
-        super::RigKind::Host
+impl DeviceBackend for Host {
+    fn kind(&self) -> RigKind {
+        RigKind::Host
     }
 
     fn host_addressable(&self) -> bool {
@@ -171,18 +177,21 @@ impl super::backend::DeviceBackend for Host {
 
     fn allocate(
         &self,
-        rig: &super::Rig,
+        device: &str,
         op: &'static str,
         len: usize,
         clear: bool,
-    ) -> Result<super::backend::Store, crate::error::Error> {
-        let bytes = HostBytes::new(len, clear).ok_or_else(|| crate::error::Error::OutOfMemory {
+    ) -> Result<Store, Error> {
+        let bytes = HostBytes::new(len, clear).ok_or_else(|| Error::OutOfMemory {
             op,
-            device: rig.name().to_owned(),
+            device: device.to_owned(),
             bytes: len,
         })?;
         let ptr = bytes.ptr();
-        Ok(super::memory::Memory::host_store(ptr, Box::new(bytes)))
+        Ok(Store::Host {
+            ptr,
+            _owner: Box::new(bytes),
+        })
     }
 
     fn queues_work(&self) -> bool {
@@ -193,7 +202,7 @@ impl super::backend::DeviceBackend for Host {
         None
     }
 
-    fn finish(&self, timeline: &super::timeline::Timeline, stamp: super::Stamp) {
+    fn finish(&self, timeline: &Timeline, stamp: Stamp) {
         timeline.complete(stamp);
     }
 

@@ -7,8 +7,8 @@
 
 use std::any::Any;
 
-use super::backend::Store;
 use super::device::Rig;
+use super::seam::Store;
 use super::timeline::Stamp;
 use super::word::Word;
 use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
@@ -32,9 +32,6 @@ pub enum Kind {
     /// Device memory the host can map (for uploads and readbacks).
     HostVisible,
 }
-
-/// Alignment of memory nxrig allocates, in bytes: enough for every dtype.
-pub const ALIGN: usize = 16;
 
 /// One generation of a memory's buffers: those made before a consume die together.
 #[derive(Debug)]
@@ -204,7 +201,7 @@ impl Memory {
     /// The address of the first byte of host memory; 0 for memory the host does not
     /// address.
     pub(crate) fn addr(&self) -> usize {
-        self.ptr() as usize
+        self.store.ptr() as usize
     }
 
     /// The current generation.
@@ -228,7 +225,7 @@ impl Memory {
 
     /// `f` of the bytes, while no host write runs. Host memory only.
     pub(crate) fn bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
-        let ptr = self.host_ptr();
+        let ptr = self.store.host_ptr();
         let _g = self.order.read().unwrap_or_else(|e| e.into_inner());
         // SAFETY: ptr..ptr+len is owned by the store's owner for self's life; `order`
         // excludes writes.
@@ -238,7 +235,7 @@ impl Memory {
     /// `f` of the bytes, alone. The caller checked that the memory admits writes.
     pub(crate) fn bytes_mut<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> R {
         debug_assert_eq!(self.access, Access::ReadWrite);
-        let ptr = self.host_ptr();
+        let ptr = self.store.host_ptr();
         let _g = self.order.write().unwrap_or_else(|e| e.into_inner());
         // SAFETY: as in `bytes`, `order` held exclusive, and the owner admits writes.
         f(unsafe { std::slice::from_raw_parts_mut(ptr, self.len) })
@@ -270,7 +267,7 @@ impl Memory {
         f: impl FnOnce(Option<&[u8]>, &mut [u8]) -> R,
     ) -> R {
         debug_assert_eq!(dst.access, Access::ReadWrite);
-        let (sp, dp) = (src.host_ptr(), dst.host_ptr());
+        let (sp, dp) = (src.store.host_ptr(), dst.store.host_ptr());
         if std::ptr::eq(src, dst) {
             return dst.bytes_mut(|d| f(None, d));
         }

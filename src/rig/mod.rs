@@ -11,23 +11,29 @@
 //!   [`Claims::consume`]), holds ([`Claim::hold`]), [`Claim::share`].
 //! - [`Stamp`]: a point on a device's timeline; [`Rig::submit`], [`Submission`].
 
+mod access;
 pub(crate) mod backend;
 mod buffer;
 mod claim;
 mod copying;
 mod device;
+mod gpus;
 mod host;
+mod kind;
 mod memory;
+mod seam;
 mod submit;
 mod timeline;
 pub mod wgpu;
 mod word;
 
-pub use backend::ReadAsync;
+pub use access::ReadAsync;
 pub use buffer::Buffer;
 pub use claim::{Claim, Claims, Hold};
-pub use device::{MemoryUse, Rig, RigKind};
-pub use memory::{Access, Kind, ALIGN};
+pub use device::{MemoryUse, Rig};
+pub use host::ALIGN;
+pub use kind::RigKind;
+pub use memory::{Access, Kind};
 pub use submit::Submission;
 pub use timeline::Stamp;
 pub(crate) use word::ReadClaims;

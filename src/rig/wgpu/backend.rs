@@ -1,12 +1,13 @@
-//! wgpu as a device backend: what [`crate::rig::Rig`] asks of a GPU through wgpu, and
-//! the accessors of wgpu's own objects for work of a caller's own. Seed: `Rig.t`.
+//! wgpu as a device backend: what a device (`crate::rig::Rig`) asks of a GPU through
+//! wgpu. Seed: `Rig.t`.
 
 use super::{Gpu, GpuMemory};
+use std::sync::Arc;
+
 use crate::error::Error;
-use crate::rig::backend::{Backend, DeviceBackend, On, Store};
-use crate::rig::buffer::Buffer;
+use crate::rig::kind::RigKind;
+use crate::rig::seam::{DeviceBackend, Store};
 use crate::rig::timeline::{Stamp, Timeline};
-use crate::rig::{Rig, RigKind};
 
 impl DeviceBackend for Gpu {
     fn kind(&self) -> RigKind {
@@ -19,7 +20,7 @@ impl DeviceBackend for Gpu {
 
     fn allocate(
         &self,
-        _rig: &Rig,
+        _device: &str,
         op: &'static str,
         len: usize,
         clear: bool,
@@ -71,20 +72,21 @@ impl Gpu {
     /// Bytes `start..start + len` of `mem`, copied back, blocking. Native only (the
     /// browser cannot block); the caller holds a read claim.
     pub(crate) fn read_blocking(
-        &self,
-        rig: &Rig,
+        self: &Arc<Self>,
         op: &'static str,
         mem: &GpuMemory,
         start: usize,
         len: usize,
     ) -> Result<Vec<u8>, Error> {
-        rig.check(op)?;
+        if self.timeline.is_lost() {
+            return Err(self.lost(op));
+        }
         #[cfg(target_arch = "wasm32")]
         {
             let _ = (mem, start, len);
             Err(Error::Unsupported {
                 op,
-                device: rig.name().to_owned(),
+                device: self.name.clone(),
                 what:
                     "be read blocking in the browser: use read_async (or the array's async forms)"
                         .into(),
@@ -93,33 +95,7 @@ impl Gpu {
         #[cfg(not(target_arch = "wasm32"))]
         {
             use super::io::Out;
-            pollster::block_on(self.readback(rig, mem, start, len, Out::bytes(len)))
-                .map(Out::into_vec)
-        }
-    }
-}
-
-impl Rig {
-    /// The wgpu device and queue of a GPU device through wgpu, for work of the
-    /// caller's own (submitted through [`Rig::submit`]) and for what only wgpu has
-    /// (its adapter's info and limits, the native types nxrig's WGSL uses); `None` for
-    /// a device of another backend.
-    pub fn wgpu(&self) -> Option<&Gpu> {
-        match self.backend() {
-            Backend::Wgpu(g) => Some(g),
-            Backend::Host(_) => None,
-        }
-    }
-}
-
-impl Buffer {
-    /// The wgpu buffers of the memory and the buffer's first byte in them, for memory
-    /// of a GPU through wgpu; `None` for memory of another backend. For kernels of the
-    /// caller's own, which bind the buffers and submit through [`Rig::submit`].
-    pub fn wgpu_memory(&self) -> Option<(&GpuMemory, usize)> {
-        match self.memory.on() {
-            On::Wgpu(_, m) => Some((m, self.start())),
-            On::Host => None,
+            pollster::block_on(self.readback(mem, start, len, Out::bytes(len))).map(Out::into_vec)
         }
     }
 }

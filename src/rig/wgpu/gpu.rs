@@ -1,5 +1,5 @@
 //! A GPU device through wgpu: its device and queue, its limits, its compiled pipelines,
-//! and the wiring of queue completions and device loss into the [`Rig`]'s timeline.
+//! and the wiring of queue completions and device loss into the [`Rig`](crate::rig::Rig)'s timeline.
 //! Seed: `Rig.t` (a device), `Rig.Lost`; DESIGN.md decisions 5, 8 and 9.
 
 use std::collections::HashMap;
@@ -7,15 +7,15 @@ use std::sync::{Arc, Mutex, Weak};
 
 use super::AdapterInfo;
 use crate::error::Error;
-use crate::rig::device::Rig;
 use crate::rig::timeline::{Stamp, Timeline};
 use crate::wgsl::Native;
 
-/// The wgpu side of a GPU [`Rig`]: what nxrig submits its work and memory through.
+/// The wgpu side of a GPU device (`crate::rig::Rig`): what nxrig submits its work and
+/// memory through.
 pub struct Gpu {
-    /// The device's name, as its [`Rig`] has it.
+    /// The device's name, as its [`Rig`](crate::rig::Rig) has it.
     pub(crate) name: String,
-    /// The timeline of the device's [`Rig`]: lost before the wgpu device goes.
+    /// The timeline of the device's [`Rig`](crate::rig::Rig): lost before the wgpu device goes.
     pub(crate) timeline: Arc<Timeline>,
     /// Taken by each submission from its stamp to its completion callback, so that
     /// stamps reach the queue in their order and complete in it.
@@ -93,12 +93,12 @@ impl Gpu {
         }
     }
 
-    /// The wgpu device, for work of the caller's own (submitted through [`Rig::submit`]).
+    /// The wgpu device, for work of the caller's own (submitted through [`Rig::submit`](crate::rig::Rig::submit)).
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }
 
-    /// The wgpu queue, for work of the caller's own (submitted through [`Rig::submit`]).
+    /// The wgpu queue, for work of the caller's own (submitted through [`Rig::submit`](crate::rig::Rig::submit)).
     pub fn queue(&self) -> &wgpu::Queue {
         &self.queue
     }
@@ -174,7 +174,7 @@ impl Gpu {
     }
 
     /// The submission turn: held from a stamp's taking until its completion is
-    /// registered (see [`Rig::submit`]).
+    /// registered (see [`Rig::submit`](crate::rig::Rig::submit)).
     pub(crate) fn turn(&self) -> std::sync::MutexGuard<'_, ()> {
         lock(&self.turn)
     }
@@ -246,7 +246,7 @@ pub(crate) async fn open(
     adapter: &wgpu::Adapter,
     name: &str,
     options: &Options,
-) -> Result<Rig, Error> {
+) -> Result<Arc<Gpu>, Error> {
     // The device enforces the capped limits too, so a piece that would not fit fails
     // loudly in the tests of splitting rather than passing on a roomy adapter.
     let mut limits = adapter.limits();
@@ -315,26 +315,18 @@ pub(crate) async fn open(
         indirect: Default::default(),
         pool: super::pool::Pool::shared(options.cache_bytes.unwrap_or(super::pool::DEFAULT_CAP)),
     };
-    let rig = Rig::make(
-        name,
-        crate::rig::backend::Backend::Wgpu(gpu),
-        timeline.clone(),
-    );
+    let gpu = Arc::new(gpu);
     let t = Arc::downgrade(&timeline);
-    if let Some(g) = rig.wgpu() {
-        g.device.set_device_lost_callback(move |_, _| {
-            if let Some(t) = t.upgrade() {
-                t.lose();
-            }
-        });
-    }
-    if native.f32 && !options.skip_probe && super::probe::f32_add_is_exact(&rig).await {
-        if let Some(g) = rig.wgpu() {
-            g.f32_exact
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+    gpu.device.set_device_lost_callback(move |_, _| {
+        if let Some(t) = t.upgrade() {
+            t.lose();
         }
+    });
+    if native.f32 && !options.skip_probe && super::probe::f32_add_is_exact(&gpu).await {
+        gpu.f32_exact
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
-    Ok(rig)
+    Ok(gpu)
 }
 
 /// The name of the device of `adapter`: its name and backend, as `nxrig devices` prints.
@@ -349,74 +341,12 @@ pub(crate) fn name_of(adapter: &wgpu::Adapter) -> String {
     format!("{name} ({:?})", i.backend)
 }
 
-fn instance() -> wgpu::Instance {
+pub(crate) fn instance() -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle())
 }
 
 /// The adapters of wgpu's primary backends (Vulkan, Metal, DX12), in wgpu's order.
 #[cfg(not(target_arch = "wasm32"))]
-fn primary_adapters() -> Vec<wgpu::Adapter> {
+pub(crate) fn primary_adapters() -> Vec<wgpu::Adapter> {
     pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY))
-}
-
-impl Rig {
-    /// A GPU device of the first adapter the platform offers (the browser's
-    /// `navigator.gpu`; natively wgpu's default choice), each call a new device with
-    /// its own timeline, opened as `options` say. Never blocks. Seed: `Rig.t`.
-    ///
-    /// # Errors
-    /// [`Error::NoDevice`] if there is no adapter or it refuses a device.
-    pub async fn gpu_async(options: &Options) -> Result<Rig, Error> {
-        let adapter = instance()
-            .request_adapter(&wgpu::RequestAdapterOptions::default())
-            .await
-            .map_err(|e| Error::NoDevice {
-                op: "Rig.device",
-                reason: if cfg!(target_arch = "wasm32") {
-                    format!("the browser's WebGPU offers no adapter ({e}): its GPU may be blocklisted or WebGPU turned off; use Device.host()")
-                } else {
-                    format!("no GPU adapter ({e}): install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)")
-                },
-            })?;
-        let rig = open(&adapter, &name_of(&adapter), options).await?;
-        super::super::device::register(&rig);
-        Ok(rig)
-    }
-
-    /// One device per adapter of wgpu's primary backends (Vulkan, Metal, DX12), opened
-    /// once for the process, in wgpu's order, with the default [`Options`] (emulating
-    /// everything where the environment has `NXRIG_EMULATE=1`). Blocking; native only.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn gpus() -> Vec<Rig> {
-        static GPUS: std::sync::OnceLock<Vec<Rig>> = std::sync::OnceLock::new();
-        GPUS.get_or_init(|| {
-            let options = Options {
-                emulate: std::env::var("NXRIG_EMULATE").is_ok_and(|v| v == "1"),
-                ..Options::default()
-            };
-            primary_adapters()
-                .iter()
-                .filter_map(|a| pollster::block_on(open(a, &name_of(a), &options)).ok())
-                .collect()
-        })
-        .clone()
-    }
-
-    /// A new device of the first adapter of `Rig::gpus`, opened as `options` say: a
-    /// separate device, for tests of emulation, splitting and loss. Blocking; native
-    /// only.
-    ///
-    /// # Errors
-    /// [`Error::NoDevice`] if there is no adapter or it refuses a device.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn gpu_with(options: &Options) -> Result<Rig, Error> {
-        let found = primary_adapters();
-        let a = found.first().ok_or_else(|| Error::NoDevice {
-            op: "Rig.device",
-            reason:
-                "no GPU adapter: install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)"
-                    .into(),
-        })?;
-        pollster::block_on(open(a, &name_of(a), options))
-    }
 }

@@ -5,13 +5,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use super::memory::GpuMemory;
 use super::pool;
 use super::Gpu;
 use crate::error::Error;
-use crate::rig::device::Rig;
 use crate::rig::timeline::Stamp;
 
 /// WebGPU's copy alignment, in bytes.
@@ -143,8 +143,7 @@ impl Gpu {
     /// into staging buffers (one a chunk the range touches; kept ones reused) are
     /// submitted now; the returned future maps them and gathers the bytes into `out`.
     pub(crate) fn readback(
-        &self,
-        rig: &Rig,
+        self: &Arc<Self>,
         mem: &GpuMemory,
         start: usize,
         len: usize,
@@ -183,7 +182,7 @@ impl Gpu {
             p.rx = Some(rx);
         }
         Readback {
-            rig: rig.clone(),
+            gpu: Arc::clone(self),
             parts,
             out: Some(out),
             next: 0,
@@ -271,7 +270,7 @@ struct Part {
 /// A read of GPU memory under way: resolves to the bytes, or to [`Error::Lost`] if the
 /// device is lost first (case K13). Natively, polling it blocks until the GPU is done.
 pub(crate) struct Readback {
-    rig: Rig,
+    gpu: Arc<Gpu>,
     parts: Vec<Part>,
     out: Option<Out>,
     next: usize,
@@ -293,20 +292,18 @@ impl Future for Readback {
         if this.next == this.parts.len() {
             return Poll::Ready(this.out.take().ok_or_else(taken));
         }
-        if this.rig.is_lost() {
-            return Poll::Ready(Err(this.rig.lost(OP)));
+        if this.gpu.timeline.is_lost() {
+            return Poll::Ready(Err(this.gpu.lost(OP)));
         }
         #[cfg(not(target_arch = "wasm32"))]
-        if let Some(g) = this.rig.wgpu() {
-            g.block();
-        }
-        let lost_or = |rig: &Rig, why: String| {
-            if rig.is_lost() {
-                rig.lost(OP)
+        this.gpu.block();
+        let lost_or = |g: &Gpu, why: String| {
+            if g.timeline.is_lost() {
+                g.lost(OP)
             } else {
                 Error::Device {
                     op: OP,
-                    device: rig.name().to_owned(),
+                    device: g.name.clone(),
                     reason: format!("mapping GPU memory failed: {why}"),
                 }
             }
@@ -321,30 +318,28 @@ impl Future for Readback {
                             out.put(this.done, &v, p.skip, p.len);
                             Ok(())
                         }
-                        (Err(e), _) => Err(lost_or(&this.rig, e.to_string())),
+                        (Err(e), _) => Err(lost_or(&this.gpu, e.to_string())),
                         (_, None) => Err(taken()),
                     };
                     p.staging.unmap();
                     if let Err(e) = r {
                         return Poll::Ready(Err(e));
                     }
-                    if let Some(g) = this.rig.wgpu() {
-                        pool::lock(&g.pool).keep(p.staging.clone());
-                    }
+                    pool::lock(&this.gpu.pool).keep(p.staging.clone());
                     this.done += p.len;
                     this.next += 1;
                 }
                 Poll::Ready(Ok(Err(e))) => {
-                    return Poll::Ready(Err(lost_or(&this.rig, e.to_string())))
+                    return Poll::Ready(Err(lost_or(&this.gpu, e.to_string())))
                 }
                 Poll::Ready(Err(_)) => {
-                    return Poll::Ready(Err(lost_or(&this.rig, "the map was dropped".into())))
+                    return Poll::Ready(Err(lost_or(&this.gpu, "the map was dropped".into())))
                 }
                 Poll::Pending => {
                     // Wake on loss as well: a lost timeline never reaches this stamp.
-                    let mut lost = this.rig.timeline().reached(Stamp(u64::MAX));
+                    let mut lost = this.gpu.timeline.reached(Stamp(u64::MAX));
                     return match Pin::new(&mut lost).poll(cx) {
-                        Poll::Ready(_) => Poll::Ready(Err(this.rig.lost(OP))),
+                        Poll::Ready(_) => Poll::Ready(Err(this.gpu.lost(OP))),
                         Poll::Pending => Poll::Pending,
                     };
                 }
@@ -352,10 +347,8 @@ impl Future for Readback {
         }
         // An error the device reported meanwhile (a buffer it could not make, in the
         // browser known only now) means the bytes may not be the array's.
-        if let Some(g) = this.rig.wgpu() {
-            if let Err(e) = g.reported(OP) {
-                return Poll::Ready(Err(e));
-            }
+        if let Err(e) = this.gpu.reported(OP) {
+            return Poll::Ready(Err(e));
         }
         Poll::Ready(this.out.take().ok_or_else(taken))
     }

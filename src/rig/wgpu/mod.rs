@@ -21,6 +21,10 @@ mod plan;
 mod pool;
 mod probe;
 
+pub(crate) use gpu::instance;
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use gpu::primary_adapters;
+pub(crate) use gpu::{name_of, open};
 pub use gpu::{Gpu, Options};
 pub(crate) use io::{Out, Readback};
 pub(crate) use kernel::Kernel;

@@ -7,8 +7,8 @@
 use super::io::Out;
 use super::kernel::Kernel;
 use super::plan::Operand;
+use super::Gpu;
 use crate::layout::Layout;
-use crate::rig::device::Rig;
 
 /// Operand pairs (float32 bits), none a NaN.
 const PAIRS: [(u32, u32); 14] = [
@@ -28,10 +28,9 @@ const PAIRS: [(u32, u32); 14] = [
     (0x8000_0000, 0x0000_0000),
 ];
 
-/// True when `rig`'s native float32 sums equal IEEE's on every probe pair.
-pub(crate) async fn f32_add_is_exact(rig: &Rig) -> bool {
+/// True when `g`'s native float32 sums equal IEEE's on every probe pair.
+pub(crate) async fn f32_add_is_exact(g: &std::sync::Arc<Gpu>) -> bool {
     const OP: &str = "Rig.device";
-    let Some(g) = rig.wgpu() else { return false };
     let bytes = |k: usize| -> Vec<u8> {
         PAIRS
             .iter()
@@ -57,7 +56,7 @@ pub(crate) async fn f32_add_is_exact(rig: &Rig) -> bool {
         return false;
     }
     let Ok(got) = g
-        .readback(rig, &out, 0, 4 * n, Out::bytes(4 * n))
+        .readback(&out, 0, 4 * n, Out::bytes(4 * n))
         .await
         .map(Out::into_vec)
     else {

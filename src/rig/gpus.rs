@@ -1,0 +1,79 @@
+//! Opening GPU devices: one [`Rig`] a wgpu adapter (natively, once for the process),
+//! or a device of the first adapter with options of its own. Seed: `Rig.t`.
+
+use std::sync::Arc;
+
+use super::backend::Backend;
+use super::device::Rig;
+use super::wgpu;
+use crate::error::Error;
+
+/// The device of `adapter`, opened as `options` say, named for its adapter.
+async fn open_rig(adapter: &::wgpu::Adapter, options: &wgpu::Options) -> Result<Rig, Error> {
+    let name = wgpu::name_of(adapter);
+    let gpu = wgpu::open(adapter, &name, options).await?;
+    let timeline = Arc::clone(&gpu.timeline);
+    Ok(Rig::make(&name, Backend::Wgpu(gpu), timeline))
+}
+
+impl Rig {
+    /// A GPU device of the first adapter the platform offers (the browser's
+    /// `navigator.gpu`; natively wgpu's default choice), each call a new device with
+    /// its own timeline, opened as `options` say. Never blocks. Seed: `Rig.t`.
+    ///
+    /// # Errors
+    /// [`Error::NoDevice`] if there is no adapter or it refuses a device.
+    pub async fn gpu_async(options: &wgpu::Options) -> Result<Rig, Error> {
+        let adapter = wgpu::instance()
+            .request_adapter(&::wgpu::RequestAdapterOptions::default())
+            .await
+            .map_err(|e| Error::NoDevice {
+                op: "Rig.device",
+                reason: if cfg!(target_arch = "wasm32") {
+                    format!("the browser's WebGPU offers no adapter ({e}): its GPU may be blocklisted or WebGPU turned off; use Device.host()")
+                } else {
+                    format!("no GPU adapter ({e}): install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)")
+                },
+            })?;
+        let rig = open_rig(&adapter, options).await?;
+        super::device::register(&rig);
+        Ok(rig)
+    }
+
+    /// One device per adapter of wgpu's primary backends (Vulkan, Metal, DX12), opened
+    /// once for the process, in wgpu's order, with the default [`Options`] (emulating
+    /// everything where the environment has `NXRIG_EMULATE=1`). Blocking; native only.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn gpus() -> Vec<Rig> {
+        static GPUS: std::sync::OnceLock<Vec<Rig>> = std::sync::OnceLock::new();
+        GPUS.get_or_init(|| {
+            let options = wgpu::Options {
+                emulate: std::env::var("NXRIG_EMULATE").is_ok_and(|v| v == "1"),
+                ..wgpu::Options::default()
+            };
+            wgpu::primary_adapters()
+                .iter()
+                .filter_map(|a| pollster::block_on(open_rig(a, &options)).ok())
+                .collect()
+        })
+        .clone()
+    }
+
+    /// A new device of the first adapter of `Rig::gpus`, opened as `options` say: a
+    /// separate device, for tests of emulation, splitting and loss. Blocking; native
+    /// only.
+    ///
+    /// # Errors
+    /// [`Error::NoDevice`] if there is no adapter or it refuses a device.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn gpu_with(options: &wgpu::Options) -> Result<Rig, Error> {
+        let found = wgpu::primary_adapters();
+        let a = found.first().ok_or_else(|| Error::NoDevice {
+            op: "Rig.device",
+            reason:
+                "no GPU adapter: install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)"
+                    .into(),
+        })?;
+        pollster::block_on(open_rig(a, options))
+    }
+}
