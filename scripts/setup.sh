@@ -10,7 +10,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 # Debian packages: the Vulkan loader and Mesa's lavapipe (native wgpu), Chromium and its
 # driver (browser tests), binaryen (wasm-opt for wasm-pack build), a C compiler (cc crate).
 need_apt=()
-for p in mesa-vulkan-drivers libvulkan1 chromium chromium-driver binaryen gcc; do
+for p in mesa-vulkan-drivers libvulkan1 chromium chromium-driver binaryen gcc clang llvm; do
   dpkg -s "$p" >/dev/null 2>&1 || need_apt+=("$p")
 done
 if ((${#need_apt[@]})); then
@@ -20,12 +20,15 @@ if ((${#need_apt[@]})); then
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-# Rust: the wasm target, wasm-pack, and wasm-bindgen-cli at exactly Cargo.lock's version
-# (wasm-pack otherwise tries a download, which fails here).
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  say "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
-fi
+# Rust: the wasm target and the desktop targets CI checks (macOS on Apple silicon,
+# Windows), wasm-pack, and wasm-bindgen-cli at exactly Cargo.lock's version (wasm-pack
+# otherwise tries a download, which fails here).
+for t in wasm32-unknown-unknown aarch64-apple-darwin x86_64-pc-windows-msvc; do
+  if ! rustup target list --installed | grep -qx "$t"; then
+    say "rustup target add $t"
+    rustup target add "$t"
+  fi
+done
 if ! command -v wasm-pack >/dev/null 2>&1; then
   say "cargo install wasm-pack"
   cargo install --locked wasm-pack

@@ -5,6 +5,7 @@
 #      placement, door and kernels, on every device: the host, each GPU, the first GPU
 #      with every type emulated); the GPU tests again with every type emulated
 #      (NXRIG_EMULATE=1);
+#      the library and the CLI checked for aarch64-apple-darwin and x86_64-pc-windows-msvc;
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
 #      converted again on the GPU (lavapipe): byte-identical to the host's file; then
@@ -35,6 +36,16 @@ cargo test --release
 
 step "the GPU tests again, every type emulated (the browsers' path, forced)"
 NXRIG_EMULATE=1 cargo test --release --test gpu_rig --test gpu_cast --test gpu_split --test cli
+
+step "desktop builds: the library and the CLI type-check for macOS (Metal) and Windows (DX12, Vulkan)"
+# Dependencies' build scripts compile a little C for the target (psm, stacker through
+# pest): Debian's clang does it, with a stand-in for the one Windows SDK header asked
+# for (nothing is linked). nxrig's own C host kernels are left out of these builds.
+CC_aarch64_apple_darwin=clang AR_aarch64_apple_darwin=llvm-ar \
+  cargo check --release --target aarch64-apple-darwin --lib --bins
+CC_x86_64_pc_windows_msvc=clang AR_x86_64_pc_windows_msvc=llvm-ar \
+  CFLAGS_x86_64_pc_windows_msvc="-isystem $PWD/scripts/cross/msvc" \
+  cargo check --release --target x86_64-pc-windows-msvc --lib --bins
 
 step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes, on the host and the GPU"
 src=$(scripts/fetch-checkpoint.sh)
