@@ -3,6 +3,10 @@
 //! module of tests, one per kind of device, named for it:
 //!
 //! - `<test>::host`: the host;
+//! - `<test>::host_virtual`: a second host device (`Rig::virtual_host`), of its own
+//!   identity and timeline over host memory: the suites through the seam on a device
+//!   that is not `Rig::host`, whose arrays' sources (made on the host) are another
+//!   device's;
 //! - `<test>::gpu`: every GPU device the machine has (`Rig::gpus`: one per wgpu
 //!   adapter), in turn;
 //! - `<test>::gpu_emulated`: the first adapter opened again with every type emulated
@@ -11,7 +15,7 @@
 //! In the browser only `host` is made (a suite's blocking reads of GPU memory cannot
 //! run there; the browser's GPU suite is `tests/gpu_web.rs`). A GPU test fails where
 //! the machine has no GPU; it never passes without running. `cargo test -- ::gpu`
-//! runs one kind; `NXRIG_TEST_DEVICE=host|gpu|gpu_emulated` also narrows a run: the
+//! runs one kind; `NXRIG_TEST_DEVICE=host|host_virtual|gpu|gpu_emulated` also narrows a run: the
 //! other kinds' tests then return at once, saying so on standard error.
 #![allow(dead_code)]
 
@@ -37,6 +41,7 @@ pub fn dut() -> Rig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Host,
+    HostVirtual,
     Gpu,
     GpuEmulated,
 }
@@ -45,6 +50,7 @@ impl Kind {
     fn name(self) -> &'static str {
         match self {
             Kind::Host => "host",
+            Kind::HostVirtual => "host_virtual",
             Kind::Gpu => "gpu",
             Kind::GpuEmulated => "gpu_emulated",
         }
@@ -54,6 +60,10 @@ impl Kind {
     fn devices(self) -> Vec<Rig> {
         match self {
             Kind::Host => vec![Rig::host()],
+            Kind::HostVirtual => {
+                static VIRTUAL: std::sync::OnceLock<Rig> = std::sync::OnceLock::new();
+                vec![VIRTUAL.get_or_init(|| Rig::virtual_host("host-virtual")).clone()]
+            }
             #[cfg(not(target_arch = "wasm32"))]
             Kind::Gpu => Rig::all()
                 .into_iter()
@@ -118,8 +128,8 @@ pub fn run_on(kind: Kind, body: fn()) {
 }
 
 /// A conformance test, written once, run on every kind of device (see the module's
-/// docs): `on_every_device! { fn name() { ... } }` makes `name::host`, `name::gpu` and
-/// `name::gpu_emulated`. Attributes before `fn` (`cfg`, docs) go on the module.
+/// docs): `on_every_device! { fn name() { ... } }` makes `name::host`, `name::host_virtual`,
+/// `name::gpu` and `name::gpu_emulated`. Attributes before `fn` (`cfg`, docs) go on the module.
 #[macro_export]
 macro_rules! on_every_device {
     ($(#[$m:meta])* fn $name:ident() $body:block) => {
@@ -134,6 +144,12 @@ macro_rules! on_every_device {
             #[cfg_attr(not(target_arch = "wasm32"), test)]
             fn host() {
                 $crate::dut::run_on($crate::dut::Kind::Host, body)
+            }
+
+            #[cfg(not(target_arch = "wasm32"))]
+            #[test]
+            fn host_virtual() {
+                $crate::dut::run_on($crate::dut::Kind::HostVirtual, body)
             }
 
             #[cfg(not(target_arch = "wasm32"))]
