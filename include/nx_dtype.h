@@ -59,6 +59,18 @@ typedef int int32_t;            /**< 32-bit signed integer (Metal). */
 typedef unsigned int uint32_t;  /**< 32-bit unsigned integer (Metal). */
 typedef long int64_t;           /**< 64-bit signed integer (Metal: long is 64-bit). */
 typedef unsigned long uint64_t; /**< 64-bit unsigned integer (Metal: ulong is 64-bit). */
+#elif defined(__CUDACC_RTC__)
+/* NVRTC compiles without the system's headers: the fixed-width types over CUDA's
+ * (LP64 on every CUDA host: long long is 64-bit). */
+typedef signed char int8_t;            /**< 8-bit signed integer (NVRTC). */
+typedef unsigned char uint8_t;         /**< 8-bit unsigned integer (NVRTC). */
+typedef short int16_t;                 /**< 16-bit signed integer (NVRTC). */
+typedef unsigned short uint16_t;       /**< 16-bit unsigned integer (NVRTC). */
+typedef int int32_t;                   /**< 32-bit signed integer (NVRTC). */
+typedef unsigned int uint32_t;         /**< 32-bit unsigned integer (NVRTC). */
+typedef long long int64_t;             /**< 64-bit signed integer (NVRTC). */
+typedef unsigned long long uint64_t;   /**< 64-bit unsigned integer (NVRTC). */
+typedef unsigned long long uintptr_t;  /**< An address as an integer (NVRTC). */
 #else
 #include <stdint.h>
 #endif

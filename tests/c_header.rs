@@ -14,43 +14,12 @@ use nxrig::DType;
 /// The checker, compiled once per test process.
 fn checker() -> &'static Path {
     static EXE: OnceLock<PathBuf> = OnceLock::new();
-    EXE.get_or_init(|| compile("tests/c/check_vectors.c", "check_vectors"))
-}
-
-/// `source` compiled with the system C compiler into an executable named `name`.
-fn compile(source: &str, name: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target = env!("NXRIG_TARGET");
-    let cc = cc::Build::new()
-        .target(target)
-        .host(target)
-        .opt_level(2)
-        .cargo_metadata(false)
-        .get_compiler();
-    let dir = std::env::temp_dir().join(format!("nxrig-c-header-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join(name);
-    let out = cc
-        .to_command()
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror"])
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg(root.join(source))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run the C compiler");
-    assert!(
-        out.status.success(),
-        "C compiler failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
+    EXE.get_or_init(|| common::compile_c("tests/c/check_vectors.c", "check_vectors"))
 }
 
 #[test]
 fn nx_array_h_answers_and_limits_equal_rusts() {
-    let out = Command::new(compile("tests/c/answers.c", "answers"))
+    let out = Command::new(common::compile_c("tests/c/answers.c", "answers"))
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

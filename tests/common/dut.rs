@@ -62,7 +62,9 @@ impl Kind {
             Kind::Host => vec![Rig::host()],
             Kind::HostVirtual => {
                 static VIRTUAL: std::sync::OnceLock<Rig> = std::sync::OnceLock::new();
-                vec![VIRTUAL.get_or_init(|| Rig::virtual_host("host-virtual")).clone()]
+                vec![VIRTUAL
+                    .get_or_init(|| Rig::virtual_host("host-virtual"))
+                    .clone()]
             }
             #[cfg(not(target_arch = "wasm32"))]
             Kind::Gpu => Rig::all()

@@ -102,3 +102,40 @@ pub fn for_each(src: DType, mut f: impl FnMut(u128, DType, u128)) -> usize {
     }
     n
 }
+
+/// `source` (a path from the crate's root) compiled with the system C compiler (found
+/// by the `cc` crate for this target, `-O2 -std=c99 -Wall -Wextra -Werror`, `include/`
+/// and `src/kernels/cuda/` on the include path) into an executable named `name` in a
+/// temporary folder of this process.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn compile_c(source: &str, name: &str) -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = env!("NXRIG_TARGET");
+    let cc = cc::Build::new()
+        .target(target)
+        .host(target)
+        .opt_level(2)
+        .cargo_metadata(false)
+        .get_compiler();
+    let dir = std::env::temp_dir().join(format!("nxrig-c-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join(name);
+    let out = cc
+        .to_command()
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg("-I")
+        .arg(root.join("src/kernels/cuda"))
+        .arg(root.join(source))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("run the C compiler");
+    assert!(
+        out.status.success(),
+        "C compiler failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
