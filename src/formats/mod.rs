@@ -319,7 +319,7 @@ pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFi
 }
 
 /// The bytes of `file` in `format` (named `name` in errors), in memory: as
-/// [`write`] writes them.
+/// [`write()`](fn@write) writes them.
 ///
 /// # Errors
 /// As [`Format::header_bytes`].
