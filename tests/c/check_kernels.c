@@ -80,8 +80,9 @@ static void check(const char *what, int code, const uint8_t *dst, const uint8_t 
 {
     int64_t i;
     int w = nx_dtype_elem_bytes(code);
-    char *reached = (char *)calloc((size_t)positions, 1);
+    char *reached;
     if (w <= 0 || w > 16) return;
+    reached = (char *)calloc((size_t)positions, 1);
     for (i = 0; i < n; ++i) {
         uint8_t got[16], exp[16];
         int64_t p = nx_walk_at(&dw, i);
@@ -113,7 +114,9 @@ static uint8_t *place(int code, nx_walk w, int64_t n, int64_t positions, const u
     return m;
 }
 
-static uint8_t *load_file(const char *path, size_t *len)
+/* The bytes of the file at path, whole records of `rec` bytes; their count in *n.
+ * Exits 2 if the file cannot be read or is not whole records. */
+static uint8_t *load_records(const char *path, size_t rec, int64_t *n)
 {
     FILE *f = fopen(path, "rb");
     uint8_t *buf;
@@ -131,25 +134,25 @@ static uint8_t *load_file(const char *path, size_t *len)
         exit(2);
     }
     fclose(f);
-    *len = (size_t)size;
+    if ((size_t)size % rec != 0) {
+        fprintf(stderr, "%s: not whole records\n", path);
+        exit(2);
+    }
+    *n = (int64_t)((size_t)size / rec);
     return buf;
 }
 
 static int cmd_cast(int sd, const char *path)
 {
-    size_t len, rec = (size_t)nx_dtype_elem_bytes(sd), off[NX_DTYPE_COUNT];
-    uint8_t *data = load_file(path, &len);
+    size_t rec = (size_t)nx_dtype_elem_bytes(sd), off[NX_DTYPE_COUNT];
+    uint8_t *data;
     int64_t n;
     int t, form;
     for (t = 0; t < NX_DTYPE_COUNT; ++t) {
         off[t] = rec;
         rec += (size_t)nx_dtype_elem_bytes(t);
     }
-    if (len % rec != 0) {
-        fprintf(stderr, "%s: not whole records\n", path);
-        return 2;
-    }
-    n = (int64_t)(len / rec);
+    data = load_records(path, rec, &n);
     for (form = 0; form < 3; ++form) {
         nx_walk sw, dw;
         int64_t positions;
@@ -191,15 +194,10 @@ static int cmd_cast(int sd, const char *path)
 
 static int cmd_add(int code, const char *path)
 {
-    size_t len, w = (size_t)nx_dtype_elem_bytes(code), rec = 3 * w;
-    uint8_t *data = load_file(path, &len);
+    size_t w = (size_t)nx_dtype_elem_bytes(code), rec = 3 * w;
     int64_t n;
+    uint8_t *data = load_records(path, rec, &n);
     int form;
-    if (len % rec != 0) {
-        fprintf(stderr, "%s: not whole records\n", path);
-        return 2;
-    }
-    n = (int64_t)(len / rec);
     for (form = 0; form < 3; ++form) {
         nx_walk sw, dw;
         int64_t positions;
