@@ -121,7 +121,7 @@ impl Claim {
     }
 }
 
-pub(crate) fn share_memory(b: &Buffer, op: &'static str) -> Result<(), Error> {
+fn share_memory(b: &Buffer, op: &'static str) -> Result<(), Error> {
     b.check(op)?;
     if b.memory.word.share() {
         Ok(())
@@ -180,7 +180,7 @@ impl Buffer {
     /// # Errors
     /// [`Error::HeldExclusive`] while a donation holds the memory exclusive;
     /// [`Error::Claim`] while a hold holds it.
-    pub(crate) fn may_free(&self, op: &'static str) -> Result<(), Error> {
+    fn may_free(&self, op: &'static str) -> Result<(), Error> {
         if self.memory.word.is_exclusive() {
             return Err(Error::HeldExclusive { op });
         }

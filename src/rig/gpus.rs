@@ -41,8 +41,9 @@ impl Rig {
     }
 
     /// One device per adapter of wgpu's primary backends (Vulkan, Metal, DX12), opened
-    /// once for the process, in wgpu's order, with the default [`Options`](wgpu::Options) (emulating
-    /// everything where the environment has `NXRIG_EMULATE=1`). Blocking; native only.
+    /// once for the process, in wgpu's order, with the default
+    /// [`Options`](wgpu::Options) (emulating everything where the environment has
+    /// `NXRIG_EMULATE=1`). Blocking; native only.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn gpus() -> Vec<Rig> {
         static GPUS: std::sync::OnceLock<Vec<Rig>> = std::sync::OnceLock::new();
