@@ -8,6 +8,13 @@ process), so both see the same machine load; each side keeps its best time. Prin
 G elements/s, the ratio nxrig / NumPy for each kernel, every kernel under 1x, and
 the minimum and median ratio.
 
+Each round also times a one-thread memcpy of the source's bytes (NumPy `copyto` into
+a buffer made once), so the table shows how near each side comes to the machine's
+memory bandwidth at that moment: `mem` is a kernel's bytes (read and written) per
+second over the memcpy's, best against best (nxrig's threads can pass 1). A kernel
+under 1x where both sides are at 0.8 of the memcpy or more is bound by memory, and
+its ratio is the machine's noise.
+
     cargo build --release --example host_kernels
     python3 benches/host_vs_numpy.py [--rounds 3] [--mib 64] [--only cast|add|transpose] [--src DTYPE]
 """
@@ -77,6 +84,16 @@ def raw(name, a):
     return a.tobytes()
 
 
+def target_width(label):
+    """Bytes a target element of the kernel `label` (its last word) takes."""
+    t = label.split()[-1]
+    return 0.5 if t in ("int4", "uint4") else np.dtype(DTYPES[t]).itemsize
+
+
+def line(r):
+    return f"{r[0]:32} {r[1]:8.3f} {r[2]:8.3f} {r[2] / r[1]:7.2f}x  mem {r[3]:5.2f} {r[4]:5.2f}"
+
+
 class Nxrig:
     def __init__(self):
         self.p = subprocess.Popen([EXE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -116,6 +133,7 @@ def main():
         side = int(np.sqrt(n))
         n = side * side
         a = source(name, n, rng)
+        scratch = np.empty_like(a)
         path = os.path.join(tmp, name)
         with open(path, "wb") as f:
             f.write(raw(name, a))
@@ -124,7 +142,7 @@ def main():
         if args.only in (None, "cast"):
             kernels += [(f"cast {name} -> {t}", lambda t=t: a.astype(DTYPES[t]), f"cast {t} 1") for t in DTYPES]
         if args.only in (None, "add") and not args.src:
-            kernels.append((f"add {name}", lambda: a + a if name != "bool" else a | a, "add 1"))
+            kernels.append((f"add {name} -> {name}", lambda: a + a if name != "bool" else a | a, "add 1"))
         for label, numpy_side, command in kernels:
             try:
                 numpy_side()
@@ -134,26 +152,33 @@ def main():
                 missing.append((label, n / nx_best / 1e9, str(e).split("\n")[0]))
                 print(f"{label:32} {'-':>8} {missing[-1][1]:8.3f}  (NumPy: {missing[-1][2]})", flush=True)
                 continue
-            np_best = nx_best = float("inf")
+            np_best = nx_best = mc_best = float("inf")
             for _ in range(args.rounds):
                 np_best = min(np_best, timed(numpy_side))
                 nx_best = min(nx_best, float(nx.ask(command)))
-            rows.append((label, n / np_best / 1e9, n / nx_best / 1e9))
-            print(f"{label:32} {rows[-1][1]:8.3f} {rows[-1][2]:8.3f} {rows[-1][2] / rows[-1][1]:7.2f}x", flush=True)
+                mc_best = min(mc_best, timed(lambda: np.copyto(scratch, a)))
+            out_bytes = n * target_width(label)
+            mem = lambda t: (a.nbytes + out_bytes) / t / (2 * a.nbytes / mc_best)
+            rows.append((label, n / np_best / 1e9, n / nx_best / 1e9, mem(np_best), mem(nx_best)))
+            print(line(rows[-1]), flush=True)
         if args.only in (None, "transpose") and not args.src:
             m = a.reshape(side, side)
             assert nx.ask(f"load {name} {side}x{side} {path}") == "ok"
-            np_best = nx_best = float("inf")
+            np_best = nx_best = mc_best = float("inf")
             for _ in range(args.rounds):
                 np_best = min(np_best, timed(lambda: np.ascontiguousarray(m.T)))
                 nx_best = min(nx_best, float(nx.ask("transpose 1")))
-            rows.append((f"transpose {name}", n / np_best / 1e9, n / nx_best / 1e9))
-            print(f"{rows[-1][0]:32} {rows[-1][1]:8.3f} {rows[-1][2]:8.3f} {rows[-1][2] / rows[-1][1]:7.2f}x", flush=True)
+                mc_best = min(mc_best, timed(lambda: np.copyto(scratch, a)))
+            mem = lambda t: mc_best / t
+            rows.append((f"transpose {name}", n / np_best / 1e9, n / nx_best / 1e9, mem(np_best), mem(nx_best)))
+            print(line(rows[-1]), flush=True)
         os.unlink(path)
     ratios = [r[2] / r[1] for r in rows]
     print(f"\n{len(rows)} kernels, G elements/s (NumPy, nxrig); ratio min {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x")
     slow = [r for r in rows if r[2] < r[1]]
-    print(f"{len(slow)} under 1x:" + "".join(f"\n  {r[0]}: {r[2] / r[1]:.2f}x" for r in slow))
+    print(f"{len(slow)} under 1x (mem: NumPy, nxrig):" + "".join(f"\n  {r[0]}: {r[2] / r[1]:.2f}x  mem {r[3]:.2f}, {r[4]:.2f}" for r in slow))
+    bound = [r for r in slow if min(r[3], r[4]) >= 0.8]
+    print(f"{len(bound)} of them with both sides at 0.8 of a memcpy or more (bound by memory)")
     if missing:
         print(f"{len(missing)} NumPy/ml_dtypes does not compute: " + ", ".join(m[0] for m in missing))
 

@@ -335,11 +335,17 @@ on_every_device! {
 
 on_every_device! {
     /// Large strided copies (cut into bands on several threads natively) keep every
-    /// element in place: transposed and flipped views of 1.5 M elements of three widths,
-    /// against a walk of the source's bits.
+    /// element in place: transposed and flipped views of 1.5 M elements of four widths
+    /// (4-bit ones in tiles of nibbles; an odd row length puts bands' edges inside
+    /// bytes), against a walk of the source's bits.
     fn large_strided_copies_keep_every_element() {
-        for d in [DType::Uint16, DType::Float32, DType::Complex128] {
-            let (r, c) = (1024, 1536);
+        for (d, r, c) in [
+            (DType::Uint16, 1024, 1536),
+            (DType::Float32, 1024, 1536),
+            (DType::Complex128, 1024, 1536),
+            (DType::Int4, 1024, 1536),
+            (DType::Uint4, 1001, 1537),
+        ] {
             let bits: Vec<u128> = (0..(r * c) as u128)
                 .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
                 .collect();

@@ -156,6 +156,10 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
             }
             super::wgpu::transfer(g, src, dst, op)
         }
+        // The door refused a destination sharing bytes with the source: the kernel
+        // may read and write one memory.
+        #[cfg(feature = "cuda")]
+        Backend::Cuda(c) => super::cuda::transfer(&c.0, src, dst, op),
     }
 }
 
@@ -174,14 +178,19 @@ fn copy_on_host(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(), 
         });
     }
     Buffer::read_write(&src.buffer, &dst.buffer, op, |s, b| {
-        if d.is_sub_byte() {
+        use super::strided::{copy_threads, tiles_pay, Width};
+        if d.is_sub_byte() && !tiles_pay(&src.layout, &dst.layout) {
             // Runs of nibbles along the walk, two a byte where they are contiguous.
             let runs = crate::layout::Runs::new([&src.layout, &dst.layout]);
             let [is, id] = runs.inner();
             let copy = crate::dtype::lanes::copier(d);
             runs.each(0, n, |[p, q], len| copy(s, p, is, b, q, id, len));
+        } else if d.is_sub_byte() {
+            // A transpose: nibbles in tiles.
+            copy_threads(Width::Nibble, s, &src.layout, b, &dst.layout);
         } else {
-            super::strided::copy_threads(d.storage_bytes(), s, &src.layout, b, &dst.layout);
+            let w = Width::Bytes(d.storage_bytes());
+            copy_threads(w, s, &src.layout, b, &dst.layout);
         }
     })
 }

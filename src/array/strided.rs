@@ -1,6 +1,7 @@
-//! Copying elements between two layouts of one shape, bit for bit, for dtypes of a
-//! byte or more: the inner two axes in tiles, so that a transposed copy reads and
-//! writes whole cache lines; the outer axes one index at a time.
+//! Copying elements between two layouts of one shape, bit for bit: the inner two axes
+//! in tiles, so that a transposed copy reads and writes whole cache lines; the outer
+//! axes one index at a time. Dtypes of a byte or more take every layout here; 4-bit
+//! ones the transposes ([`tiles_pay`]), whose runs of nibbles would be one a run.
 
 use crate::layout::{Layout, MAX_RANK};
 
@@ -11,30 +12,62 @@ const TILE: usize = 16;
 #[cfg(not(target_arch = "wasm32"))]
 const PARALLEL_MIN: usize = 1 << 20;
 
+/// An element's width: whole bytes (1, 2, 4, 8 or 16), or a nibble (int4, uint4:
+/// element position `p` is nibble `p` of the bytes, low first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Width {
+    Bytes(usize),
+    Nibble,
+}
+
+impl Width {
+    /// The bytes of `n` elements from an element boundary (a last half byte counted).
+    fn bytes(self, n: usize) -> usize {
+        match self {
+            Width::Bytes(w) => n * w,
+            Width::Nibble => n.div_ceil(2),
+        }
+    }
+}
+
+/// True where a copy of 4-bit elements between these layouts (of one shape) is a
+/// transpose of its inner two axes, which [`copy_threads`] tiles: the last axis at
+/// different strides, and one side's next axis at stride 1.
+pub(crate) fn tiles_pay(src: &Layout, dst: &Layout) -> bool {
+    let r = src.rank();
+    r >= 2
+        && src.strides()[r - 1] != dst.strides()[r - 1]
+        && (src.strides()[r - 2].abs() == 1 || dst.strides()[r - 2].abs() == 1)
+}
+
 /// [`copy`], on rayon's pool where `dst` is C-contiguous and large (natively): the
 /// rows of `dst`'s first axis are cut into bands, one a thread, each band its own
-/// bytes of `d` and its own part of `src`.
+/// bytes of `d` and its own part of `src` (for nibbles, bands start on a byte).
 ///
 /// # Panics
 /// As [`copy`].
-pub(crate) fn copy_threads(w: usize, s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
+pub(crate) fn copy_threads(w: Width, s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     #[cfg(not(target_arch = "wasm32"))]
     {
         use rayon::prelude::*;
         let n = dst.numel();
         let threads = rayon::current_num_threads();
-        if n >= PARALLEL_MIN && threads > 1 && dst.is_contiguous() && dst.rank() > 0 {
+        let aligned = w != Width::Nibble || dst.offset() % 2 == 0;
+        if n >= PARALLEL_MIN && threads > 1 && dst.is_contiguous() && dst.rank() > 0 && aligned {
             let rows = dst.shape()[0];
             let per_row = n / rows.max(1);
-            let band = rows.div_ceil(threads).max(1);
+            let mut band = rows.div_ceil(threads).max(1);
+            if w == Width::Nibble && per_row % 2 == 1 {
+                band += band % 2;
+            }
             let rest = &dst.shape()[1..];
-            let start = dst.offset() * w;
-            d[start..start + n * w]
-                .par_chunks_mut(band * per_row * w)
+            let start = w.bytes(dst.offset());
+            d[start..start + w.bytes(n)]
+                .par_chunks_mut(w.bytes(band * per_row))
                 .enumerate()
                 .for_each(|(i, chunk)| {
                     let r0 = i * band;
-                    let r = chunk.len() / (per_row * w);
+                    let r = band.min(rows - r0);
                     let shape: Vec<usize> =
                         std::iter::once(r).chain(rest.iter().copied()).collect();
                     let first = src.offset() as isize + r0 as isize * src.strides()[0];
@@ -50,18 +83,20 @@ pub(crate) fn copy_threads(w: usize, s: &[u8], src: &Layout, d: &mut [u8], dst: 
 }
 
 /// Copies the elements of `src` (over `s`'s bytes) into `dst` (over `d`'s bytes), of
-/// one shape, each `w` bytes wide (1, 2, 4, 8 or 16; another width panics).
+/// one shape, each `w` wide (bytes of 1, 2, 4, 8 or 16, another panics; or nibbles,
+/// whose neighbours in `d` keep their bits).
 ///
 /// # Panics
 /// If a layout reaches past its bytes (callers check layouts first).
-pub(crate) fn copy(w: usize, s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
+pub(crate) fn copy(w: Width, s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     match w {
-        1 => copy_w::<1>(s, src, d, dst),
-        2 => copy_w::<2>(s, src, d, dst),
-        4 => copy_w::<4>(s, src, d, dst),
-        8 => copy_w::<8>(s, src, d, dst),
-        16 => copy_w::<16>(s, src, d, dst),
-        _ => unreachable_width(w),
+        Width::Bytes(1) => copy_w::<1>(s, src, d, dst),
+        Width::Bytes(2) => copy_w::<2>(s, src, d, dst),
+        Width::Bytes(4) => copy_w::<4>(s, src, d, dst),
+        Width::Bytes(8) => copy_w::<8>(s, src, d, dst),
+        Width::Bytes(16) => copy_w::<16>(s, src, d, dst),
+        Width::Bytes(w) => unreachable_width(w),
+        Width::Nibble => copy_nibbles(s, src, d, dst),
     }
 }
 
@@ -114,19 +149,12 @@ unsafe fn transpose4(s: *const u8, sstep: isize, d: *mut u8, dstep: isize) {
     }
 }
 
-fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
-    let (Some((_, shi)), Some((_, dhi))) = (src.bounds(), dst.bounds()) else {
-        return;
-    };
-    // Every position lies inside its bytes; the loops below then use raw pointers.
-    assert!(
-        (shi + 1) * W <= s.len() && (dhi + 1) * W <= d.len(),
-        "nxrig bug: a layout past its bytes"
-    );
+/// The inner two axes of `src` and `dst` (one shape), padded to two: extents
+/// `(n0, n1)`, then the strides of each on each side.
+fn inner(src: &Layout, dst: &Layout) -> (usize, usize, isize, isize, isize, isize) {
     let shape = src.shape();
     let r = shape.len();
-    // Pad to two inner axes.
-    let (n0, n1, ss0, ss1, ds0, ds1) = match r {
+    match r {
         0 => (1, 1, 0, 0, 0, 0),
         1 => (1, shape[0], 0, src.strides()[0], 0, dst.strides()[0]),
         _ => (
@@ -137,12 +165,49 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
             dst.strides()[r - 2],
             dst.strides()[r - 1],
         ),
-    };
-    let outer = r.saturating_sub(2);
+    }
+}
+
+/// `f(sb, db)` at each index of the axes before the inner two, like an odometer: the
+/// positions of that index's first element in `src` and in `dst`.
+fn each_outer(src: &Layout, dst: &Layout, mut f: impl FnMut(isize, isize)) {
+    let shape = src.shape();
+    let outer = shape.len().saturating_sub(2);
     let mut idx = [0usize; MAX_RANK];
     let (mut sb, mut db) = (src.offset() as isize, dst.offset() as isize);
-    let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
     loop {
+        f(sb, db);
+        let mut k = outer;
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            idx[k] += 1;
+            sb += src.strides()[k];
+            db += dst.strides()[k];
+            if idx[k] < shape[k] {
+                break;
+            }
+            sb -= src.strides()[k] * shape[k] as isize;
+            db -= dst.strides()[k] * shape[k] as isize;
+            idx[k] = 0;
+        }
+    }
+}
+
+fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
+    let (Some((_, shi)), Some((_, dhi))) = (src.bounds(), dst.bounds()) else {
+        return;
+    };
+    // Every position lies inside its bytes; the loops below then use raw pointers.
+    assert!(
+        (shi + 1) * W <= s.len() && (dhi + 1) * W <= d.len(),
+        "nxrig bug: a layout past its bytes"
+    );
+    let (n0, n1, ss0, ss1, ds0, ds1) = inner(src, dst);
+    let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
+    each_outer(src, dst, |sb, db| {
         // SAFETY: every position reached is in `0..=shi` or `0..=dhi` (checked above),
         // so each W-byte access is inside `s` or `d`, which do not overlap (one is
         // borrowed shared, the other exclusive).
@@ -193,22 +258,57 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                 }
             }
         }
-        // Advance the outer axes like an odometer.
-        let mut k = outer;
-        loop {
-            if k == 0 {
-                return;
-            }
-            k -= 1;
-            idx[k] += 1;
-            sb += src.strides()[k];
-            db += dst.strides()[k];
-            if idx[k] < shape[k] {
-                break;
-            }
-            sb -= src.strides()[k] * shape[k] as isize;
-            db -= dst.strides()[k] * shape[k] as isize;
-            idx[k] = 0;
-        }
+    });
+}
+
+/// Nibble `p` of the bytes at `sp`.
+///
+/// # Safety
+/// Byte `p / 2` lies inside the allocation.
+#[inline(always)]
+unsafe fn nibble(sp: *const u8, p: isize) -> u8 {
+    // SAFETY: the caller's.
+    (unsafe { *sp.offset(p >> 1) } >> ((p & 1) * 4)) & 15
+}
+
+/// Sets nibble `q` of the bytes at `dp` to `v` (below 16), its neighbour kept.
+///
+/// # Safety
+/// Byte `q / 2` lies inside the allocation, which nothing else accesses meanwhile.
+#[inline(always)]
+unsafe fn set_nibble(dp: *mut u8, q: isize, v: u8) {
+    let sh = (q & 1) * 4;
+    // SAFETY: the caller's.
+    unsafe {
+        let b = dp.offset(q >> 1);
+        *b = (*b & !(15 << sh)) | (v << sh);
     }
+}
+
+/// [`copy`] of 4-bit elements: the inner two axes in tiles.
+fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
+    let (Some((_, shi)), Some((_, dhi))) = (src.bounds(), dst.bounds()) else {
+        return;
+    };
+    assert!(
+        shi / 2 < s.len() && dhi / 2 < d.len(),
+        "nxrig bug: a layout past its bytes"
+    );
+    let (n0, n1, ss0, ss1, ds0, ds1) = inner(src, dst);
+    let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
+    each_outer(src, dst, |sb, db| {
+        for i0 in (0..n0).step_by(TILE) {
+            for j0 in (0..n1).step_by(TILE) {
+                let (i1, j1) = ((i0 + TILE).min(n0), (j0 + TILE).min(n1));
+                for i in i0..i1 {
+                    let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
+                    for j in j0 as isize..j1 as isize {
+                        // SAFETY: every position reached is in `0..=shi` or `0..=dhi`
+                        // (checked above); `s` and `d` do not overlap.
+                        unsafe { set_nibble(dp, di + j * ds1, nibble(sp, si + j * ss1)) };
+                    }
+                }
+            }
+        }
+    });
 }

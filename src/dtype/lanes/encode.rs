@@ -73,19 +73,20 @@ pub(crate) fn odd_f32(x: f64) -> f32 {
     }
 }
 
-/// The magnitude `u` as a float64 rounded to odd (exact below 2^53).
+/// The magnitude `u` as a float32 rounded to odd (exact below 2^24), in integer
+/// arithmetic: the 24 leading bits kept, the last of them set if any bit below was
+/// dropped, so the conversion to float32 is exact.
 #[inline(always)]
-fn odd_f64_magnitude(u: u64) -> f64 {
-    let shift = (64 - u.leading_zeros()).saturating_sub(53);
+fn odd_f32_magnitude(u: u64) -> f32 {
+    let shift = (64 - u.leading_zeros()).saturating_sub(24);
     let t = u >> shift << shift;
-    // The sticky bit is the last of the 53 kept, so the sum stays exact.
-    (t | ((u != t) as u64) << shift) as f64
+    (t | ((u != t) as u64) << shift) as f32
 }
 
-/// `x` as a float64 rounded to odd.
+/// `x` as a float32 rounded to odd.
 #[inline(always)]
-pub(crate) fn odd_f64_of_i64(x: i64) -> f64 {
-    let m = odd_f64_magnitude(x.unsigned_abs());
+pub(crate) fn odd_f32_of_i64(x: i64) -> f32 {
+    let m = odd_f32_magnitude(x.unsigned_abs());
     if x < 0 {
         -m
     } else {
@@ -93,10 +94,10 @@ pub(crate) fn odd_f64_of_i64(x: i64) -> f64 {
     }
 }
 
-/// `x` as a float64 rounded to odd.
+/// `x` as a float32 rounded to odd.
 #[inline(always)]
-pub(crate) fn odd_f64_of_u64(x: u64) -> f64 {
-    odd_f64_magnitude(x)
+pub(crate) fn odd_f32_of_u64(x: u64) -> f32 {
+    odd_f32_magnitude(x)
 }
 
 /// `x` as a float32 rounded to odd (exact below 2^24), in integer arithmetic.

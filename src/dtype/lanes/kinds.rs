@@ -105,11 +105,11 @@ macro_rules! narrow_target {
         }
         #[inline(always)]
         fn from_i64(x: i64) -> $t {
-            $enc(odd_f32(odd_f64_of_i64(x)))
+            $enc(odd_f32_of_i64(x))
         }
         #[inline(always)]
         fn from_u64(x: u64) -> $t {
-            $enc(odd_f32(odd_f64_of_u64(x)))
+            $enc(odd_f32_of_u64(x))
         }
         #[inline(always)]
         fn from_i32(x: i32) -> $t {
