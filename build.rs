@@ -1,11 +1,15 @@
 //! Builds the C host kernels (`src/kernels/c/`, over `include/nx_array.h`) with the
 //! `cc` crate for native targets (a cross build without the target's C compiler goes
-//! without them), and tells the tests which target they run on.
+//! without them), and tells the tests which target they run on and, with the `cuda`
+//! feature, whether this machine has CUDA's driver and NVRTC (`cfg(nx_cuda_no_driver)`,
+//! `cfg(nx_cuda_no_nvrtc)`: the CUDA tests then report themselves ignored, saying why).
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=NXRIG_TARGET={target}");
     println!("cargo:rerun-if-changed=build.rs");
+    #[cfg(feature = "cuda")]
+    probe_cuda();
     println!("cargo:rustc-check-cfg=cfg(nx_c_kernels)");
     if !target.starts_with("wasm32") {
         for f in [
@@ -32,5 +36,36 @@ fn main() {
             return;
         }
         println!("cargo:rustc-cfg=nx_c_kernels");
+    }
+}
+
+/// Sets `cfg(nx_cuda_no_driver)` or `cfg(nx_cuda_no_nvrtc)` where the loader finds no
+/// CUDA driver or no NVRTC library (by the names cudarc loads them by).
+#[cfg(feature = "cuda")]
+fn probe_cuda() {
+    println!("cargo:rerun-if-env-changed=LD_LIBRARY_PATH");
+    if std::path::Path::new("/etc/ld.so.cache").exists() {
+        println!("cargo:rerun-if-changed=/etc/ld.so.cache");
+    }
+    let found = |names: &[&str]| {
+        names.iter().any(|n| {
+            // SAFETY: loading a system library runs its initializers, as the CUDA
+            // backend itself does when it opens the devices.
+            unsafe { libloading::Library::new(n) }.is_ok()
+        })
+    };
+    let driver = found(&["libcuda.so.1", "libcuda.so", "nvcuda.dll"]);
+    let nvrtc = found(&[
+        "libnvrtc.so",
+        "libnvrtc.so.13",
+        "libnvrtc.so.12",
+        "libnvrtc.so.11.2",
+        "nvrtc64_130_0.dll",
+        "nvrtc64_120_0.dll",
+    ]);
+    if !driver {
+        println!("cargo:rustc-cfg=nx_cuda_no_driver");
+    } else if !nvrtc {
+        println!("cargo:rustc-cfg=nx_cuda_no_nvrtc");
     }
 }

@@ -3,8 +3,9 @@
 #   1. cargo tests (unit, vectors, layouts, CLI, the C header against the vectors, the
 #      GPU runtime on lavapipe with native types; the conformance suites, arrays, views,
 #      placement, door and kernels, on every device: the host, each GPU, the first GPU
-#      with every type emulated); the GPU tests again with every type emulated
-#      (NXRIG_EMULATE=1);
+#      with every type emulated, each CUDA device: ignored, saying why, without CUDA);
+#      the CUDA kernel sources run on the host over every vector; the GPU tests again
+#      with every type emulated (NXRIG_EMULATE=1);
 #      the library and the CLI checked for aarch64-apple-darwin and x86_64-pc-windows-msvc;
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
@@ -31,11 +32,11 @@ step() { printf '\n=== %s\n' "$*"; }
 step setup
 scripts/setup.sh
 
-step "cargo test"
-cargo test --release
+step "cargo test (with the CUDA backend: its device tests say they are skipped where there is no CUDA)"
+cargo test --release --features cuda
 
 step "the GPU tests again, every type emulated (the browsers' path, forced)"
-NXRIG_EMULATE=1 cargo test --release --test gpu_rig --test gpu_cast --test gpu_split --test cli
+NXRIG_EMULATE=1 cargo test --release --features cuda --test gpu_rig --test gpu_cast --test gpu_split --test cli
 
 step "desktop builds: the library and the CLI type-check for macOS (Metal) and Windows (DX12, Vulkan)"
 # Dependencies' build scripts compile a little C for the target (psm, stacker through

@@ -271,12 +271,52 @@ fn devices_lists_the_host_and_the_gpu_devices() {
         gpus.first().is_some_and(|g| g.starts_with("gpu0: ")),
         "no GPU device found (install mesa-vulkan-drivers):\n{stdout}"
     );
-    for g in gpus {
+    for g in gpus.iter().filter(|g| !g.contains(": cuda")) {
         assert!(
             g.contains("shader-f16") && g.contains("max storage binding"),
             "{g}"
         );
     }
+    // Where no CUDA device is listed, one line says why.
+    let cuda_listed = gpus.iter().any(|g| g.contains(": cuda0: "));
+    let why: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("no CUDA device: "))
+        .collect();
+    assert_eq!(why.len(), usize::from(!cuda_listed), "{stdout}");
+}
+
+/// Where the machine (or the build) has no CUDA, `--device cuda0` exits 2 with one
+/// line that says why, as `nxrig devices` does.
+#[test]
+fn a_cuda_device_that_is_not_there_is_one_line_and_status_2() {
+    let (_, devices, _) = nxrig(&["devices"]);
+    let Some(why) = devices
+        .lines()
+        .find_map(|l| l.strip_prefix("no CUDA device: "))
+    else {
+        return; // a CUDA device is listed: tests/*::cuda use it
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let h = r#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+    let input = safetensors(dir.path(), "in.safetensors", h, &f32_bytes(&[1.0]));
+    let out = dir.path().join("out.safetensors");
+    let (code, stdout, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--to",
+        "float16",
+        "--device",
+        "cuda0",
+    ]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("no device named \"cuda0\"") && stderr.contains(why),
+        "{stderr}"
+    );
+    assert!(!out.exists());
 }
 
 /// `convert --device gpu` casts on the GPU: the file equals the host's byte for byte,

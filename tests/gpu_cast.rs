@@ -1,7 +1,9 @@
 //! Cast on a GPU device through the runtime (`AnyArray::cast` on an array placed on
-//! the first GPU: the generated WGSL, integer arithmetic only) against the committed
-//! oracle vectors: every source dtype into every target, all 1,021,255 records, any
-//! bit difference fails. A machine without an adapter fails: install lavapipe.
+//! the first GPU: the generated WGSL, integer arithmetic only; on each CUDA device:
+//! `nx_kernels.cu` through NVRTC) against the committed oracle vectors: every source
+//! dtype into every target, all 1,021,255 records, any bit difference fails. A
+//! machine without an adapter fails: install lavapipe. `NXRIG_CAST_DEVICE` names
+//! another device for the first test (`scripts/device-check.sh`: `cuda0`).
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -10,7 +12,37 @@ use nxrig::{AnyArray, DType, Rig};
 
 #[test]
 fn cast_on_a_gpu_equals_the_oracle_vectors() {
-    let gpu = Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+    let name = std::env::var("NXRIG_CAST_DEVICE").unwrap_or_else(|_| "gpu".into());
+    let gpu = Rig::by_name(&name).expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+    check(&gpu);
+}
+
+/// The CUDA devices (cargo feature `cuda`); ignored, saying why, where the machine
+/// that built the test has no CUDA driver or no NVRTC.
+#[cfg(feature = "cuda")]
+#[test]
+#[cfg_attr(
+    nx_cuda_no_driver,
+    ignore = "skipped: no CUDA driver where this test was built (libcuda not found)"
+)]
+#[cfg_attr(
+    nx_cuda_no_nvrtc,
+    ignore = "skipped: no NVRTC where this test was built (libnvrtc not found)"
+)]
+fn cast_on_each_cuda_device_equals_the_oracle_vectors() {
+    let cudas = Rig::cudas();
+    assert!(
+        !cudas.is_empty(),
+        "no CUDA device: {}",
+        Rig::cuda_unavailable().unwrap_or_default()
+    );
+    for c in cudas {
+        check(&c);
+    }
+}
+
+/// Every source dtype's vectors placed on `gpu` and cast there into every target.
+fn check(gpu: &Rig) {
     eprintln!("device: {}", gpu.name());
     let mut bad = Vec::new();
     for src in DType::ALL {
@@ -20,13 +52,13 @@ fn cast_on_a_gpu_equals_the_oracle_vectors() {
         let w = common::width(src);
         let a = AnyArray::of_bits(src, &[n], &common::source_bits(src, &data))
             .unwrap()
-            .to_device(&gpu)
+            .to_device(gpu)
             .unwrap();
         let mut at = w;
         for dst in DType::ALL {
             let dw = common::width(dst);
             let c = a.cast(dst).unwrap();
-            assert_eq!(c.rig(), &gpu);
+            assert_eq!(c.rig(), gpu);
             let got = c.to_bits_vec().unwrap();
             let mut wrong = 0;
             for (i, rec) in data.chunks_exact(rl).enumerate() {

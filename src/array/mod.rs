@@ -5,6 +5,8 @@
 mod any;
 mod bitcast;
 mod compact;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod door;
 mod interop;
 mod overlap;
@@ -15,6 +17,8 @@ mod typed;
 mod wgpu;
 
 pub use any::AnyArray;
+#[cfg(feature = "cuda")]
+pub(crate) use cuda::transfer as cuda_transfer;
 pub use door::{door, refused, Answer, MAX_OPERANDS};
 pub use interop::Exported;
 pub(crate) use overlap::identical;

@@ -133,6 +133,8 @@ fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> 
     match out.rig().backend() {
         Backend::Host(_) => super::host::add(out, x, y, NAME),
         Backend::Wgpu(g) => super::wgpu::add(g, out, x, y, NAME),
+        #[cfg(feature = "cuda")]
+        Backend::Cuda(c) => super::cuda::add(&c.0, out, x, y, NAME),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The cast kernel's front door: elements of one array converted into another of the
 //! same shape, over any layouts, through the door, on the arrays' device's backend
-//! (`host/cast.rs`, `wgpu.rs`). Seed: `Nx_array` § Kernels.
+//! (`host/cast.rs`, `wgpu.rs`, `cuda.rs`). Seed: `Nx_array` § Kernels.
 
 use crate::array::{door, AnyArray};
 use crate::dtype::DType;
@@ -55,5 +55,7 @@ fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
     match dst.rig().backend() {
         Backend::Host(_) => super::host::cast(src, dst, OP),
         Backend::Wgpu(g) => super::wgpu::cast(g, src, dst, OP),
+        #[cfg(feature = "cuda")]
+        Backend::Cuda(c) => super::cuda::cast(&c.0, src, dst, OP),
     }
 }

@@ -1,5 +1,5 @@
 //! The fill kernel's front door: every element of an array set to one value, on the
-//! array's device's backend (`host/fill.rs`, `wgpu.rs`). Seed: `Nx_array` § Kernels.
+//! array's device's backend (`host/fill.rs`, `wgpu.rs`, `cuda.rs`). Seed: `Nx_array` § Kernels.
 
 use super::answered;
 use crate::array::{door, AnyArray};
@@ -23,6 +23,8 @@ pub fn fill(out: &AnyArray, x: f64) -> Result<(), Error> {
         r = match out.rig().backend() {
             Backend::Host(_) => super::host::fill(out, bits, NAME),
             Backend::Wgpu(g) => super::wgpu::fill(g, out, bits, NAME),
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(c) => super::cuda::fill(&c.0, out, bits, NAME),
         }
     })?;
     answered(NAME, a, &[out])?;

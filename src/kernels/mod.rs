@@ -10,6 +10,8 @@ mod add;
 #[cfg(nx_c_kernels)]
 mod c_add;
 mod cast;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod fill;
 mod host;
 #[cfg(all(test, not(target_arch = "wasm32")))]

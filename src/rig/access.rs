@@ -11,6 +11,8 @@ use std::task::{Context, Poll};
 
 use super::backend::Backend;
 use super::buffer::Buffer;
+#[cfg(feature = "cuda")]
+use super::cuda::{Cuda, CudaMemory};
 use super::device::Rig;
 use super::memory::{Access, Memory};
 use super::seam::Store;
@@ -24,6 +26,9 @@ pub(crate) enum On<'a> {
     Host,
     /// GPU memory and its device.
     Wgpu(&'a Arc<Gpu>, &'a GpuMemory),
+    /// CUDA memory and its device.
+    #[cfg(feature = "cuda")]
+    Cuda(&'a Arc<Cuda>, &'a CudaMemory),
 }
 
 impl Memory {
@@ -32,6 +37,8 @@ impl Memory {
         match (self.rig.backend(), self.store()) {
             (Backend::Host(_), Store::Host { .. }) => On::Host,
             (Backend::Wgpu(g), Store::Wgpu(m)) => On::Wgpu(g, m),
+            #[cfg(feature = "cuda")]
+            (Backend::Cuda(c), Store::Cuda(m)) => On::Cuda(&c.0, m),
             _ => unreachable!("nxrig bug: memory of one backend on a device of another"),
         }
     }
@@ -52,6 +59,8 @@ impl Buffer {
                 Ok(self.memory.bytes(|b| f(&b[s..s + n])))
             }
             On::Wgpu(g, m) => Ok(f(&g.read_blocking(op, m, self.start(), self.len())?)),
+            #[cfg(feature = "cuda")]
+            On::Cuda(c, m) => Ok(f(&c.read_blocking(op, m.at(self.start()), self.len())?)),
         }
     }
 
@@ -68,21 +77,26 @@ impl Buffer {
                 let (s, n) = (self.start(), self.len());
                 Ok(self.memory.bytes_mut(|b| f(&mut b[s..s + n])))
             }
-            On::Wgpu(g, m) => {
-                // Host writers of one GPU memory take turns (as they do on the host),
-                // and each writes back only the bytes it changed.
-                let _turn = self.memory.host_turn();
-                let old = g.read_blocking(op, m, self.start(), self.len())?;
-                let mut bytes = old.clone();
-                let r = f(&mut bytes);
-                let first = old.iter().zip(&bytes).position(|(a, b)| a != b);
-                let last = old.iter().zip(&bytes).rposition(|(a, b)| a != b);
-                if let (Some(a), Some(b)) = (first, last) {
-                    self.upload_submitted(op, a, &bytes[a..=b])?;
-                }
-                Ok(r)
-            }
+            On::Wgpu(..) => self.write_back(op, f),
+            #[cfg(feature = "cuda")]
+            On::Cuda(..) => self.write_back(op, f),
         }
+    }
+
+    /// [`Buffer::write_claimed`] of device memory: the bytes read, changed by `f`, and
+    /// written back. Host writers of one device memory take turns (as they do on the
+    /// host), and each writes back only the bytes it changed.
+    fn write_back<R>(&self, op: &'static str, f: impl FnOnce(&mut [u8]) -> R) -> Result<R, Error> {
+        let _turn = self.memory.host_turn();
+        let old = self.read_claimed(op, |b| b.to_vec())?;
+        let mut bytes = old.clone();
+        let r = f(&mut bytes);
+        let first = old.iter().zip(&bytes).position(|(a, b)| a != b);
+        let last = old.iter().zip(&bytes).rposition(|(a, b)| a != b);
+        if let (Some(a), Some(b)) = (first, last) {
+            self.upload_submitted(op, a, &bytes[a..=b])?;
+        }
+        Ok(r)
     }
 
     /// Writes `data` at byte `start` of the buffer, changing no other byte (on a GPU:
@@ -107,14 +121,19 @@ impl Buffer {
         }
         match self.memory.on() {
             On::Host => self.write_as(OP, |b| b[start..start + data.len()].copy_from_slice(data)),
-            On::Wgpu(..) => {
-                let _c = self.claim(OP)?;
-                if self.access() == Access::Read {
-                    return Err(Error::ReadOnly { op: OP });
-                }
-                self.upload_submitted(OP, start, data)
-            }
+            On::Wgpu(..) => self.write_queued(OP, start, data),
+            #[cfg(feature = "cuda")]
+            On::Cuda(..) => self.write_queued(OP, start, data),
         }
+    }
+
+    /// [`Buffer::write_bytes`] of device memory: through the device's queue.
+    fn write_queued(&self, op: &'static str, start: usize, data: &[u8]) -> Result<(), Error> {
+        let _c = self.claim(op)?;
+        if self.access() == Access::Read {
+            return Err(Error::ReadOnly { op });
+        }
+        self.upload_submitted(op, start, data)
     }
 
     /// Writes `data` at byte `start` of the buffer as work on its device's timeline
@@ -141,6 +160,8 @@ impl Buffer {
                 Ok(())
             }
             On::Wgpu(g, m) => g.upload(op, m, s, data),
+            #[cfg(feature = "cuda")]
+            On::Cuda(c, m) => c.upload(op, m.at(s), data),
         }
     }
 
@@ -165,6 +186,12 @@ impl Buffer {
                 ))),
                 Err(e) => ReadAsync::ready(Err(e)),
             },
+            // Read at once, blocking (native only): nothing later changes what it read.
+            #[cfg(feature = "cuda")]
+            On::Cuda(c, m) => ReadAsync::ready(
+                self.claim(OP)
+                    .and_then(|_claim| c.read_blocking(OP, m.at(self.start()), self.len())),
+            ),
         }
     }
 
@@ -232,21 +259,61 @@ impl Buffer {
                     }
                 })?;
             }
-            (On::Host, On::Wgpu(..)) => {
+            #[cfg(feature = "cuda")]
+            (On::Cuda(c, sm), On::Cuda(_, dm)) if src.rig() == dst.rig() => {
                 r.submit(&[src], &[dst], || {
-                    src.memory
-                        .bytes(|b| dst.upload_in_work(OP, d, &b[s0..s0 + len]))
+                    if src.same_memory(dst) {
+                        // The driver's copy is undefined where the ranges overlap:
+                        // through fresh memory.
+                        let t = c.allocate(r.name(), OP, len, false)?;
+                        c.copy(OP, sm.at(s0), t.at(0), len)?;
+                        c.copy(OP, t.at(0), dm.at(d0), len)
+                    } else {
+                        c.copy(OP, sm.at(s0), dm.at(d0), len)
+                    }
                 })?;
             }
-            (On::Wgpu(..), _) => {
-                // Out of a GPU (into the host or another GPU): through the host.
-                let part = src.view(s, len)?;
-                r.submit(&[src], &[dst], || {
-                    let bytes = part.read_claimed(OP, |b| b.to_vec())?;
-                    dst.upload_in_work(OP, d, &bytes)
-                })?;
-            }
+            (On::Host, On::Wgpu(..)) => Buffer::upload_from_host(src, s0, dst, d, len)?,
+            #[cfg(feature = "cuda")]
+            (On::Host, On::Cuda(..)) => Buffer::upload_from_host(src, s0, dst, d, len)?,
+            (On::Wgpu(..), _) => Buffer::blit_through_host(src, s, dst, d, len)?,
+            #[cfg(feature = "cuda")]
+            (On::Cuda(..), _) => Buffer::blit_through_host(src, s, dst, d, len)?,
         }
+        Ok(())
+    }
+
+    /// [`Buffer::blit_checked`] from host memory (from byte `s0` of its memory) into
+    /// device memory.
+    fn upload_from_host(
+        src: &Buffer,
+        s0: usize,
+        dst: &Buffer,
+        d: usize,
+        len: usize,
+    ) -> Result<(), Error> {
+        dst.rig().submit(&[src], &[dst], || {
+            src.memory
+                .bytes(|b| dst.upload_in_work("Rig.Buffer.blit", d, &b[s0..s0 + len]))
+        })?;
+        Ok(())
+    }
+
+    /// [`Buffer::blit_checked`] out of device memory (into the host or another
+    /// device): read back, then written.
+    fn blit_through_host(
+        src: &Buffer,
+        s: usize,
+        dst: &Buffer,
+        d: usize,
+        len: usize,
+    ) -> Result<(), Error> {
+        const OP: &str = "Rig.Buffer.blit";
+        let part = src.view(s, len)?;
+        dst.rig().submit(&[src], &[dst], || {
+            let bytes = part.read_claimed(OP, |b| b.to_vec())?;
+            dst.upload_in_work(OP, d, &bytes)
+        })?;
         Ok(())
     }
 
@@ -261,6 +328,8 @@ impl Buffer {
                 Ok(())
             }
             On::Wgpu(..) => self.upload_in_work(OP, 0, &vec![byte; n]),
+            #[cfg(feature = "cuda")]
+            On::Cuda(c, m) => c.fill(OP, m.at(self.start()), byte, n),
         })?;
         Ok(())
     }
@@ -302,6 +371,8 @@ impl Rig {
         match self.backend() {
             Backend::Wgpu(g) => Some(g),
             Backend::Host(_) => None,
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(_) => None,
         }
     }
 }
@@ -314,6 +385,18 @@ impl Buffer {
         match self.memory.on() {
             On::Wgpu(_, m) => Some((m, self.start())),
             On::Host => None,
+            #[cfg(feature = "cuda")]
+            On::Cuda(..) => None,
+        }
+    }
+
+    /// The CUDA memory and the buffer's first byte in it, for memory of a CUDA
+    /// device; `None` for memory of another backend.
+    #[cfg(feature = "cuda")]
+    pub(crate) fn cuda_memory(&self) -> Option<(&CudaMemory, usize)> {
+        match self.memory.on() {
+            On::Cuda(_, m) => Some((m, self.start())),
+            On::Host | On::Wgpu(..) => None,
         }
     }
 }

@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "cuda")]
+use super::cuda::CudaBackend;
 use super::host::Host;
 use super::seam::DeviceBackend;
 use super::wgpu::Gpu;
@@ -16,6 +18,9 @@ pub(crate) enum Backend {
     Host(Host),
     /// A GPU through wgpu.
     Wgpu(Arc<Gpu>),
+    /// A CUDA device (cargo feature `cuda`).
+    #[cfg(feature = "cuda")]
+    Cuda(CudaBackend),
 }
 
 impl Backend {
@@ -24,6 +29,8 @@ impl Backend {
         match self {
             Backend::Host(h) => h,
             Backend::Wgpu(g) => &**g,
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(c) => c,
         }
     }
 }

@@ -134,13 +134,16 @@ impl Rig {
     }
 
     /// Every device nxrig can use, the host first: natively then one per GPU adapter
-    /// (`Rig::gpus`, opened on the first call: blocking); in the browser the GPU
-    /// devices opened so far with [`Rig::gpu_async`].
+    /// (`Rig::gpus`) and one per CUDA device (`Rig::cudas`), opened on the first call
+    /// (blocking); in the browser the GPU devices opened so far with
+    /// [`Rig::gpu_async`].
     pub fn all() -> Vec<Rig> {
         #[cfg_attr(loom, allow(unused_mut))]
         let mut v = vec![Rig::host()];
         #[cfg(all(not(target_arch = "wasm32"), not(loom)))]
         v.extend(Rig::gpus());
+        #[cfg(all(not(target_arch = "wasm32"), not(loom)))]
+        v.extend(Rig::cudas());
         #[cfg(target_arch = "wasm32")]
         v.extend(lock(&REGISTERED).iter().cloned());
         v
@@ -150,7 +153,8 @@ impl Rig {
     /// `"gpu1"` the second, and so on.
     ///
     /// # Errors
-    /// [`Error::Invalid`] if none has that name.
+    /// [`Error::NoDevice`] for a name of a CUDA device (`cuda0`, ...) where there is
+    /// none, saying why; [`Error::Invalid`] if none has that name.
     pub fn by_name(name: &str) -> Result<Rig, Error> {
         if name == "host" {
             return Ok(Rig::host());
@@ -165,20 +169,29 @@ impl Rig {
         if let Some(r) = nth.and_then(|k| gpus.get(k)) {
             return Ok((*r).clone());
         }
-        all.iter()
-            .find(|d| d.name() == name)
-            .cloned()
-            .ok_or_else(|| Error::Invalid {
-                op: "Rig.device",
-                reason: format!(
-                    "no device named {name:?} (devices: {})",
-                    all.iter()
-                        .map(|d| d.name().to_owned())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                operands: String::new(),
-            })
+        if let Some(r) = all.iter().find(|d| d.name() == name) {
+            return Ok(r.clone());
+        }
+        let cuda = name.strip_prefix("cuda");
+        if let (Some(why), Some(k)) = (Rig::cuda_unavailable(), cuda) {
+            if k.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(Error::NoDevice {
+                    op: "Rig.device",
+                    reason: format!("no device named {name:?}: {why}"),
+                });
+            }
+        }
+        Err(Error::Invalid {
+            op: "Rig.device",
+            reason: format!(
+                "no device named {name:?} (devices: {})",
+                all.iter()
+                    .map(|d| d.name().to_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            operands: String::new(),
+        })
     }
 
     /// Marks the device lost: every later operation on its memory, and every wait for

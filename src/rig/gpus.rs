@@ -1,9 +1,12 @@
 //! Opening GPU devices: one [`Rig`] a wgpu adapter (natively, once for the process),
-//! or a device of the first adapter with options of its own. Seed: `Rig.t`.
+//! or a device of the first adapter with options of its own; one a CUDA device (cargo
+//! feature `cuda`), or why there is none. Seed: `Rig.t`.
 
 use std::sync::Arc;
 
 use super::backend::Backend;
+#[cfg(feature = "cuda")]
+use super::cuda;
 use super::device::Rig;
 use super::wgpu;
 use crate::error::Error;
@@ -76,5 +79,41 @@ impl Rig {
                     .into(),
         })?;
         pollster::block_on(open_rig(a, options))
+    }
+}
+
+impl Rig {
+    /// One device per CUDA device, named `cuda0`, `cuda1`, ..., opened once for the
+    /// process (blocking; native only). Empty without the cargo feature `cuda` and where
+    /// the machine has no CUDA driver, no NVRTC or no device:
+    /// [`Rig::cuda_unavailable`] says why.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn cudas() -> Vec<Rig> {
+        #[cfg(feature = "cuda")]
+        {
+            static CUDAS: std::sync::OnceLock<Vec<Rig>> = std::sync::OnceLock::new();
+            CUDAS
+                .get_or_init(|| {
+                    cuda::open_all()
+                        .into_iter()
+                        .map(|c| {
+                            let (name, timeline) = (c.name.clone(), Arc::clone(&c.timeline));
+                            Rig::make(&name, Backend::Cuda(cuda::CudaBackend(c)), timeline)
+                        })
+                        .collect()
+                })
+                .clone()
+        }
+        #[cfg(not(feature = "cuda"))]
+        Vec::new()
+    }
+
+    /// Why [`Rig::all`] lists no CUDA device, in one line (no driver, no NVRTC, no
+    /// device, or a build without the cargo feature `cuda`); `None` where it lists one.
+    pub fn cuda_unavailable() -> Option<String> {
+        #[cfg(feature = "cuda")]
+        return cuda::unavailable();
+        #[cfg(not(feature = "cuda"))]
+        Some("this nxrig was built without CUDA (the cargo feature `cuda`)".into())
     }
 }

@@ -12,6 +12,10 @@ pub enum RigKind {
     /// device's queue in submission order. (Named for its backend: the names users type,
     /// `gpu`, `gpu1`, ..., mean the first, second GPU device whatever its backend.)
     Wgpu,
+    /// A CUDA device (`cuda0`, `cuda1`, ...; cargo feature `cuda`): its memory is the
+    /// device's, which the host does not address, its work goes through one CUDA
+    /// stream in submission order.
+    Cuda,
 }
 
 impl RigKind {
@@ -20,7 +24,7 @@ impl RigKind {
     pub fn is_gpu(self) -> bool {
         match self {
             RigKind::Host => false,
-            RigKind::Wgpu => true,
+            RigKind::Wgpu | RigKind::Cuda => true,
         }
     }
 }

@@ -16,6 +16,8 @@ pub(crate) mod backend;
 mod buffer;
 mod claim;
 mod copying;
+#[cfg(feature = "cuda")]
+pub(crate) mod cuda;
 mod device;
 mod gpus;
 mod host;

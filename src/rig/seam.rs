@@ -5,6 +5,8 @@
 
 use std::any::Any;
 
+#[cfg(feature = "cuda")]
+use super::cuda::CudaMemory;
 use super::kind::RigKind;
 use super::timeline::{Stamp, Timeline};
 use super::wgpu::GpuMemory;
@@ -20,6 +22,9 @@ pub(crate) enum Store {
     },
     /// wgpu buffers.
     Wgpu(GpuMemory),
+    /// CUDA device memory.
+    #[cfg(feature = "cuda")]
+    Cuda(CudaMemory),
 }
 
 impl Store {
@@ -28,6 +33,8 @@ impl Store {
         match self {
             Store::Host { ptr, .. } => *ptr,
             Store::Wgpu(_) => std::ptr::null_mut(),
+            #[cfg(feature = "cuda")]
+            Store::Cuda(_) => std::ptr::null_mut(),
         }
     }
 
@@ -40,13 +47,15 @@ impl Store {
         match self {
             Store::Host { ptr, .. } => *ptr,
             Store::Wgpu(_) => panic!("nxrig bug: host access to memory the host does not address"),
+            #[cfg(feature = "cuda")]
+            Store::Cuda(_) => panic!("nxrig bug: host access to memory the host does not address"),
         }
     }
 }
 
 /// What a device backend does for its device: memory, the order and completion of
 /// work, waiting, loss and the memory it keeps for reuse. Implemented by the host
-/// (`rig/host.rs`) and by wgpu (`rig/wgpu/backend.rs`).
+/// (`rig/host.rs`), by wgpu (`rig/wgpu/backend.rs`) and by CUDA (`rig/cuda/backend.rs`).
 pub(crate) trait DeviceBackend {
     /// The kind a user sees.
     fn kind(&self) -> RigKind;

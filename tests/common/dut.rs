@@ -7,16 +7,20 @@
 //!   identity and timeline over host memory: the suites through the seam on a device
 //!   that is not `Rig::host`, whose arrays' sources (made on the host) are another
 //!   device's;
-//! - `<test>::gpu`: every GPU device the machine has (`Rig::gpus`: one per wgpu
-//!   adapter), in turn;
+//! - `<test>::gpu`: every GPU device through wgpu the machine has (`Rig::gpus`: one
+//!   per adapter), in turn;
 //! - `<test>::gpu_emulated`: the first adapter opened again with every type emulated
-//!   (the browsers' path, forced).
+//!   (the browsers' path, forced);
+//! - `<test>::cuda` (cargo feature `cuda`): every CUDA device (`Rig::cudas`), in turn.
 //!
 //! In the browser only `host` is made (a suite's blocking reads of GPU memory cannot
 //! run there; the browser's GPU suite is `tests/gpu_web.rs`). A GPU test fails where
-//! the machine has no GPU; it never passes without running. `cargo test -- ::gpu`
-//! runs one kind; `NXRIG_TEST_DEVICE=host|host_virtual|gpu|gpu_emulated` also narrows a run: the
-//! other kinds' tests then return at once, saying so on standard error.
+//! the machine has no GPU; it never passes without running. A CUDA test is reported
+//! ignored, with the reason, where the machine that built it has no CUDA driver or no
+//! NVRTC (`build.rs`); elsewhere it fails without a CUDA device. `cargo test -- ::gpu`
+//! runs one kind; `NXRIG_TEST_DEVICE=host|host_virtual|gpu|gpu_emulated|cuda` also
+//! narrows a run: the other kinds' tests then return at once, saying so on standard
+//! error.
 #![allow(dead_code)]
 
 use std::cell::RefCell;
@@ -44,6 +48,7 @@ pub enum Kind {
     HostVirtual,
     Gpu,
     GpuEmulated,
+    Cuda,
 }
 
 impl Kind {
@@ -53,6 +58,7 @@ impl Kind {
             Kind::HostVirtual => "host_virtual",
             Kind::Gpu => "gpu",
             Kind::GpuEmulated => "gpu_emulated",
+            Kind::Cuda => "cuda",
         }
     }
 
@@ -67,10 +73,9 @@ impl Kind {
                     .clone()]
             }
             #[cfg(not(target_arch = "wasm32"))]
-            Kind::Gpu => Rig::all()
-                .into_iter()
-                .filter(|r| r.kind().is_gpu())
-                .collect(),
+            Kind::Gpu => Rig::gpus(),
+            #[cfg(not(target_arch = "wasm32"))]
+            Kind::Cuda => Rig::cudas(),
             #[cfg(not(target_arch = "wasm32"))]
             Kind::GpuEmulated => {
                 static TWIN: std::sync::OnceLock<Result<Rig, String>> = std::sync::OnceLock::new();
@@ -111,6 +116,13 @@ pub fn run_on(kind: Kind, body: fn()) {
         }
     }
     let devices = kind.devices();
+    if kind == Kind::Cuda {
+        assert!(
+            !devices.is_empty(),
+            "no CUDA device on this machine: {}",
+            Rig::cuda_unavailable().unwrap_or_default()
+        );
+    }
     assert!(
         !devices.is_empty(),
         "no {} device on this machine: install a Vulkan driver (mesa-vulkan-drivers: lavapipe)",
@@ -131,7 +143,8 @@ pub fn run_on(kind: Kind, body: fn()) {
 
 /// A conformance test, written once, run on every kind of device (see the module's
 /// docs): `on_every_device! { fn name() { ... } }` makes `name::host`, `name::host_virtual`,
-/// `name::gpu` and `name::gpu_emulated`. Attributes before `fn` (`cfg`, docs) go on the module.
+/// `name::gpu`, `name::gpu_emulated` and (cargo feature `cuda`) `name::cuda`.
+/// Attributes before `fn` (`cfg`, docs) go on the module.
 #[macro_export]
 macro_rules! on_every_device {
     ($(#[$m:meta])* fn $name:ident() $body:block) => {
@@ -164,6 +177,20 @@ macro_rules! on_every_device {
             #[test]
             fn gpu_emulated() {
                 $crate::dut::run_on($crate::dut::Kind::GpuEmulated, body)
+            }
+
+            #[cfg(all(not(target_arch = "wasm32"), feature = "cuda"))]
+            #[test]
+            #[cfg_attr(
+                nx_cuda_no_driver,
+                ignore = "skipped: no CUDA driver where this test was built (libcuda not found)"
+            )]
+            #[cfg_attr(
+                nx_cuda_no_nvrtc,
+                ignore = "skipped: no NVRTC where this test was built (libnvrtc not found)"
+            )]
+            fn cuda() {
+                $crate::dut::run_on($crate::dut::Kind::Cuda, body)
             }
         }
     };

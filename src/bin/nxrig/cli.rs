@@ -103,5 +103,9 @@ fn devices() -> Result<(), nxrig::Error> {
             ));
         }
     }
+    // Why no CUDA device is listed, where none is.
+    if let Some(why) = Rig::cuda_unavailable() {
+        say(&format!("no CUDA device: {why}"));
+    }
     Ok(())
 }

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# nxrig on an NVIDIA GPU (an H200 lent through the device tool): the conformance suites
+# on cuda0 (CUDA through cudarc and NVRTC) and on the NVIDIA adapter through wgpu
+# (Vulkan), the cast vectors on both, a real checkpoint converted on both byte-identical
+# to the host, and the throughput of placement, casts, add and the transposed copy at
+# 64 MiB and 1 GiB beside the H200's memory bandwidth (about 4.8 TB/s).
+#
+# The device machine has CUDA but no Rust toolchain, and it reaches nothing outside:
+# everything is built here and carried. What a call carries and the tracked tree (32
+# MB of it the conversion vectors) must stay under 64 MiB, so the checkpoint goes in
+# a second call:
+#
+#   scripts/device-check.sh prepare   here: builds with --features cuda and packs
+#                                     .device/bin (stripped, xz), .device/minilm (the
+#                                     checkpoint in float8_e4m3, xz) and .gl (the
+#                                     Vulkan loader's .deb), all in .gitignore
+#   scripts/device-check.sh run       there, through the device tool, twice; each step
+#                                     runs when what it needs was carried:
+#     run(command="scripts/device-check.sh run", carry=[".device/bin", ".gl"], timeout_s=480)
+#     run(command="scripts/device-check.sh run", carry=[".device/minilm", ".device/bin/nxrig.xz", ".gl"], timeout_s=180)
+#
+# The two take under 8 minutes on one H200 (most of it the 1 GiB throughput rows).
+# NXRIG_DEVICE_CHECK_HERE=1 runs `run` on this machine (no loader unpacked), to try
+# the script: the CUDA steps then fail, saying why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n=== %s\n' "$*"; }
+suites="arrays views placement door kernels"
+
+case "${1:-}" in
+prepare)
+  export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+  rm -rf .device && mkdir -p .device/bin
+  step "build: the CLI, the throughput example and the test executables, --features cuda"
+  cargo build --release --features cuda --bin nxrig --example device_throughput
+  args=()
+  for t in $suites gpu_cast; do args+=(--test "$t"); done
+  cargo test --release --features cuda --no-run "${args[@]}" --message-format=json |
+    python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["executable"])' >.device/executables
+  for e in $(cat .device/executables) target/release/nxrig target/release/examples/device_throughput; do
+    name=$(basename "$e" | sed -E 's/-[0-9a-f]{16}$//')
+    strip -o ".device/bin/$name" "$e"
+  done
+  rm .device/executables
+  xz -T2 -6 .device/bin/*
+  step "the checkpoint: MiniLM in float8_e4m3 (the float32 file is too large to carry)"
+  src=$(scripts/fetch-checkpoint.sh)
+  mkdir -p .device/minilm
+  ./target/release/nxrig convert "$src" .device/minilm/minilm-e4m3.safetensors --to float8_e4m3
+  xz -T2 -6 .device/minilm/minilm-e4m3.safetensors
+  step "the Vulkan loader (the machine has NVIDIA's driver, not the loader)"
+  rm -rf .gl && mkdir -p .gl /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  # shellcheck disable=SC2086
+  apt-get $o update -qq && (cd .gl && apt-get $o download libvulkan1)
+  du -sh .device/bin .device/minilm .gl
+  ;;
+
+run)
+  start=$(date +%s)
+  step "the machine"
+  nvidia-smi -L || echo "(no nvidia-smi)"
+  if [ "${NXRIG_DEVICE_CHECK_HERE:-}" != 1 ]; then
+    # The Vulkan loader, unpacked into / (the device machine is a fresh one each time).
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+  fi
+  icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  if [ -e "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
+  # The test executables read tests/vectors where they were built.
+  [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+  B=.device/bin
+  for f in $B/*.xz .device/minilm/*.xz; do
+    if [ -e "$f" ]; then unxz -f "$f"; fi
+  done
+  chmod +x $B/*
+  export XDG_RUNTIME_DIR=$(mktemp -d)
+  $B/nxrig devices
+  status=0
+  if [ -e $B/arrays ]; then
+    step "the conformance suites on cuda0 (CUDA), then on the NVIDIA adapter through wgpu (native types, then every type emulated)"
+    for t in $suites; do
+      $B/$t --include-ignored ::cuda || status=1
+      $B/$t ::gpu || status=1
+    done
+    step "the cast vectors (1,021,255 records) on the first GPU (wgpu) and on each CUDA device"
+    $B/gpu_cast --include-ignored || status=1
+    step "throughput: GB/s read and written, and the share of the H200's 4800 GB/s"
+    $B/device_throughput cuda0 gpu host --reps 5 --mib 64,1024 --peak 4800 || status=1
+  fi
+  if [ -e .device/minilm/minilm-e4m3.safetensors ]; then
+    step "the checkpoint on the host, cuda0 and the wgpu GPU: byte-identical"
+    out=$(mktemp -d)
+    for to in float16 bfloat16 float32; do
+      for dev in host cuda0 gpu; do
+        $B/nxrig convert .device/minilm/minilm-e4m3.safetensors "$out/$dev-$to.safetensors" --to "$to" --device "$dev" || status=1
+      done
+      for dev in cuda0 gpu; do
+        if cmp "$out/host-$to.safetensors" "$out/$dev-$to.safetensors"; then
+          echo "$to on $dev: the host's bytes"
+        else
+          status=1
+        fi
+      done
+    done
+  fi
+  echo "device check: status $status in $(($(date +%s) - start)) s"
+  exit $status
+  ;;
+
+*)
+  echo "usage: scripts/device-check.sh prepare|run" >&2
+  exit 2
+  ;;
+esac

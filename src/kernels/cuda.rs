@@ -1,0 +1,153 @@
+//! The kernels of CUDA devices: `src/kernels/cuda/nx_kernels.cu` (over
+//! `include/nx_dtype.h`), compiled by NVRTC once per device and launched on its
+//! stream. Called from the kernels' front doors (cast, fill, add) when the arrays are
+//! on such a device; the door's claims are held by then. The same source runs on the
+//! host in `tests/cuda_kernels.rs` over every conversion vector and the add oracle.
+//! Seed: `Nx_array` § Kernels (device kernels).
+
+use std::sync::Arc;
+
+use crate::array::AnyArray;
+use crate::dtype::write_bits;
+use crate::error::Error;
+use crate::rig::cuda::{arg, Cuda, Entry, Walk};
+
+/// `src`'s elements converted into `dst`'s dtype by `nx_convert` (one rounding; into
+/// the same dtype, a copy of every bit), both on `c`'s device, any layouts.
+pub(crate) fn cast(
+    c: &Arc<Cuda>,
+    src: &AnyArray,
+    dst: &AnyArray,
+    op: &'static str,
+) -> Result<(), Error> {
+    if src.dtype() == dst.dtype() {
+        // A cast into the same dtype is a copy: every bit, signalling NaNs included.
+        return crate::array::cuda_transfer(c, src, dst, op);
+    }
+    let (mut sp, mut dp) = (src.cuda_address(op)?, dst.cuda_address(op)?);
+    let (mut sw, mut dw) = (Walk::of(src.layout()), Walk::of(dst.layout()));
+    let (mut sd, mut dd) = (src.dtype().code() as i32, dst.dtype().code() as i32);
+    let n = src.layout().numel();
+    let mut count = n as i64;
+    dst.rig().submit(&[src.buffer()], &[dst.buffer()], || {
+        // SAFETY: nx_cast's parameters in order; both addresses are of live memory of
+        // `c` under the door's claims, at the positions the walks give.
+        unsafe {
+            c.launch(
+                op,
+                Entry::Cast,
+                n,
+                &mut [
+                    arg(&mut sp),
+                    arg(&mut sw),
+                    arg(&mut sd),
+                    arg(&mut dp),
+                    arg(&mut dw),
+                    arg(&mut dd),
+                    arg(&mut count),
+                ],
+            )
+        }
+    })?;
+    Ok(())
+}
+
+/// Every element of `out` (on `c`'s device) set to the raw `bits`, from one staged
+/// element in a scratch allocation freed on the stream after the kernel.
+pub(crate) fn fill(
+    c: &Arc<Cuda>,
+    out: &AnyArray,
+    bits: u128,
+    op: &'static str,
+) -> Result<(), Error> {
+    let d = out.dtype();
+    let mut one = [0u8; 16];
+    write_bits(d, &mut one, 0, bits);
+    let mut dp = out.cuda_address(op)?;
+    let mut dw = Walk::of(out.layout());
+    let mut code = d.code() as i32;
+    let n = out.layout().numel();
+    let mut count = n as i64;
+    let rig = out.rig();
+    rig.submit(&[], &[out.buffer()], || {
+        let staged = c.scratch(rig.name(), op, &one)?;
+        let mut bp = staged.at(0);
+        // SAFETY: nx_fill's parameters in order; `out`'s address is of live memory of
+        // `c` under the door's claims, the staged element's until after the kernel.
+        unsafe {
+            c.launch(
+                op,
+                Entry::Fill,
+                n,
+                &mut [
+                    arg(&mut dp),
+                    arg(&mut dw),
+                    arg(&mut code),
+                    arg(&mut bp),
+                    arg(&mut count),
+                ],
+            )
+        }
+    })?;
+    Ok(())
+}
+
+/// `out = x + y` on one CUDA device (`x` and `y` broadcast to `out`'s shape already;
+/// `out` may be identical to either: each thread reads an index's operands before it
+/// writes that index).
+pub(crate) fn add(
+    c: &Arc<Cuda>,
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+    op: &'static str,
+) -> Result<(), Error> {
+    let rig = out.rig();
+    if x.rig() != rig || y.rig() != rig {
+        return Err(Error::Invalid {
+            op,
+            reason: format!(
+                "the operands are on {}, {} and {}: move them to one device first",
+                out.rig().name(),
+                x.rig().name(),
+                y.rig().name()
+            ),
+            operands: String::new(),
+        });
+    }
+    let (mut xa, mut ya, mut oa) = (
+        x.cuda_address(op)?,
+        y.cuda_address(op)?,
+        out.cuda_address(op)?,
+    );
+    let (mut xw, mut yw, mut ow) = (
+        Walk::of(x.layout()),
+        Walk::of(y.layout()),
+        Walk::of(out.layout()),
+    );
+    let mut code = out.dtype().code() as i32;
+    let n = out.layout().numel();
+    let mut count = n as i64;
+    rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
+        // SAFETY: nx_add's parameters in order; the addresses are of live memory of
+        // `c` under the door's claims, at the positions the walks give.
+        unsafe {
+            c.launch(
+                op,
+                Entry::Add,
+                n,
+                &mut [
+                    arg(&mut xa),
+                    arg(&mut xw),
+                    arg(&mut ya),
+                    arg(&mut yw),
+                    arg(&mut oa),
+                    arg(&mut ow),
+                    arg(&mut code),
+                    arg(&mut count),
+                ],
+            )
+        }
+    })?;
+    Ok(())
+}

@@ -1,0 +1,62 @@
+//! Launches of nxrig's CUDA kernels on a device's stream: the module compiled on the
+//! first launch (`module.rs`), blocks of 256 threads, grid-stride loops. Seed:
+//! `Nx_array` § Kernels (device kernels).
+
+use std::ffi::c_void;
+
+use cudarc::driver::result;
+
+use super::device::Cuda;
+use super::module::{Entry, Module};
+use crate::error::Error;
+
+impl Cuda {
+    /// The kernels, compiled and loaded on the first call (the context is current).
+    fn module(&self, op: &'static str) -> Result<&Module, Error> {
+        self.module
+            .get_or_init(|| Module::compile(self.capability))
+            .as_ref()
+            .map_err(|reason| Error::Device {
+                op,
+                device: self.name.clone(),
+                reason: reason.clone(),
+            })
+    }
+
+    /// Launches `entry` over `n` indices with `args` (a pointer to each parameter's
+    /// value, in the C function's order), on the stream: blocks of 256 threads, a
+    /// grid of at most 16 blocks a multiprocessor, each thread striding over the rest.
+    ///
+    /// # Errors
+    /// [`Error::Device`] where the kernels do not compile or load; [`Error::Lost`].
+    ///
+    /// # Safety
+    /// `args` match `entry`'s parameters in number, order and type; every device
+    /// address among them is of live memory of this device that the kernel may read
+    /// or write at the positions the walks give.
+    pub(crate) unsafe fn launch(
+        &self,
+        op: &'static str,
+        entry: Entry,
+        n: usize,
+        args: &mut [*mut c_void],
+    ) -> Result<(), Error> {
+        if n == 0 {
+            return Ok(());
+        }
+        self.current(op)?;
+        let f = self.module(op)?.function(entry);
+        let blocks = n
+            .div_ceil(256)
+            .min(self.multiprocessors as usize * 16)
+            .max(1) as u32;
+        // SAFETY: the caller's.
+        unsafe { result::launch_kernel(f, (blocks, 1, 1), (256, 1, 1), 0, self.stream, args) }
+            .map_err(|e| self.fail(op, e))
+    }
+}
+
+/// A kernel parameter's value as `launch` takes it.
+pub(crate) fn arg<T>(x: &mut T) -> *mut c_void {
+    (x as *mut T).cast()
+}

@@ -1,0 +1,35 @@
+//! CUDA devices through cudarc's bindings of the driver API and NVRTC, both loaded at
+//! run time (cargo feature `cuda`, native only): one device a CUDA device (`cuda0`,
+//! `cuda1`, ...), its memory stream-ordered allocations, its work one stream in
+//! submission order, its stamps CUDA events on that stream, and nxrig's kernels
+//! (`src/kernels/cuda/nx_kernels.cu` over `include/`) compiled by NVRTC once per
+//! device. Knows no `Rig`, buffer or array, as `wgpu/` does not. Seed: `Rig.t`;
+//! DESIGN.md (backends).
+//!
+//! - `probe.rs`: whether the machine has the libraries, and why not, before cudarc
+//!   loads them (its loader panics where they are missing); opening the devices.
+//! - `device.rs`: the device state, errors, and the stamps.
+//! - `module.rs`: the kernels' source through NVRTC; `staging.rs`: pinned buffers
+//!   (neither knows the device).
+//! - `memory.rs`: an allocation; `transfer.rs`: allocating, uploads, reads (through
+//!   the staging buffers from 1 MiB), copies, fills; `launch.rs`: kernel launches.
+//! - `backend.rs`: the `DeviceBackend` implementation.
+
+mod backend;
+mod device;
+mod launch;
+mod memory;
+mod module;
+mod probe;
+mod staging;
+mod transfer;
+
+pub(crate) use backend::CudaBackend;
+pub(crate) use device::Cuda;
+pub(crate) use launch::arg;
+pub(crate) use memory::CudaMemory;
+pub(crate) use module::{Entry, Walk};
+pub(crate) use probe::{open_all, unavailable};
+
+#[cfg(test)]
+mod tests;

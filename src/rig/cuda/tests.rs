@@ -1,0 +1,83 @@
+//! What can be checked of the CUDA backend without a GPU: the source NVRTC gets (the
+//! headers inlined) compiles as CUDA device code, to PTX, with clang's NVPTX target,
+//! and its four kernels take the parameters `launch`'s callers pass (device addresses
+//! as 64-bit values, a walk of `size_of::<Walk>()` bytes, 32-bit codes, 64-bit counts).
+//! The kernels' arithmetic is `tests/cuda_kernels.rs`'s, on the host.
+
+use std::process::Command;
+
+use super::module::{source, Walk};
+
+/// What NVRTC provides and clang's CUDA mode without CUDA's headers does not: the
+/// qualifiers as attributes, the launch indices, the two atomics the source uses.
+const PRELUDE: &str = r#"
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#include "__clang_cuda_builtin_vars.h"
+__device__ unsigned int atomicAnd(unsigned int *a, unsigned int v) { return __nvvm_atom_and_gen_i((int *)a, (int)v); }
+__device__ unsigned int atomicOr(unsigned int *a, unsigned int v) { return __nvvm_atom_or_gen_i((int *)a, (int)v); }
+"#;
+
+#[test]
+fn the_nvrtc_source_compiles_to_ptx_with_the_kernels_launch_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, pre, ptx) = (
+        dir.path().join("nx_kernels.cu"),
+        dir.path().join("prelude.h"),
+        dir.path().join("nx_kernels.ptx"),
+    );
+    std::fs::write(&src, source()).unwrap();
+    std::fs::write(&pre, PRELUDE).unwrap();
+    let out = Command::new("clang++")
+        .args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70"])
+        .args([
+            "-nocudainc",
+            "-nocudalib",
+            "-D__CUDACC__",
+            "-D__CUDACC_RTC__",
+        ])
+        .args(["-Werror", "-S", "-include"])
+        .arg(&pre)
+        .arg("-o")
+        .arg(&ptx)
+        .arg(&src)
+        .output()
+        .expect("clang++ (Debian's clang, with its NVPTX target: scripts/setup.sh installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    let walk = format!("[{}]", std::mem::size_of::<Walk>());
+    // Each kernel's parameters, in order: 'p' a device address or a 64-bit count,
+    // 'w' a walk, 'i' a 32-bit code.
+    for (name, params) in [
+        ("nx_transfer", "pwpwip"),
+        ("nx_fill", "pwipp"),
+        ("nx_cast", "pwipwip"),
+        ("nx_add", "pwpwpwip"),
+    ] {
+        let at = text
+            .find(&format!(".entry {name}("))
+            .unwrap_or_else(|| panic!("no kernel {name} in:\n{text}"));
+        let list = &text[at..at + text[at..].find(')').unwrap()];
+        let got: String = list
+            .lines()
+            .skip(1)
+            .map(|l| {
+                if l.contains(".u64") {
+                    'p'
+                } else if l.contains(".u32") {
+                    'i'
+                } else if l.contains(".b8") && l.contains(&walk) {
+                    'w'
+                } else {
+                    '?'
+                }
+            })
+            .collect();
+        assert_eq!(got, params, "{name}'s parameters:\n{list}");
+    }
+}
