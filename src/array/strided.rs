@@ -22,6 +22,7 @@ pub(crate) enum Width {
 
 impl Width {
     /// The bytes of `n` elements from an element boundary (a last half byte counted).
+    #[cfg(not(target_arch = "wasm32"))]
     fn bytes(self, n: usize) -> usize {
         match self {
             Width::Bytes(w) => n * w,
