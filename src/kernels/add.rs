@@ -1,6 +1,6 @@
 //! The add kernel's front door: `out = x + y` elementwise, `x` and `y` broadcast to
 //! `out`'s shape (NumPy's rule), over any layouts and every dtype, on the arrays'
-//! device's backend (`host/add.rs`, `wgpu.rs`); and a donating add that writes in place
+//! device's backend (`host/add.rs`, `wgpu.rs`, `cuda.rs`); and a donating add that writes in place
 //! when its input is held exclusive. Seed: `Nx_array` § Kernels.
 //!
 //! On the host the sum is the typed loop of the dtype (`dtype::lanes`) over runs of
@@ -127,6 +127,29 @@ pub(crate) fn check_add(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<()
         return answered(NAME, Answer::WrongDtype, &[out, x, y]);
     }
     Ok(())
+}
+
+/// `Err` naming `op` unless `x`, `y` and `out` are on one device (what a device's own
+/// kernel needs; the host's add reads any host memory).
+pub(crate) fn on_one_device(
+    op: &'static str,
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+) -> Result<(), Error> {
+    if x.rig() == out.rig() && y.rig() == out.rig() {
+        return Ok(());
+    }
+    Err(Error::Invalid {
+        op,
+        reason: format!(
+            "the operands are on {}, {} and {}: move them to one device first",
+            out.rig().name(),
+            x.rig().name(),
+            y.rig().name()
+        ),
+        operands: String::new(),
+    })
 }
 
 fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {

@@ -102,19 +102,8 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
+    super::add::on_one_device(op, out, x, y)?;
     let rig = out.rig();
-    if x.rig() != rig || y.rig() != rig {
-        return Err(Error::Invalid {
-            op,
-            reason: format!(
-                "the operands are on {}, {} and {}: move them to one device first",
-                out.rig().name(),
-                x.rig().name(),
-                y.rig().name()
-            ),
-            operands: String::new(),
-        });
-    }
     let (mut xa, mut ya, mut oa) = (
         x.cuda_address(op)?,
         y.cuda_address(op)?,

@@ -73,19 +73,8 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
+    super::add::on_one_device(op, out, x, y)?;
     let rig = out.rig();
-    if x.rig() != rig || y.rig() != rig {
-        return Err(Error::Invalid {
-            op,
-            reason: format!(
-                "the operands are on {}, {} and {}: move them to one device first",
-                out.rig().name(),
-                x.rig().name(),
-                y.rig().name()
-            ),
-            operands: String::new(),
-        });
-    }
     let apart = |a: &AnyArray| -> Result<AnyArray, Error> {
         if a.buffer().same_memory(out.buffer()) {
             a.to_device(rig)
