@@ -10,7 +10,6 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 use nxrig::{AnyArray, Array, DType};
@@ -22,22 +21,8 @@ fn checker() -> &'static PathBuf {
 
 /// Runs the checker on `records` written to a file; asserts it found no mismatch.
 fn check(what: &str, d: DType, records: &[u8]) {
-    let dir = std::env::temp_dir().join(format!("nxrig-cuda-kernels-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(format!("{what}-{}", d.name()));
-    std::fs::write(&file, records).unwrap();
-    let out = Command::new(checker())
-        .args([what, &d.code().to_string()])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.trim_end().ends_with(" 0 mismatches"),
-        "{what} {d}:\n{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let _ = std::fs::remove_file(&file);
+    let name = format!("{what}-{}", d.name());
+    common::check_records(checker(), &[what, &d.code().to_string()], &name, records);
 }
 
 #[test]

@@ -139,3 +139,27 @@ pub fn compile_c(source: &str, name: &str) -> std::path::PathBuf {
     );
     exe
 }
+
+/// Runs the compiled checker `exe` with `args` and a file holding `records` (named
+/// `name` in a temporary folder of this process, removed after); asserts that it
+/// succeeded and that its output ends with "0 mismatches".
+#[cfg(not(target_arch = "wasm32"))]
+pub fn check_records(exe: &std::path::Path, args: &[&str], name: &str, records: &[u8]) {
+    let dir = std::env::temp_dir().join(format!("nxrig-records-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(name);
+    std::fs::write(&file, records).unwrap();
+    let out = std::process::Command::new(exe)
+        .args(args)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.trim_end().ends_with(" 0 mismatches"),
+        "{} {args:?} {name}:\n{text}{}",
+        exe.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_file(&file);
+}
