@@ -3,6 +3,7 @@
 //! panics where a library or a symbol is missing, and a panic there is caught too),
 //! then one [`Cuda`] per device the driver reports, opened once for the process.
 
+use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::result;
@@ -13,14 +14,38 @@ use super::device::Cuda;
 fn state() -> &'static Result<Vec<Arc<Cuda>>, String> {
     static STATE: OnceLock<Result<Vec<Arc<Cuda>>, String>> = OnceLock::new();
     STATE.get_or_init(|| {
-        std::panic::catch_unwind(open).unwrap_or_else(|p| {
-            let what = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                .unwrap_or_default();
-            Err(format!("the CUDA libraries failed to load: {what}"))
-        })
+        quietly(open)
+            .unwrap_or_else(|what| Err(format!("the CUDA libraries failed to load: {what}")))
+    })
+}
+
+thread_local! {
+    /// Set while this thread runs `quietly`'s function.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `f()`, or the message of its panic (a library or a symbol cudarc's loader did not
+/// find), which the panic hook does not print: the reason is the caller's to say, in
+/// one line. Panics of other threads meanwhile go to the hook as before.
+fn quietly<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> Result<R, String> {
+    let previous: Arc<dyn Fn(&std::panic::PanicHookInfo<'_>) + Send + Sync> =
+        Arc::from(std::panic::take_hook());
+    let hook = Arc::clone(&previous);
+    std::panic::set_hook(Box::new(move |info| {
+        if !QUIET.with(Cell::get) {
+            hook(info)
+        }
+    }));
+    QUIET.with(|q| q.set(true));
+    let r = std::panic::catch_unwind(f);
+    QUIET.with(|q| q.set(false));
+    drop(std::panic::take_hook());
+    std::panic::set_hook(Box::new(move |info| previous(info)));
+    r.map_err(|p| {
+        p.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_default()
     })
 }
 
