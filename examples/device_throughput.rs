@@ -29,7 +29,17 @@ const OPS: [(&str, f64, Op); 5] = [
     }),
 ];
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("device_throughput: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let (mut names, mut reps, mut mibs, mut peak) = (Vec::new(), 5usize, vec![64usize, 1024], None);
     while let Some(a) = args.next() {

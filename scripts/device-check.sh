@@ -14,10 +14,13 @@
 #                                     .device/bin (stripped, xz), .device/minilm (the
 #                                     checkpoint in float8_e4m3, xz) and .gl (the
 #                                     Vulkan loader's .deb), all in .gitignore
-#   scripts/device-check.sh run       there, through the device tool, twice; each step
-#                                     runs when what it needs was carried:
-#     run(command="scripts/device-check.sh run", carry=[".device/bin", ".gl"], timeout_s=480)
-#     run(command="scripts/device-check.sh run", carry=[".device/minilm", ".device/bin/nxrig.xz", ".gl"], timeout_s=180)
+#   scripts/device-check.sh run suites|checkpoint
+#                                     there, through the device tool, twice:
+#     run(command="scripts/device-check.sh run suites", carry=[".device/bin", ".gl"], timeout_s=480)
+#     run(command="scripts/device-check.sh run checkpoint", carry=[".device/minilm", ".device/bin/nxrig.xz", ".gl"], timeout_s=180)
+#
+# `run` unpacks into a temporary folder (the carried files stay as `prepare` made
+# them) and removes it at the end.
 #
 # The two take under 8 minutes on one H200 (most of it the 1 GiB throughput rows).
 # NXRIG_DEVICE_CHECK_HERE=1 runs `run` on this machine (no loader unpacked), to try
@@ -47,6 +50,8 @@ for line in sys.stdin:
   done
   rm .device/executables
   xz -T2 -6 .device/bin/*
+  # The test executables read tests/vectors from the folder they were built in.
+  pwd >.device/bin/root
   step "the checkpoint: MiniLM in float8_e4m3 (the float32 file is too large to carry)"
   src=$(scripts/fetch-checkpoint.sh)
   mkdir -p .device/minilm
@@ -54,16 +59,22 @@ for line in sys.stdin:
   xz -T2 -6 .device/minilm/minilm-e4m3.safetensors
   step "the Vulkan loader (the machine has NVIDIA's driver, not the loader)"
   rm -rf .gl && mkdir -p .gl /tmp/amd64/partial
-  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64 -oAPT::Sandbox::User=root'
   # shellcheck disable=SC2086
   apt-get $o update -qq && (cd .gl && apt-get $o download libvulkan1)
   du -sh .device/bin .device/minilm .gl
   ;;
 
 run)
+  what=${2:-}
+  case "$what" in suites | checkpoint) ;; *)
+    echo "usage: scripts/device-check.sh run suites|checkpoint" >&2
+    exit 2
+    ;;
+  esac
   start=$(date +%s)
   step "the machine"
-  nvidia-smi -L || echo "(no nvidia-smi)"
+  if command -v nvidia-smi >/dev/null; then nvidia-smi -L; else echo "(no nvidia-smi)"; fi
   if [ "${NXRIG_DEVICE_CHECK_HERE:-}" != 1 ]; then
     # The Vulkan loader, unpacked into / (the device machine is a fresh one each time).
     for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -71,17 +82,24 @@ run)
   fi
   icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   if [ -e "$icd" ]; then export VK_DRIVER_FILES=$icd; fi
-  # The test executables read tests/vectors where they were built.
-  [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
-  B=.device/bin
-  for f in $B/*.xz .device/minilm/*.xz; do
-    if [ -e "$f" ]; then unxz -f "$f"; fi
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  export XDG_RUNTIME_DIR=$work/xdg
+  mkdir -p "$XDG_RUNTIME_DIR"
+  B=$work/bin
+  mkdir -p "$B"
+  for f in .device/bin/*.xz; do
+    xz -dc "$f" >"$B/$(basename "$f" .xz)"
   done
-  chmod +x $B/*
-  export XDG_RUNTIME_DIR=$(mktemp -d)
+  chmod +x "$B"/*
   $B/nxrig devices
   status=0
-  if [ -e $B/arrays ]; then
+  if [ "$what" = suites ]; then
+    # The test executables read tests/vectors from the folder they were built in.
+    root=$(cat .device/bin/root)
+    if [ "$root" != "$PWD" ] && [ ! -e "$root" ]; then
+      mkdir -p "$(dirname "$root")" && ln -s "$PWD" "$root"
+    fi
     step "the conformance suites on cuda0 (CUDA), then on the NVIDIA adapter through wgpu (native types, then every type emulated)"
     for t in $suites; do
       $B/$t --include-ignored ::cuda || status=1
@@ -91,21 +109,22 @@ run)
     $B/gpu_cast --include-ignored || status=1
     step "throughput: GB/s read and written, and the share of the H200's 4800 GB/s"
     $B/device_throughput cuda0 gpu host --reps 5 --mib 64,1024 --peak 4800 || status=1
-  fi
-  if [ -e .device/minilm/minilm-e4m3.safetensors ]; then
+  else
     step "the checkpoint on the host, cuda0 and the wgpu GPU: byte-identical"
-    out=$(mktemp -d)
+    ckpt=$work/minilm-e4m3.safetensors
+    xz -dc .device/minilm/minilm-e4m3.safetensors.xz >"$ckpt"
     for to in float16 bfloat16 float32; do
       for dev in host cuda0 gpu; do
-        $B/nxrig convert .device/minilm/minilm-e4m3.safetensors "$out/$dev-$to.safetensors" --to "$to" --device "$dev" || status=1
+        $B/nxrig convert "$ckpt" "$work/$dev-$to.safetensors" --to "$to" --device "$dev" || status=1
       done
       for dev in cuda0 gpu; do
-        if cmp "$out/host-$to.safetensors" "$out/$dev-$to.safetensors"; then
+        if cmp "$work/host-$to.safetensors" "$work/$dev-$to.safetensors"; then
           echo "$to on $dev: the host's bytes"
         else
           status=1
         fi
       done
+      rm -f "$work"/*-"$to".safetensors
     done
   fi
   echo "device check: status $status in $(($(date +%s) - start)) s"
@@ -113,7 +132,7 @@ run)
   ;;
 
 *)
-  echo "usage: scripts/device-check.sh prepare|run" >&2
+  echo "usage: scripts/device-check.sh prepare | run suites|checkpoint" >&2
   exit 2
   ;;
 esac

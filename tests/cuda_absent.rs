@@ -40,6 +40,18 @@ fn stub(dir: &Path, name: &str, define: Option<&str>) -> PathBuf {
     lib
 }
 
+/// A driver that fails to start is said before a missing NVRTC.
+#[test]
+fn a_broken_driver_is_said_before_a_missing_nvrtc() {
+    let dir = tempfile::tempdir().unwrap();
+    stub(dir.path(), "libcuda.so.1", None);
+    let why = says_why(dir.path());
+    assert!(
+        why.starts_with("the CUDA driver failed to start: CUDA_ERROR_NO_DEVICE: "),
+        "{why}"
+    );
+}
+
 /// `nxrig args` with only `dir` on the loader's path: status, stdout, stderr.
 fn nxrig(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_nxrig"))
@@ -99,7 +111,7 @@ fn a_driver_without_devices_is_said_in_one_line() {
 #[test]
 fn a_driver_without_nvrtc_is_said_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    stub(dir.path(), "libcuda.so.1", None);
+    stub(dir.path(), "libcuda.so.1", Some("ONE_DEVICE"));
     let why = says_why(dir.path());
     assert!(why.starts_with("no NVRTC"), "{why}");
 }

@@ -172,14 +172,17 @@ impl Rig {
         if let Some(r) = all.iter().find(|d| d.name() == name) {
             return Ok(r.clone());
         }
-        let cuda = name.strip_prefix("cuda");
-        if let (Some(why), Some(k)) = (Rig::cuda_unavailable(), cuda) {
-            if k.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(Error::NoDevice {
-                    op: "Rig.device",
-                    reason: format!("no device named {name:?}: {why}"),
-                });
-            }
+        // `cuda0`, `cuda1`, ... where CUDA or that device is not there: why.
+        let ordinal = name
+            .strip_prefix("cuda")
+            .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|k| k.parse::<usize>().ok());
+        let why = ordinal.and_then(|k| Rig::cuda_unavailable().or_else(|| Rig::cuda_not_opened(k)));
+        if let Some(why) = why {
+            return Err(Error::NoDevice {
+                op: "Rig.device",
+                reason: format!("no device named {name:?}: {why}"),
+            });
         }
         Err(Error::Invalid {
             op: "Rig.device",

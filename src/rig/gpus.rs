@@ -108,12 +108,25 @@ impl Rig {
         Vec::new()
     }
 
-    /// Why [`Rig::all`] lists no CUDA device, in one line (no driver, no NVRTC, no
-    /// device, or a build without the cargo feature `cuda`); `None` where it lists one.
+    /// Why [`Rig::all`] lists no CUDA device, in one line (no driver, a driver that
+    /// fails to load or to start, no NVRTC, no device, every device failing to open,
+    /// or a build without the cargo feature `cuda`); `None` where it lists one.
     pub fn cuda_unavailable() -> Option<String> {
         #[cfg(feature = "cuda")]
         return cuda::unavailable();
         #[cfg(not(feature = "cuda"))]
         Some("this nxrig was built without CUDA (the cargo feature `cuda`)".into())
+    }
+
+    /// Why CUDA device `ordinal` did not open, where the driver reports it and others
+    /// opened.
+    pub(crate) fn cuda_not_opened(ordinal: usize) -> Option<String> {
+        #[cfg(feature = "cuda")]
+        return cuda::not_opened(ordinal);
+        #[cfg(not(feature = "cuda"))]
+        {
+            let _ = ordinal;
+            None
+        }
     }
 }

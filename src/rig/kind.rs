@@ -12,9 +12,9 @@ pub enum RigKind {
     /// device's queue in submission order. (Named for its backend: the names users type,
     /// `gpu`, `gpu1`, ..., mean the first, second GPU device whatever its backend.)
     Wgpu,
-    /// A CUDA device (`cuda0`, `cuda1`, ...; cargo feature `cuda`): its memory is the
-    /// device's, which the host does not address, its work goes through one CUDA
-    /// stream in submission order.
+    /// A CUDA device (`cuda0`, `cuda1`, ...; such devices exist only in a build with
+    /// the cargo feature `cuda`): its memory is the device's, which the host does not
+    /// address, its work goes through one CUDA stream in submission order.
     Cuda,
 }
 

@@ -46,8 +46,9 @@ enum Command {
         /// instead of every floating-point tensor.
         #[arg(long)]
         tensors: Option<String>,
-        /// The device to convert on: `host`, `gpu` (the first GPU), `gpu1`, ..., or a
-        /// name that `nxrig devices` lists. The output is the same on every device.
+        /// The device to convert on: `host`, `gpu` (the first GPU), `gpu1`, ..., `cuda0`,
+        /// `cuda1`, ... (a build with the cargo feature `cuda`), or a name that `nxrig
+        /// devices` lists. The output is the same on every device.
         #[arg(long, default_value = "host")]
         device: String,
     },

@@ -10,6 +10,7 @@ use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys;
 
 use super::module::Module;
+use super::said::said;
 use super::staging::Staging;
 use crate::error::Error;
 use crate::rig::timeline::{Stamp, Timeline};
@@ -135,13 +136,14 @@ impl Cuda {
             .and_then(|()| result::ctx::synchronize())
             .is_ok();
         if !works {
-            self.timeline.lose_because(&format!("CUDA error {e}"));
+            self.timeline
+                .lose_because(&format!("CUDA error {}", said(&e)));
             return self.lost(op);
         }
         Error::Device {
             op,
             device: self.name.clone(),
-            reason: e.to_string(),
+            reason: said(&e),
         }
     }
 
@@ -185,7 +187,7 @@ impl Cuda {
             Ok(ev) => lock(&self.pending).push_back((stamp, ev)),
             Err(e) => self
                 .timeline
-                .lose_because(&format!("CUDA error {e} recording a stamp")),
+                .lose_because(&format!("CUDA error {} recording a stamp", said(&e))),
         }
         self.poll();
     }
@@ -208,7 +210,8 @@ impl Cuda {
                 }
                 Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY => break,
                 Err(e) => {
-                    self.timeline.lose_because(&format!("CUDA error {e}"));
+                    self.timeline
+                        .lose_because(&format!("CUDA error {}", said(&e)));
                     break;
                 }
             }
@@ -227,7 +230,8 @@ impl Cuda {
                 .and_then(|()| result::stream::synchronize(self.stream))
         };
         if let Err(e) = r {
-            self.timeline.lose_because(&format!("CUDA error {e}"));
+            self.timeline
+                .lose_because(&format!("CUDA error {}", said(&e)));
         }
         self.poll();
     }

@@ -9,8 +9,8 @@
 //! - `probe.rs`: whether the machine has the libraries, and why not, before cudarc
 //!   loads them (its loader panics where they are missing); opening the devices.
 //! - `device.rs`: the device state, errors, and the stamps.
-//! - `module.rs`: the kernels' source through NVRTC; `staging.rs`: pinned buffers
-//!   (neither knows the device).
+//! - `said.rs`: driver errors in words; `module.rs`: the kernels' source through
+//!   NVRTC; `staging.rs`: pinned buffers (none knows the device).
 //! - `memory.rs`: an allocation; `transfer.rs`: allocating, uploads, reads (through
 //!   the staging buffers from 1 MiB), copies, fills; `launch.rs`: kernel launches.
 //! - `backend.rs`: the `DeviceBackend` implementation.
@@ -21,6 +21,7 @@ mod launch;
 mod memory;
 mod module;
 mod probe;
+mod said;
 mod staging;
 mod transfer;
 
@@ -29,7 +30,7 @@ pub(crate) use device::Cuda;
 pub(crate) use launch::arg;
 pub(crate) use memory::CudaMemory;
 pub(crate) use module::{Entry, Walk};
-pub(crate) use probe::{open_all, unavailable};
+pub(crate) use probe::{not_opened, open_all, unavailable};
 
 #[cfg(test)]
 mod tests;

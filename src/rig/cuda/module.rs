@@ -10,6 +10,7 @@ use std::ffi::CString;
 use cudarc::driver::result;
 use cudarc::driver::sys;
 
+use super::said::said;
 use crate::layout::{Layout, MAX_RANK};
 
 /// The kernels' source files, in the order they are inlined.
@@ -105,13 +106,13 @@ impl Module {
         let image = CString::new(ptx.to_src()).map_err(|e| format!("PTX with a NUL: {e}"))?;
         // SAFETY: a PTX image NVRTC made, NUL-terminated.
         let module = unsafe { result::module::load_data(image.as_ptr().cast()) }
-            .map_err(|e| format!("the driver refused the PTX: {e}"))?;
+            .map_err(|e| format!("the driver refused the PTX: {}", said(&e)))?;
         let mut functions = [std::ptr::null_mut(); 4];
         for (f, e) in functions.iter_mut().zip(Entry::ALL) {
             let name = CString::new(e.symbol()).expect("no NUL");
             // SAFETY: the module just loaded.
             *f = unsafe { result::module::get_function(module, name) }
-                .map_err(|err| format!("no kernel {} in the module: {err}", e.symbol()))?;
+                .map_err(|err| format!("no kernel {} in the module: {}", e.symbol(), said(&err)))?;
         }
         Ok(Module { module, functions })
     }

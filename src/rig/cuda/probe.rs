@@ -9,10 +9,15 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::result;
 
 use super::device::Cuda;
+use super::said::said;
 
-/// The CUDA devices, or why there are none.
-fn state() -> &'static Result<Vec<Arc<Cuda>>, String> {
-    static STATE: OnceLock<Result<Vec<Arc<Cuda>>, String>> = OnceLock::new();
+/// The CUDA devices opened and why each other one did not open, or why there are
+/// none.
+type State = Result<(Vec<Arc<Cuda>>, Vec<(usize, String)>), String>;
+
+/// The probe's [`State`], made on the first call.
+fn state() -> &'static State {
+    static STATE: OnceLock<State> = OnceLock::new();
     STATE.get_or_init(|| {
         quietly(open)
             .unwrap_or_else(|what| Err(format!("the CUDA libraries failed to load: {what}")))
@@ -49,42 +54,53 @@ fn quietly<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> Result<R, Strin
     })
 }
 
-fn open() -> Result<Vec<Arc<Cuda>>, String> {
+/// The driver first (a broken one is said before a missing NVRTC), then NVRTC, then
+/// each device.
+fn open() -> State {
     // SAFETY: loading a system library runs its initializers, as any user of CUDA does.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err("no CUDA driver (the loader finds no libcuda.so.1 or nvcuda.dll): install NVIDIA's driver".into());
+    }
+    result::init().map_err(|e| format!("the CUDA driver failed to start: {}", said(&e)))?;
+    let count =
+        result::device::get_count().map_err(|e| format!("the CUDA driver failed: {}", said(&e)))?;
+    if count <= 0 {
+        return Err("the CUDA driver reports no device".into());
     }
     // SAFETY: as above.
     if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Err("no NVRTC (the loader finds no libnvrtc): install the CUDA toolkit's NVRTC and put its folder on the loader's path".into());
     }
-    result::init().map_err(|e| format!("the CUDA driver failed to start: {e}"))?;
-    let count = result::device::get_count().map_err(|e| format!("the CUDA driver failed: {e}"))?;
-    if count <= 0 {
-        return Err("the CUDA driver reports no device".into());
-    }
     let mut opened = Vec::new();
-    let mut first_error = None;
+    let mut failed = Vec::new();
     for ordinal in 0..count as usize {
         match Cuda::open(ordinal) {
             Ok(c) => opened.push(c),
-            Err(e) => {
-                first_error.get_or_insert(format!("cuda{ordinal} failed to open: {e}"));
-            }
+            Err(e) => failed.push((
+                ordinal,
+                format!("cuda{ordinal} failed to open: {}", said(&e)),
+            )),
         }
     }
-    match (opened.is_empty(), first_error) {
-        (true, Some(e)) => Err(e),
-        _ => Ok(opened),
+    match failed.first() {
+        Some((_, e)) if opened.is_empty() => Err(e.clone()),
+        _ => Ok((opened, failed)),
     }
 }
 
 /// The CUDA devices of the machine, opened on the first call.
 pub(crate) fn open_all() -> Vec<Arc<Cuda>> {
-    state().clone().unwrap_or_default()
+    state().as_ref().map(|s| s.0.clone()).unwrap_or_default()
 }
 
 /// Why the machine offers no CUDA device, in one line; `None` where it offers one.
 pub(crate) fn unavailable() -> Option<String> {
     state().as_ref().err().cloned()
+}
+
+/// Why CUDA device `ordinal` did not open, where the driver reports it and others
+/// opened.
+pub(crate) fn not_opened(ordinal: usize) -> Option<String> {
+    let failed = &state().as_ref().ok()?.1;
+    failed.iter().find(|f| f.0 == ordinal).map(|f| f.1.clone())
 }
