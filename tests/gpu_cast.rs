@@ -7,6 +7,9 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+#[path = "common/dut.rs"]
+#[macro_use]
+mod dut;
 
 use nxrig::{AnyArray, DType, Rig};
 
@@ -17,27 +20,12 @@ fn cast_on_a_gpu_equals_the_oracle_vectors() {
     check(&gpu);
 }
 
-/// The CUDA devices (cargo feature `cuda`); ignored, saying why, where the machine
-/// that built the test has no CUDA driver or no NVRTC.
-#[cfg(feature = "cuda")]
-#[test]
-#[cfg_attr(
-    nx_cuda_no_driver,
-    ignore = "skipped: no CUDA driver where this test was built (libcuda not found)"
-)]
-#[cfg_attr(
-    nx_cuda_no_nvrtc,
-    ignore = "skipped: no NVRTC where this test was built (libnvrtc not found)"
-)]
-fn cast_on_each_cuda_device_equals_the_oracle_vectors() {
-    let cudas = Rig::cudas();
-    assert!(
-        !cudas.is_empty(),
-        "no CUDA device: {}",
-        Rig::cuda_unavailable().unwrap_or_default()
-    );
-    for c in cudas {
-        check(&c);
+cuda_test! {
+    /// The CUDA devices (cargo feature `cuda`).
+    fn cast_on_each_cuda_device_equals_the_oracle_vectors() {
+        for c in dut::cudas() {
+            check(&c);
+        }
     }
 }
 

@@ -75,7 +75,7 @@ impl Kind {
             #[cfg(not(target_arch = "wasm32"))]
             Kind::Gpu => Rig::gpus(),
             #[cfg(not(target_arch = "wasm32"))]
-            Kind::Cuda => Rig::cudas(),
+            Kind::Cuda => cudas(),
             #[cfg(not(target_arch = "wasm32"))]
             Kind::GpuEmulated => {
                 static TWIN: std::sync::OnceLock<Result<Rig, String>> = std::sync::OnceLock::new();
@@ -116,13 +116,6 @@ pub fn run_on(kind: Kind, body: fn()) {
         }
     }
     let devices = kind.devices();
-    if kind == Kind::Cuda {
-        assert!(
-            !devices.is_empty(),
-            "no CUDA device on this machine: {}",
-            Rig::cuda_unavailable().unwrap_or_default()
-        );
-    }
     assert!(
         !devices.is_empty(),
         "no {} device on this machine: install a Vulkan driver (mesa-vulkan-drivers: lavapipe)",
@@ -179,21 +172,49 @@ macro_rules! on_every_device {
                 $crate::dut::run_on($crate::dut::Kind::GpuEmulated, body)
             }
 
-            #[cfg(all(not(target_arch = "wasm32"), feature = "cuda"))]
-            #[test]
-            #[cfg_attr(
-                nx_cuda_no_driver,
-                ignore = "skipped: no CUDA driver where this test was built (libcuda not found)"
-            )]
-            #[cfg_attr(
-                nx_cuda_no_nvrtc,
-                ignore = "skipped: no NVRTC where this test was built (libnvrtc not found)"
-            )]
-            fn cuda() {
-                $crate::dut::run_on($crate::dut::Kind::Cuda, body)
+            $crate::cuda_test! {
+                fn cuda() {
+                    $crate::dut::run_on($crate::dut::Kind::Cuda, body)
+                }
             }
         }
     };
+}
+
+/// A test of CUDA devices (cargo feature `cuda`, native only): reported ignored,
+/// saying why, where the machine that built it has no CUDA driver or no NVRTC
+/// (`build.rs`); run, and failing without a device, elsewhere.
+#[macro_export]
+macro_rules! cuda_test {
+    ($(#[$m:meta])* fn $name:ident() $body:block) => {
+        $(#[$m])*
+        #[cfg(all(not(target_arch = "wasm32"), feature = "cuda"))]
+        #[test]
+        #[cfg_attr(
+            nx_cuda_no_driver,
+            ignore = "skipped: no CUDA driver where this test was built (libcuda not found)"
+        )]
+        #[cfg_attr(
+            nx_cuda_no_nvrtc,
+            ignore = "skipped: no NVRTC where this test was built (libnvrtc not found)"
+        )]
+        fn $name() $body
+    };
+}
+
+/// The CUDA devices of the machine.
+///
+/// # Panics
+/// Where there is none, saying why.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn cudas() -> Vec<Rig> {
+    let cudas = Rig::cudas();
+    assert!(
+        !cudas.is_empty(),
+        "no CUDA device on this machine: {}",
+        Rig::cuda_unavailable().unwrap_or_default()
+    );
+    cudas
 }
 
 /// Arrays placed on the device under test.
