@@ -16,7 +16,7 @@ under 1x where both sides are at 0.8 of the memcpy or more is bound by memory, a
 its ratio is the machine's noise.
 
     cargo build --release --example host_kernels
-    python3 benches/host_vs_numpy.py [--rounds 3] [--mib 64] [--only cast|add|transpose] [--src DTYPE]
+    python3 benches/host_vs_numpy.py [--rounds 3] [--mib 64] [--only cast|add|transpose] [--src DTYPES] [--dst DTYPES]
 """
 import argparse
 import os
@@ -117,7 +117,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--mib", type=int, default=64)
     ap.add_argument("--only", choices=["cast", "add", "transpose"])
-    ap.add_argument("--src", help="only casts from this dtype")
+    ap.add_argument("--src", help="only casts from these dtypes (comma-separated)")
+    ap.add_argument("--dst", help="only casts into these dtypes (comma-separated)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(0)
@@ -126,7 +127,7 @@ def main():
     missing = []
     tmp = tempfile.mkdtemp()
     for name in DTYPES:
-        if args.src and name != args.src:
+        if args.src and name not in args.src.split(","):
             continue
         width = 0.5 if name in ("int4", "uint4") else np.dtype(DTYPES[name]).itemsize
         n = int((args.mib << 20) / width)
@@ -140,8 +141,9 @@ def main():
         assert nx.ask(f"load {name} {n} {path}") == "ok"
         kernels = []
         if args.only in (None, "cast"):
-            kernels += [(f"cast {name} -> {t}", lambda t=t: a.astype(DTYPES[t]), f"cast {t} 1") for t in DTYPES]
-        if args.only in (None, "add") and not args.src:
+            kernels += [(f"cast {name} -> {t}", lambda t=t: a.astype(DTYPES[t]), f"cast {t} 1") for t in DTYPES
+                        if not args.dst or t in args.dst.split(",")]
+        if args.only in (None, "add") and not args.src and not args.dst:
             kernels.append((f"add {name} -> {name}", lambda: a + a if name != "bool" else a | a, "add 1"))
         for label, numpy_side, command in kernels:
             try:
@@ -161,7 +163,7 @@ def main():
             mem = lambda t: (a.nbytes + out_bytes) / t / (2 * a.nbytes / mc_best)
             rows.append((label, n / np_best / 1e9, n / nx_best / 1e9, mem(np_best), mem(nx_best)))
             print(line(rows[-1]), flush=True)
-        if args.only in (None, "transpose") and not args.src:
+        if args.only in (None, "transpose") and not args.src and not args.dst:
             m = a.reshape(side, side)
             assert nx.ask(f"load {name} {side}x{side} {path}") == "ok"
             np_best = nx_best = mc_best = float("inf")

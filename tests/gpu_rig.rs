@@ -286,6 +286,14 @@ fn blits_between_host_and_gpu_and_within_one_gpu_memory() {
     let back = Buffer::create(&host(), 40, Kind::Device).unwrap();
     Buffer::copy(&g, &back).unwrap();
     assert_eq!(bytes_of(&back), want);
+    // Back into a view of host memory at an offset, from an offset: read straight
+    // into those bytes, the others untouched.
+    let mem = Buffer::of_vec(vec![0xEEu8; 48]);
+    let part = mem.view(4, 40).unwrap();
+    Buffer::blit(&g, 9, &part, 6, 20).unwrap();
+    let mut host_want = vec![0xEEu8; 48];
+    host_want[10..30].copy_from_slice(&want[9..29]);
+    assert_eq!(bytes_of(&mem), host_want);
     Buffer::fill(&g.view(1, 6).unwrap(), 0xAB).unwrap();
     want[1..7].fill(0xAB);
     assert_eq!(bytes_of(&g), want);

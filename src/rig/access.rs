@@ -64,6 +64,18 @@ impl Buffer {
         }
     }
 
+    /// The buffer's bytes copied into `out` (of the buffer's length), blocking; the
+    /// caller holds a read claim. Device memory is read back straight into `out`; on
+    /// an error `out` may hold some of the bytes (it is an output being written).
+    pub(crate) fn read_claimed_into(&self, op: &'static str, out: &mut [u8]) -> Result<(), Error> {
+        match self.memory.on() {
+            On::Host => self.read_claimed(op, |b| out.copy_from_slice(b)),
+            On::Wgpu(g, m) => g.read_blocking_into(op, m, self.start(), out),
+            #[cfg(feature = "cuda")]
+            On::Cuda(c, m) => c.read_blocking_into(op, m.at(self.start()), out),
+        }
+    }
+
     /// `f` of the buffer's bytes to change them, blocking; the caller holds a read
     /// claim and has checked that the buffer admits writes.
     pub(crate) fn write_claimed<R>(
@@ -311,6 +323,13 @@ impl Buffer {
         const OP: &str = "Rig.Buffer.blit";
         let part = src.view(s, len)?;
         dst.rig().submit(&[src], &[dst], || {
+            if let On::Host = dst.memory.on() {
+                // Into host memory: read straight into its bytes.
+                let d0 = dst.start() + d;
+                return dst
+                    .memory
+                    .bytes_mut(|b| part.read_claimed_into(OP, &mut b[d0..d0 + len]));
+            }
             let bytes = part.read_claimed(OP, |b| b.to_vec())?;
             dst.upload_in_work(OP, d, &bytes)
         })?;
@@ -342,7 +361,7 @@ enum State {
     /// Known at once (host memory, or an error).
     Ready(Option<Result<Vec<u8>, Error>>),
     /// A read from a GPU through wgpu under way.
-    Wgpu(Readback),
+    Wgpu(Readback<'static>),
 }
 
 impl ReadAsync {

@@ -103,6 +103,61 @@ fn convert_body<S: Lane, D: Lane>(
             return;
         }
     }
+    if s_stride == 1 && d_stride == 1 && D::DT.is_sub_byte() && !S::DT.is_sub_byte() {
+        if let Some(done) = into_nibbles::<S, D>(s, s_pos, d, d_pos, n) {
+            let (s_pos, d_pos, n) = (s_pos + done, d_pos + done, n - done);
+            return convert_blocks::<S, D>(s, s_pos, s_stride, d, d_pos, d_stride, n);
+        }
+    }
+    convert_blocks::<S, D>(s, s_pos, s_stride, d, d_pos, d_stride, n)
+}
+
+/// Converts the pairs of a contiguous run of whole-byte lane `S` into packed 4-bit
+/// lane `D` whose first element starts a byte: a block converted into `D`'s unpacked
+/// elements, then each two bytes packed into one (a narrowing the compiler
+/// vectorizes). Returns the elements done (the run less an odd last one), or `None`
+/// where the target starts mid-byte or the source is not aligned for `S::T`.
+#[inline(always)]
+fn into_nibbles<S: Lane, D: Lane>(
+    s: &[u8],
+    s_pos: usize,
+    d: &mut [u8],
+    d_pos: usize,
+    n: usize,
+) -> Option<usize> {
+    let sw = std::mem::size_of::<S::T>();
+    let pairs = n / 2;
+    if d_pos % 2 == 1 {
+        return None;
+    }
+    let sv = bytemuck::try_cast_slice::<u8, S::T>(&s[s_pos * sw..(s_pos + 2 * pairs) * sw]).ok()?;
+    let out = &mut d[d_pos / 2..d_pos / 2 + pairs];
+    let mut db = [D::T::default(); BLOCK];
+    for (o, i) in out.chunks_mut(BLOCK / 2).zip(sv.chunks(BLOCK)) {
+        for (x, &v) in db.iter_mut().zip(i) {
+            *x = S::put::<D>(v);
+        }
+        let b: &[u8] = bytemuck::cast_slice(&db[..i.len()]);
+        for (o, w) in o.iter_mut().zip(b.chunks_exact(2)) {
+            let w = u16::from_le_bytes([w[0], w[1]]);
+            *o = ((w & 0x0f) | ((w >> 4) & 0xf0)) as u8;
+        }
+    }
+    Some(2 * pairs)
+}
+
+/// Converts `n` elements of lane `S` into lane `D` in blocks through aligned buffers
+/// (any strides, sub-byte lanes, unaligned bytes).
+#[inline(always)]
+fn convert_blocks<S: Lane, D: Lane>(
+    s: &[u8],
+    s_pos: usize,
+    s_stride: isize,
+    d: &mut [u8],
+    d_pos: usize,
+    d_stride: isize,
+    n: usize,
+) {
     let mut sb = [S::T::default(); BLOCK];
     let mut db = [D::T::default(); BLOCK];
     let mut done = 0;

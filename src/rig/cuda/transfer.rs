@@ -155,23 +155,37 @@ impl Cuda {
         src: sys::CUdeviceptr,
         len: usize,
     ) -> Result<Vec<u8>, Error> {
-        self.current(op)?;
         let mut out = vec![0u8; len];
-        if len == 0 {
-            return Ok(out);
+        self.read_blocking_into(op, src, &mut out)?;
+        Ok(out)
+    }
+
+    /// The `out.len()` bytes at device address `src` into `out`, after the work
+    /// submitted before, blocking.
+    ///
+    /// # Errors
+    /// [`Error::Lost`]; [`Error::Device`].
+    pub(crate) fn read_blocking_into(
+        &self,
+        op: &'static str,
+        src: sys::CUdeviceptr,
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        self.current(op)?;
+        if out.is_empty() {
+            return Ok(());
         }
-        let r = if len >= STAGED_FROM {
-            self.read_staged(src, &mut out)
+        let r = if out.len() >= STAGED_FROM {
+            self.read_staged(src, out)
         } else {
             // SAFETY: a live allocation's range; the stream is waited for before
             // `out` is read.
             unsafe {
-                result::memcpy_dtoh_async(&mut out, src, self.stream)
+                result::memcpy_dtoh_async(out, src, self.stream)
                     .and_then(|()| result::stream::synchronize(self.stream))
             }
         };
-        r.map_err(|e| self.fail(op, e))?;
-        Ok(out)
+        r.map_err(|e| self.fail(op, e))
     }
 
     /// `out.len()` bytes from `src` a staging buffer at a time: the copy of chunk

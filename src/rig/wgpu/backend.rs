@@ -78,12 +78,27 @@ impl Gpu {
         start: usize,
         len: usize,
     ) -> Result<Vec<u8>, Error> {
+        let mut out = vec![0u8; len];
+        self.read_blocking_into(op, mem, start, &mut out)?;
+        Ok(out)
+    }
+
+    /// Bytes `start..start + out.len()` of `mem`, copied back into `out` (from the
+    /// mapped staging memory straight into it), blocking. Native only (the browser
+    /// cannot block); the caller holds a read claim.
+    pub(crate) fn read_blocking_into(
+        self: &Arc<Self>,
+        op: &'static str,
+        mem: &GpuMemory,
+        start: usize,
+        out: &mut [u8],
+    ) -> Result<(), Error> {
         if self.timeline.is_lost() {
             return Err(self.lost(op));
         }
         #[cfg(target_arch = "wasm32")]
         {
-            let _ = (mem, start, len);
+            let _ = (mem, start, out);
             Err(Error::Unsupported {
                 op,
                 device: self.name.clone(),
@@ -95,7 +110,8 @@ impl Gpu {
         #[cfg(not(target_arch = "wasm32"))]
         {
             use super::io::Out;
-            pollster::block_on(self.readback(mem, start, len, Out::bytes(len))).map(Out::into_vec)
+            let len = out.len();
+            pollster::block_on(self.readback(mem, start, len, Out::Slice(out))).map(drop)
         }
     }
 }

@@ -142,13 +142,13 @@ impl Gpu {
     /// Starts reading bytes `start..start + len` of `mem` back to the host: the copies
     /// into staging buffers (one a chunk the range touches; kept ones reused) are
     /// submitted now; the returned future maps them and gathers the bytes into `out`.
-    pub(crate) fn readback(
+    pub(crate) fn readback<'a>(
         self: &Arc<Self>,
         mem: &GpuMemory,
         start: usize,
         len: usize,
-        out: Out,
-    ) -> Readback {
+        out: Out<'a>,
+    ) -> Readback<'a> {
         const USAGE: wgpu::BufferUsages =
             wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
         let mut parts = Vec::new();
@@ -191,11 +191,14 @@ impl Gpu {
     }
 }
 
-/// Where a read puts the bytes: a `Vec` (with room for them), or, in the browser, a
-/// JavaScript `Uint8Array` of `len` bytes (so that they never pass through wasm
-/// memory; made by the first part's copy when one part holds them all).
-pub(crate) enum Out {
+/// Where a read puts the bytes: a `Vec` (with room for them), a slice of the caller's
+/// of exactly their length (host memory a blocking read fills, with no copy between),
+/// or, in the browser, a JavaScript `Uint8Array` of `len` bytes (so that they never
+/// pass through wasm memory; made by the first part's copy when one part holds them
+/// all).
+pub(crate) enum Out<'a> {
     Bytes(Vec<u8>),
+    Slice(&'a mut [u8]),
     #[cfg(target_arch = "wasm32")]
     Js {
         bytes: Option<js_sys::Uint8Array>,
@@ -203,22 +206,24 @@ pub(crate) enum Out {
     },
 }
 
-impl Out {
+impl Out<'_> {
     /// A `Vec` with room for `len` bytes.
-    pub(crate) fn bytes(len: usize) -> Out {
+    pub(crate) fn bytes(len: usize) -> Out<'static> {
         Out::Bytes(Vec::with_capacity(len))
     }
 
     /// A JavaScript `Uint8Array` of `len` bytes.
     #[cfg(target_arch = "wasm32")]
-    pub(crate) fn js(len: usize) -> Out {
+    pub(crate) fn js(len: usize) -> Out<'static> {
         Out::Js { bytes: None, len }
     }
 
-    /// The bytes in a `Vec` (copied out of JavaScript's memory for [`Out::Js`]).
+    /// The bytes in a `Vec` (copied out of JavaScript's memory for [`Out::Js`], out
+    /// of the caller's slice for [`Out::Slice`]).
     pub(crate) fn into_vec(self) -> Vec<u8> {
         match self {
             Out::Bytes(v) => v,
+            Out::Slice(s) => s.to_vec(),
             #[cfg(target_arch = "wasm32")]
             Out::Js { .. } => self.into_js().to_vec(),
         }
@@ -229,6 +234,7 @@ impl Out {
     pub(crate) fn into_js(self) -> js_sys::Uint8Array {
         match self {
             Out::Bytes(v) => js_sys::Uint8Array::from(&v[..]),
+            Out::Slice(s) => js_sys::Uint8Array::from(&s[..]),
             Out::Js { bytes, len } => {
                 bytes.unwrap_or_else(|| js_sys::Uint8Array::new_with_length(len as u32))
             }
@@ -242,6 +248,7 @@ impl Out {
                 debug_assert_eq!(v.len(), at);
                 v.extend_from_slice(&view[skip..skip + len]);
             }
+            Out::Slice(s) => s[at..at + len].copy_from_slice(&view[skip..skip + len]),
             #[cfg(target_arch = "wasm32")]
             Out::Js { bytes, len: total } => {
                 let part = (skip as u32, (skip + len) as u32);
@@ -269,17 +276,17 @@ struct Part {
 
 /// A read of GPU memory under way: resolves to the bytes, or to [`Error::Lost`] if the
 /// device is lost first (case K13). Natively, polling it blocks until the GPU is done.
-pub(crate) struct Readback {
+pub(crate) struct Readback<'a> {
     gpu: Arc<Gpu>,
     parts: Vec<Part>,
-    out: Option<Out>,
+    out: Option<Out<'a>>,
     next: usize,
     /// Bytes gathered so far.
     done: usize,
 }
 
-impl Future for Readback {
-    type Output = Result<Out, Error>;
+impl<'a> Future for Readback<'a> {
+    type Output = Result<Out<'a>, Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         const OP: &str = "Rig.Buffer.read";
