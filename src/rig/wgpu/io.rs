@@ -198,6 +198,8 @@ impl Gpu {
 /// all).
 pub(crate) enum Out<'a> {
     Bytes(Vec<u8>),
+    /// Blocking reads only, which the browser has not.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Slice(&'a mut [u8]),
     #[cfg(target_arch = "wasm32")]
     Js {
