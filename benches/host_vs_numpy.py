@@ -117,7 +117,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--mib", type=int, default=64)
     ap.add_argument("--only", choices=["cast", "add", "transpose"])
-    ap.add_argument("--src", help="only casts from these dtypes (comma-separated)")
+    ap.add_argument("--src", help="only these source dtypes (comma-separated)")
     ap.add_argument("--dst", help="only casts into these dtypes (comma-separated)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
@@ -143,7 +143,7 @@ def main():
         if args.only in (None, "cast"):
             kernels += [(f"cast {name} -> {t}", lambda t=t: a.astype(DTYPES[t]), f"cast {t} 1") for t in DTYPES
                         if not args.dst or t in args.dst.split(",")]
-        if args.only in (None, "add") and not args.src and not args.dst:
+        if args.only in (None, "add") and not args.dst:
             kernels.append((f"add {name} -> {name}", lambda: a + a if name != "bool" else a | a, "add 1"))
         for label, numpy_side, command in kernels:
             try:
@@ -163,7 +163,7 @@ def main():
             mem = lambda t: (a.nbytes + out_bytes) / t / (2 * a.nbytes / mc_best)
             rows.append((label, n / np_best / 1e9, n / nx_best / 1e9, mem(np_best), mem(nx_best)))
             print(line(rows[-1]), flush=True)
-        if args.only in (None, "transpose") and not args.src and not args.dst:
+        if args.only in (None, "transpose") and not args.dst:
             m = a.reshape(side, side)
             assert nx.ask(f"load {name} {side}x{side} {path}") == "ok"
             np_best = nx_best = mc_best = float("inf")

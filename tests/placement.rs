@@ -309,25 +309,53 @@ on_every_device! {
 }
 
 on_every_device! {
-    /// Transposed copies of 4-byte elements go through 4 x 4 vector blocks in whole tiles
-    /// and element by element at the edges: batches of tiles, odd edges, every element
-    /// checked (float32 NaN payloads included).
-    fn transposed_copies_of_every_size_keep_every_bit() {
-        for (b, r, c) in [(1, 16, 16), (3, 48, 64), (2, 50, 35), (1, 17, 33)] {
-            let n = b * r * c;
-            let bytes: Vec<u8> = (0..n as u32)
-                .flat_map(|i| (0x7f80_0001u32 ^ i.wrapping_mul(2654435761)).to_le_bytes())
-                .collect();
-            for d in [DType::Float32, DType::Uint32] {
-                let a = AnyArray::of_bytes(d, &[b, r, c], bytes.clone()).unwrap();
-                let t = a.move_(&Move::Permute(vec![0, 2, 1])).unwrap().unwrap();
-                let copy = t.copy().unwrap();
-                assert!(copy.layout().is_contiguous());
-                assert_eq!(
-                    copy.to_bits_vec().unwrap(),
-                    t.to_bits_vec().unwrap(),
-                    "{d} {b}x{r}x{c}"
-                );
+    /// Transposed copies go through square vector blocks in whole tiles (16-byte rows:
+    /// 16 x 16 bytes, 8 x 8 of 2 bytes, ...; 4-bit elements unpacked into bytes where
+    /// columns and rows start on a byte) and element by element at the edges: batches
+    /// of tiles, odd edges, a source one element in (columns off a byte), every
+    /// element of every width checked against a walk of the source's bits (float NaN
+    /// payloads included).
+    fn transposed_copies_of_every_width_and_size_keep_every_bit() {
+        let shapes = [(1, 16, 16), (3, 48, 64), (2, 50, 35), (1, 17, 33), (2, 128, 192), (1, 130, 67)];
+        let widths = [
+            DType::Int4,
+            DType::Uint8,
+            DType::Float16,
+            DType::Float32,
+            DType::Uint32,
+            DType::Float64,
+            DType::Complex128,
+        ];
+        for (b, r, c) in shapes {
+            for d in widths {
+                let mask = if d.bits() == 128 { u128::MAX } else { (1u128 << d.bits()) - 1 };
+                for skip in [0, 1] {
+                    // [b, r, c + skip], its last axis from `skip`: columns start off a
+                    // byte for 4-bit elements when `skip` is odd.
+                    let n = b * r * (c + skip);
+                    let bits: Vec<u128> = (0..n as u128)
+                        .map(|i| (0x7f80_0001 ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) & mask)
+                        .collect();
+                    let whole = AnyArray::of_bits(d, &[b, r, c + skip], &bits).unwrap().on();
+                    let a = whole
+                        .move_(&Move::Slice(vec![Slice::FULL, Slice::FULL, Slice::new(Some(skip as isize), None, 1)]))
+                        .unwrap()
+                        .unwrap();
+                    let t = a.move_(&Move::Permute(vec![0, 2, 1])).unwrap().unwrap();
+                    let copy = t.copy().unwrap();
+                    assert!(copy.layout().is_contiguous());
+                    // Element [k, j, i] of the transpose is [k, i, j] of `a`.
+                    let want: Vec<u128> = (0..b * c * r)
+                        .map(|e| {
+                            let (k, j, i) = (e / (c * r), e / r % c, e % r);
+                            bits[(k * r + i) * (c + skip) + j + skip]
+                        })
+                        .collect();
+                    assert!(
+                        copy.to_bits_vec().unwrap() == want,
+                        "{d} {b}x{r}x{c}, skip {skip}"
+                    );
+                }
             }
         }
     }

@@ -13,6 +13,7 @@ mod overlap;
 mod placement;
 mod read_async;
 mod strided;
+mod transpose;
 mod typed;
 mod wgpu;
 

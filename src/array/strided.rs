@@ -3,10 +3,10 @@
 //! axes one index at a time. Dtypes of a byte or more take every layout here; 4-bit
 //! ones the transposes ([`tiles_pay`]), whose runs of nibbles would be one a run.
 
+#[cfg(target_arch = "x86_64")]
+use super::transpose::{block, Scratch};
+use super::transpose::{set_nibble, tile};
 use crate::layout::{Layout, MAX_RANK};
-
-/// Side of a tile, in elements.
-const TILE: usize = 16;
 
 /// Elements from which a copy into a C-contiguous layout runs on several threads.
 #[cfg(not(target_arch = "wasm32"))]
@@ -122,34 +122,6 @@ unsafe fn one<const W: usize>(sp: *const u8, p: isize, dp: *mut u8, q: isize) {
     }
 }
 
-/// Transposes a 4 x 4 block of 4-byte elements: row `r` of `d` (rows `dstep` bytes
-/// apart) gets column `r` of `s` (rows `sstep` bytes apart), bit for bit (the vectors
-/// only move bits: SSE shuffles, no arithmetic).
-///
-/// # Safety
-/// All 16 source and destination elements lie inside their allocations, which do not
-/// overlap.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn transpose4(s: *const u8, sstep: isize, d: *mut u8, dstep: isize) {
-    use std::arch::x86_64::*;
-    // SAFETY: the caller's; SSE2 is part of the x86_64 baseline.
-    unsafe {
-        let r0 = _mm_loadu_si128(s.cast());
-        let r1 = _mm_loadu_si128(s.offset(sstep).cast());
-        let r2 = _mm_loadu_si128(s.offset(2 * sstep).cast());
-        let r3 = _mm_loadu_si128(s.offset(3 * sstep).cast());
-        let t0 = _mm_unpacklo_epi32(r0, r1);
-        let t1 = _mm_unpacklo_epi32(r2, r3);
-        let t2 = _mm_unpackhi_epi32(r0, r1);
-        let t3 = _mm_unpackhi_epi32(r2, r3);
-        _mm_storeu_si128(d.cast(), _mm_unpacklo_epi64(t0, t1));
-        _mm_storeu_si128(d.offset(dstep).cast(), _mm_unpackhi_epi64(t0, t1));
-        _mm_storeu_si128(d.offset(2 * dstep).cast(), _mm_unpacklo_epi64(t2, t3));
-        _mm_storeu_si128(d.offset(3 * dstep).cast(), _mm_unpackhi_epi64(t2, t3));
-    }
-}
-
 /// The inner two axes of `src` and `dst` (one shape), padded to two: extents
 /// `(n0, n1)`, then the strides of each on each side.
 fn inner(src: &Layout, dst: &Layout) -> (usize, usize, isize, isize, isize, isize) {
@@ -208,6 +180,8 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     );
     let (n0, n1, ss0, ss1, ds0, ds1) = inner(src, dst);
     let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
+    #[cfg(target_arch = "x86_64")]
+    let mut scratch = None;
     each_outer(src, dst, |sb, db| {
         // SAFETY: every position reached is in `0..=shi` or `0..=dhi` (checked above),
         // so each W-byte access is inside `s` or `d`, which do not overlap (one is
@@ -232,19 +206,35 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                     }
                 }
             } else {
-                // Tiles, so that a transpose touches whole cache lines on both sides.
-                for i0 in (0..n0).step_by(TILE) {
-                    for j0 in (0..n1).step_by(TILE) {
-                        let (i1, j1) = ((i0 + TILE).min(n0), (j0 + TILE).min(n1));
-                        // 4-byte elements read down columns, written along rows: 4 x 4
-                        // blocks through vector registers.
+                // Tiles, so that a transpose touches whole cache lines on both sides;
+                // a column of tiles at a time, so that the source's rows the tiles
+                // cross are each read in order (streams the prefetchers follow).
+                let t = tile(W);
+                #[cfg(target_arch = "x86_64")]
+                let scratch = scratch.get_or_insert_with(Scratch::new);
+                for j0 in (0..n1).step_by(t) {
+                    for i0 in (0..n0).step_by(t) {
+                        let (i1, j1) = ((i0 + t).min(n0), (j0 + t).min(n1));
+                        // Elements of 8 bytes or fewer read down columns, written along
+                        // rows: square blocks of 16-byte rows through vector registers;
+                        // bytes through the scratch, each column's and row's line at once.
                         #[cfg(target_arch = "x86_64")]
-                        if W == 4 && ss0 == 1 && ds1 == 1 && i1 - i0 == TILE && j1 - j0 == TILE {
-                            for i in (i0..i1).step_by(4) {
-                                for j in (j0..j1).step_by(4) {
-                                    let s = sp.offset((sb + i as isize + j as isize * ss1) * 4);
-                                    let d = dp.offset((db + i as isize * ds0 + j as isize) * 4);
-                                    transpose4(s, ss1 * 4, d, ds0 * 4);
+                        if W == 1 && ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
+                            let s = sp.offset(sb + i0 as isize + j0 as isize * ss1);
+                            let d = dp.offset(db + i0 as isize * ds0 + j0 as isize);
+                            scratch.bytes(s, ss1, d, ds0);
+                            continue;
+                        }
+                        #[cfg(target_arch = "x86_64")]
+                        if W <= 8 && ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
+                            let b = 16 / W;
+                            for i in (i0..i1).step_by(b) {
+                                for j in (j0..j1).step_by(b) {
+                                    let s = sp
+                                        .offset((sb + i as isize + j as isize * ss1) * W as isize);
+                                    let d = dp
+                                        .offset((db + i as isize * ds0 + j as isize) * W as isize);
+                                    block::<W>(s, ss1 * W as isize, d, ds0 * W as isize);
                                 }
                             }
                             continue;
@@ -272,20 +262,6 @@ unsafe fn nibble(sp: *const u8, p: isize) -> u8 {
     (unsafe { *sp.offset(p >> 1) } >> ((p & 1) * 4)) & 15
 }
 
-/// Sets nibble `q` of the bytes at `dp` to `v` (below 16), its neighbour kept.
-///
-/// # Safety
-/// Byte `q / 2` lies inside the allocation, which nothing else accesses meanwhile.
-#[inline(always)]
-unsafe fn set_nibble(dp: *mut u8, q: isize, v: u8) {
-    let sh = (q & 1) * 4;
-    // SAFETY: the caller's.
-    unsafe {
-        let b = dp.offset(q >> 1);
-        *b = (*b & !(15 << sh)) | (v << sh);
-    }
-}
-
 /// [`copy`] of 4-bit elements: the inner two axes in tiles.
 fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     let (Some((_, shi)), Some((_, dhi))) = (src.bounds(), dst.bounds()) else {
@@ -297,10 +273,23 @@ fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     );
     let (n0, n1, ss0, ss1, ds0, ds1) = inner(src, dst);
     let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
+    let t = tile(0);
+    #[cfg(target_arch = "x86_64")]
+    let mut scratch = Scratch::new();
     each_outer(src, dst, |sb, db| {
-        for i0 in (0..n0).step_by(TILE) {
-            for j0 in (0..n1).step_by(TILE) {
-                let (i1, j1) = ((i0 + TILE).min(n0), (j0 + TILE).min(n1));
+        for j0 in (0..n1).step_by(t) {
+            for i0 in (0..n0).step_by(t) {
+                let (i1, j1) = ((i0 + t).min(n0), (j0 + t).min(n1));
+                // Columns read down, rows written along: through bytes.
+                #[cfg(target_arch = "x86_64")]
+                if ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
+                    let first = sb + i0 as isize + j0 as isize * ss1;
+                    let row = db + i0 as isize * ds0 + j0 as isize;
+                    // SAFETY: the tile's positions are in `0..=shi` and `0..=dhi`
+                    // (checked above); `s` and `d` do not overlap.
+                    unsafe { scratch.nibbles(sp, first, ss1, dp, row, ds0) };
+                    continue;
+                }
                 for i in i0..i1 {
                     let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
                     for j in j0 as isize..j1 as isize {
