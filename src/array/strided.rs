@@ -210,8 +210,6 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                 // a column of tiles at a time, so that the source's rows the tiles
                 // cross are each read in order (streams the prefetchers follow).
                 let t = tile(W);
-                #[cfg(target_arch = "x86_64")]
-                let scratch = scratch.get_or_insert_with(Scratch::new);
                 for j0 in (0..n1).step_by(t) {
                     for i0 in (0..n0).step_by(t) {
                         let (i1, j1) = ((i0 + t).min(n0), (j0 + t).min(n1));
@@ -222,7 +220,9 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                         if W == 1 && ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
                             let s = sp.offset(sb + i0 as isize + j0 as isize * ss1);
                             let d = dp.offset(db + i0 as isize * ds0 + j0 as isize);
-                            scratch.bytes(s, ss1, d, ds0);
+                            scratch
+                                .get_or_insert_with(Scratch::new)
+                                .bytes(s, ss1, d, ds0);
                             continue;
                         }
                         #[cfg(target_arch = "x86_64")]
@@ -275,7 +275,7 @@ fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
     let t = tile(0);
     #[cfg(target_arch = "x86_64")]
-    let mut scratch = Scratch::new();
+    let mut scratch: Option<Box<Scratch>> = None;
     each_outer(src, dst, |sb, db| {
         for j0 in (0..n1).step_by(t) {
             for i0 in (0..n0).step_by(t) {
@@ -287,7 +287,11 @@ fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                     let row = db + i0 as isize * ds0 + j0 as isize;
                     // SAFETY: the tile's positions are in `0..=shi` and `0..=dhi`
                     // (checked above); `s` and `d` do not overlap.
-                    unsafe { scratch.nibbles(sp, first, ss1, dp, row, ds0) };
+                    unsafe {
+                        scratch
+                            .get_or_insert_with(Scratch::new)
+                            .nibbles(sp, first, ss1, dp, row, ds0)
+                    };
                     continue;
                 }
                 for i in i0..i1 {
