@@ -6,6 +6,9 @@
 //! once); 4-bit elements too, as bytes: a tile's columns unpacked, transposed, each
 //! row packed again.
 
+#[cfg(target_arch = "x86_64")]
+use crate::dtype::lanes::pack_nibbles;
+
 /// Side of a tile of `w`-byte elements (0 for nibbles), in elements: a cache line
 /// (64 bytes) of its rows on both sides, and at least 16.
 pub(super) const fn tile(w: usize) -> usize {
@@ -155,10 +158,7 @@ impl Scratch {
                 }
                 let n = 32 - odd;
                 let out = std::slice::from_raw_parts_mut(d.offset((q + 1) >> 1), n);
-                for (o, two) in out.iter_mut().zip(r[odd..].chunks_exact(2)) {
-                    let w = u16::from_le_bytes([two[0], two[1]]);
-                    *o = ((w & 0x0f) | ((w >> 4) & 0xf0)) as u8;
-                }
+                pack_nibbles(out, &r[odd..]);
             }
         }
     }

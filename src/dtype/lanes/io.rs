@@ -36,6 +36,17 @@ macro_rules! bytes_io {
     };
 }
 
+/// Packs `bytes` two a byte into `out` (`bytes.len() / 2` bytes), the low 4 bits of
+/// each, the first of a pair low: one 16-bit narrowing a byte, which the compiler
+/// vectorizes.
+#[inline(always)]
+pub(crate) fn pack_nibbles(out: &mut [u8], bytes: &[u8]) {
+    for (o, two) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        let w = u16::from_le_bytes([two[0], two[1]]);
+        *o = ((w & 0x0f) | ((w >> 4) & 0xf0)) as u8;
+    }
+}
+
 /// Loads and stores of a 4-bit dtype: nibbles, low first; `$signed` sign-extends.
 /// Contiguous runs go a byte (two elements) at a time.
 macro_rules! nibble_io {
@@ -96,12 +107,10 @@ macro_rules! nibble_io {
                 }
                 let pairs = vals.len() / 2;
                 let (two, tail) = vals.split_at(2 * pairs);
-                for (b, v) in bytes[p / 2..p / 2 + pairs]
-                    .iter_mut()
-                    .zip(two.chunks_exact(2))
-                {
-                    *b = ((v[0] as u8) & 15) | ((v[1] as u8) << 4);
-                }
+                crate::dtype::lanes::pack_nibbles(
+                    &mut bytes[p / 2..p / 2 + pairs],
+                    bytemuck::cast_slice(two),
+                );
                 if let Some(&t) = tail.first() {
                     put(bytes, p + 2 * pairs, t);
                 }

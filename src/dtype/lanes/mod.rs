@@ -16,6 +16,8 @@ mod encode;
 mod io;
 mod kinds;
 mod sum;
+
+pub(crate) use io::pack_nibbles;
 pub(crate) mod tier;
 
 pub(crate) use sum::{adder, Operand};
@@ -137,11 +139,7 @@ fn into_nibbles<S: Lane, D: Lane>(
         for (x, &v) in db.iter_mut().zip(i) {
             *x = S::put::<D>(v);
         }
-        let b: &[u8] = bytemuck::cast_slice(&db[..i.len()]);
-        for (o, w) in o.iter_mut().zip(b.chunks_exact(2)) {
-            let w = u16::from_le_bytes([w[0], w[1]]);
-            *o = ((w & 0x0f) | ((w >> 4) & 0xf0)) as u8;
-        }
+        pack_nibbles(o, bytemuck::cast_slice(&db[..i.len()]));
     }
     Some(2 * pairs)
 }
