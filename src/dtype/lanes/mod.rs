@@ -105,13 +105,22 @@ fn convert_body<S: Lane, D: Lane>(
             return;
         }
     }
-    if s_stride == 1 && d_stride == 1 && D::DT.is_sub_byte() && !S::DT.is_sub_byte() {
-        if let Some(done) = into_nibbles::<S, D>(s, s_pos, d, d_pos, n) {
-            let (s_pos, d_pos, n) = (s_pos + done, d_pos + done, n - done);
-            return convert_blocks::<S, D>(s, s_pos, s_stride, d, d_pos, d_stride, n);
-        }
-    }
-    convert_blocks::<S, D>(s, s_pos, s_stride, d, d_pos, d_stride, n)
+    // Into 4-bit lanes the pairs of a contiguous run go packed; what is left (an odd
+    // last element, or all of a run they cannot take) goes in blocks.
+    let done = if s_stride == 1 && d_stride == 1 && D::DT.is_sub_byte() && !S::DT.is_sub_byte() {
+        into_nibbles::<S, D>(s, s_pos, d, d_pos, n).unwrap_or(0)
+    } else {
+        0
+    };
+    convert_blocks::<S, D>(
+        s,
+        s_pos + done,
+        s_stride,
+        d,
+        d_pos + done,
+        d_stride,
+        n - done,
+    )
 }
 
 /// Converts the pairs of a contiguous run of whole-byte lane `S` into packed 4-bit
