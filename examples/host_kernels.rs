@@ -8,6 +8,8 @@
 //! - `add REPS`: the best seconds of REPS sums of the source with itself.
 //! - `transpose REPS`: the best seconds of REPS copies of the source's 2-D transpose
 //!   into a new C-contiguous array.
+//! - `transpose_into REPS`: the same, the source copied as it is into a transposed
+//!   view of a new array.
 //!
 //!     cargo run --release --example host_kernels
 
@@ -55,6 +57,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     ("transpose", _) => {
                         let t = a.move_(&Move::Permute(vec![1, 0]))?.ok_or("2-D")?;
                         best(reps, || t.copy())?
+                    }
+                    ("transpose_into", _) => {
+                        let shape: Vec<usize> = a.shape().iter().rev().copied().collect();
+                        best(reps, || {
+                            let out = AnyArray::create(a.rig(), a.dtype(), &shape)?;
+                            let turned = out.move_(&Move::Permute(vec![1, 0]))?.expect("2-D");
+                            AnyArray::transfer(a, &turned)?;
+                            Ok(out)
+                        })?
                     }
                     _ => return Err(format!("unknown command {line:?}").into()),
                 };

@@ -309,14 +309,85 @@ on_every_device! {
 }
 
 on_every_device! {
+    /// Transposed transfers into views inside larger arrays (one column in, rows three
+    /// longer: an odd row stride for some shapes, so 4-bit rows start and end inside
+    /// bytes) write the views' elements and keep every neighbour's bits: the blocks'
+    /// edges, whose bytes they share, included. Both ways: a transposed source into a
+    /// row-major view, and a row-major source into a transposed view.
+    fn transposed_transfers_into_views_keep_their_neighbours() {
+        for d in [
+            DType::Int4,
+            DType::Uint8,
+            DType::Float16,
+            DType::Float32,
+            DType::Float64,
+            DType::Complex128,
+        ] {
+            let mask = if d.bits() == 128 { u128::MAX } else { (1u128 << d.bits()) - 1 };
+            let pattern = |n: usize, k: u128| -> Vec<u128> {
+                let mix = |i: u128| (k ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) & mask;
+                (0..n as u128).map(mix).collect()
+            };
+            let inner = |n: usize| Slice::new(Some(1), Some(n as isize + 1), 1);
+            let turn = |a: &AnyArray| a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
+            for (r, c) in [(64, 64), (128, 128), (130, 67), (33, 96)] {
+                let sbits = pattern(r * c, 0x5a5a);
+                for into_turned in [false, true] {
+                    let (rows, n) = if into_turned { (r, c) } else { (c, r) };
+                    let bbits = pattern(rows * (n + 3), 0x0f0f_1234);
+                    // The source: [r, c] turned, or [c, r] as it is; either way
+                    // element [j, i] of what is written is `sbits[i * c + j]` or
+                    // `sbits[j * r + i]`. `big` is [c, r + 3] or [r, c + 3].
+                    let (src, big) = if into_turned {
+                        let s = AnyArray::of_bits(d, &[c, r], &sbits).unwrap().on();
+                        (s, AnyArray::of_bits(d, &[r, c + 3], &bbits).unwrap().on())
+                    } else {
+                        let s = AnyArray::of_bits(d, &[r, c], &sbits).unwrap().on();
+                        (turn(&s), AnyArray::of_bits(d, &[c, r + 3], &bbits).unwrap().on())
+                    };
+                    let view = big
+                        .move_(&Move::Slice(vec![Slice::FULL, inner(n)]))
+                        .unwrap()
+                        .unwrap();
+                    let view = if into_turned { turn(&view) } else { view };
+                    AnyArray::transfer(&src, &view).unwrap();
+                    let want: Vec<u128> = (0..bbits.len())
+                        .map(|e| {
+                            let (y, x) = (e / (n + 3), e % (n + 3));
+                            match (into_turned, (1..=n).contains(&x)) {
+                                (_, false) => bbits[e],
+                                // big[y, x] is view[x - 1, y] of the turned view.
+                                (true, true) => sbits[(x - 1) * r + y],
+                                (false, true) => sbits[(x - 1) * c + y],
+                            }
+                        })
+                        .collect();
+                    let got = big.to_bits_vec().unwrap();
+                    assert!(got == want, "{d} {r}x{c}, into a turned view: {into_turned}");
+                }
+            }
+        }
+    }
+}
+
+on_every_device! {
     /// Transposed copies go through square vector blocks in whole tiles (16-byte rows:
-    /// 16 x 16 bytes, 8 x 8 of 2 bytes, ...; 4-bit elements unpacked into bytes where
-    /// columns and rows start on a byte) and element by element at the edges: batches
+    /// 16 x 16 bytes, 8 x 8 of 2 bytes, ...; 4-bit elements 32 x 32, shifted where a
+    /// column or row starts inside a byte) and element by element at the edges: batches
     /// of tiles, odd edges, a source one element in (columns off a byte), every
     /// element of every width checked against a walk of the source's bits (float NaN
     /// payloads included).
     fn transposed_copies_of_every_width_and_size_keep_every_bit() {
-        let shapes = [(1, 16, 16), (3, 48, 64), (2, 50, 35), (1, 17, 33), (2, 128, 192), (1, 130, 67)];
+        let shapes = [
+            (1, 16, 16),
+            (3, 48, 64),
+            (2, 50, 35),
+            (1, 17, 33),
+            (2, 128, 192),
+            (1, 130, 67),
+            (2, 65, 97),
+            (1, 131, 129),
+        ];
         let widths = [
             DType::Int4,
             DType::Uint8,

@@ -7,7 +7,7 @@
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::layout::{Layout, Move};
-use crate::rig::{Buffer, Kind, Rig};
+use crate::rig::{Buffer, Kind, Rig, RigKind};
 
 /// An array of elements of a dtype known at run time. `Clone` copies the handle, never
 /// the elements. Seed: `Nx_array.any`.
@@ -99,9 +99,10 @@ impl AnyArray {
     }
 
     /// [`AnyArray::create`] for a caller that writes every element before any is
-    /// read (a kernel's output): on a GPU, memory reused from the device's pool is not
-    /// cleared first. Sub-byte dtypes are zeroed still, so that the nibble past an odd
-    /// count, which no kernel writes, reads 0.
+    /// read (a kernel's output): memory reused from the device's pool is not cleared
+    /// first. The nibble past an odd count of a sub-byte dtype, which no kernel
+    /// writes, reads 0 still: on the host its byte is cleared (the kernels keep a
+    /// neighbour's nibble), elsewhere the whole buffer.
     ///
     /// # Errors
     /// As [`AnyArray::create`].
@@ -110,10 +111,14 @@ impl AnyArray {
         dtype: DType,
         shape: &[usize],
     ) -> Result<AnyArray, Error> {
-        if dtype.is_sub_byte() {
+        if dtype.is_sub_byte() && rig.kind() != RigKind::Host {
             return AnyArray::create(rig, dtype, shape);
         }
-        AnyArray::create_with(rig, Kind::Device, dtype, shape, Buffer::create_to_fill)
+        let out = AnyArray::create_with(rig, Kind::Device, dtype, shape, Buffer::create_to_fill)?;
+        if dtype.is_sub_byte() && out.layout.numel() % 2 == 1 {
+            out.buffer.write_bytes(out.buffer.len() - 1, &[0])?;
+        }
+        Ok(out)
     }
 
     /// The array's dtype.

@@ -4,7 +4,7 @@
 //! ones the transposes ([`tiles_pay`]), whose runs of nibbles would be one a run.
 
 #[cfg(target_arch = "x86_64")]
-use super::transpose::{block, Scratch};
+use super::transpose::{block, nibble_block, prefetch, Scratch};
 use super::transpose::{set_nibble, tile};
 use crate::layout::{Layout, MAX_RANK};
 
@@ -123,21 +123,26 @@ unsafe fn one<const W: usize>(sp: *const u8, p: isize, dp: *mut u8, q: isize) {
 }
 
 /// The inner two axes of `src` and `dst` (one shape), padded to two: extents
-/// `(n0, n1)`, then the strides of each on each side.
+/// `(n0, n1)`, then the strides of each on each side. Into a transposed destination
+/// (its next-to-last axis at stride 1, the source's last) they come swapped, so that
+/// the tiles read the source's rows and write the destination's as for a transposed
+/// source.
 fn inner(src: &Layout, dst: &Layout) -> (usize, usize, isize, isize, isize, isize) {
     let shape = src.shape();
     let r = shape.len();
+    let (s, d) = (src.strides(), dst.strides());
     match r {
         0 => (1, 1, 0, 0, 0, 0),
-        1 => (1, shape[0], 0, src.strides()[0], 0, dst.strides()[0]),
-        _ => (
-            shape[r - 2],
+        1 => (1, shape[0], 0, s[0], 0, d[0]),
+        _ if d[r - 2] == 1 && s[r - 1] == 1 && d[r - 1] != 1 => (
             shape[r - 1],
-            src.strides()[r - 2],
-            src.strides()[r - 1],
-            dst.strides()[r - 2],
-            dst.strides()[r - 1],
+            shape[r - 2],
+            s[r - 1],
+            s[r - 2],
+            d[r - 1],
+            d[r - 2],
         ),
+        _ => (shape[r - 2], shape[r - 1], s[r - 2], s[r - 1], d[r - 2], d[r - 1]),
     }
 }
 
@@ -227,6 +232,15 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                         }
                         #[cfg(target_arch = "x86_64")]
                         if W <= 8 && ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
+                            // The next tile's destination lines, fetched meanwhile
+                            // (for 2-byte elements, slower).
+                            if W >= 4 {
+                                for i in i1..i1 + t {
+                                    let d = (db + i as isize * ds0 + j0 as isize) * W as isize;
+                                    prefetch(dp.wrapping_offset(d));
+                                    prefetch(dp.wrapping_offset(d + (t * W) as isize - 1));
+                                }
+                            }
                             let b = 16 / W;
                             for i in (i0..i1).step_by(b) {
                                 for j in (j0..j1).step_by(b) {
@@ -280,23 +294,43 @@ fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
         for j0 in (0..n1).step_by(t) {
             for i0 in (0..n0).step_by(t) {
                 let (i1, j1) = ((i0 + t).min(n0), (j0 + t).min(n1));
-                // Columns read down, rows written along: through bytes.
+                // Columns read down, rows written along: a full tile through the
+                // scratch, else blocks of 32 x 32 as far as they fit (rows `i0..ib`,
+                // columns `j0..jb`).
+                let (ib, jb) = if cfg!(target_arch = "x86_64") && ss0 == 1 && ds1 == 1 {
+                    (i0 + (i1 - i0) / 32 * 32, j0 + (j1 - j0) / 32 * 32)
+                } else {
+                    (i0, j0)
+                };
                 #[cfg(target_arch = "x86_64")]
-                if ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
-                    let first = sb + i0 as isize + j0 as isize * ss1;
-                    let row = db + i0 as isize * ds0 + j0 as isize;
+                if ib - i0 == t && jb - j0 == t {
+                    let (p, q) = (
+                        sb + i0 as isize + j0 as isize * ss1,
+                        db + i0 as isize * ds0 + j0 as isize,
+                    );
                     // SAFETY: the tile's positions are in `0..=shi` and `0..=dhi`
                     // (checked above); `s` and `d` do not overlap.
                     unsafe {
                         scratch
                             .get_or_insert_with(Scratch::new)
-                            .nibbles(sp, first, ss1, dp, row, ds0)
+                            .nibbles(sp, p, ss1, dp, q, ds0)
                     };
                     continue;
                 }
+                #[cfg(target_arch = "x86_64")]
+                for i in (i0 as isize..ib as isize).step_by(32) {
+                    for j in (j0 as isize..jb as isize).step_by(32) {
+                        let (p, q) = (sb + i + j * ss1, db + i * ds0 + j);
+                        // SAFETY: the block's positions are in `0..=shi` and `0..=dhi`
+                        // (checked above); `s` and `d` do not overlap.
+                        unsafe { nibble_block(sp, p, ss1, dp, q, ds0) };
+                    }
+                }
+                // The rest one at a time: right of the blocks, then the rows below.
                 for i in i0..i1 {
                     let (si, di) = (sb + i as isize * ss0, db + i as isize * ds0);
-                    for j in j0 as isize..j1 as isize {
+                    let from = if i < ib { jb } else { j0 };
+                    for j in from as isize..j1 as isize {
                         // SAFETY: every position reached is in `0..=shi` or `0..=dhi`
                         // (checked above); `s` and `d` do not overlap.
                         unsafe { set_nibble(dp, di + j * ds1, nibble(sp, si + j * ss1)) };

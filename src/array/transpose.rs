@@ -6,14 +6,11 @@
 //! once); 4-bit elements too, as bytes: a tile's columns unpacked, transposed, each
 //! row packed again.
 
-#[cfg(target_arch = "x86_64")]
-use crate::dtype::lanes::pack_nibbles;
-
 /// Side of a tile of `w`-byte elements (0 for nibbles), in elements: a cache line
 /// (64 bytes) of its rows on both sides, and at least 16.
 pub(super) const fn tile(w: usize) -> usize {
     match w {
-        0 => 64,
+        0 => 128,
         1 => 64,
         2 => 32,
         _ => 16,
@@ -37,8 +34,25 @@ pub(super) unsafe fn block<const W: usize>(s: *const u8, sstep: isize, d: *mut u
         for (k, r) in v.iter_mut().enumerate().take(n) {
             *r = _mm_loadu_si128(s.offset(k as isize * sstep).cast());
         }
-        // Each round pairs row k with row k + n/2 and interleaves their elements;
-        // after log2(n) rounds row m holds lane m of every row, in order.
+        let v = turn::<W>(v);
+        for (m, r) in v.iter().enumerate().take(n) {
+            _mm_storeu_si128(d.offset(m as isize * dstep).cast(), *r);
+        }
+    }
+}
+
+/// The first `16 / W` rows of `v` transposed as `W`-byte elements: by log2(16 / W)
+/// rounds, each pairing row k with row k + n/2 and interleaving their elements; after
+/// them row m holds lane m of every row, in order.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn turn<const W: usize>(
+    mut v: [std::arch::x86_64::__m128i; 16],
+) -> [std::arch::x86_64::__m128i; 16] {
+    use std::arch::x86_64::*;
+    let n = 16 / W;
+    // SAFETY: SSE2 is part of the x86_64 baseline; these only move register bits.
+    unsafe {
         for _ in 0..n.trailing_zeros() {
             let mut t = [_mm_setzero_si128(); 16];
             for k in 0..n / 2 {
@@ -54,61 +68,161 @@ pub(super) unsafe fn block<const W: usize>(s: *const u8, sstep: isize, d: *mut u
             }
             v = t;
         }
-        for (m, r) in v.iter().enumerate().take(n) {
-            _mm_storeu_si128(d.offset(m as isize * dstep).cast(), *r);
+    }
+    v
+}
+
+/// Transposes a block of 32 x 32 packed 4-bit elements, positions in nibbles: row `i`
+/// of the result, the 32 nibbles from `q + i * dstep` of `d` (a start inside a byte
+/// keeps that byte's other nibble, and the last byte's), gets nibble `i` of each row
+/// of `s`, the 32 from `p + j * sstep`. The rows of `s` go in pairs: each pair's
+/// bytes hold 2 x 2 blocks of nibbles, which masks and shifts transpose into two bytes
+/// (`lo`: the pair's even nibbles, `hi`: its odd ones); the 16 x 16 bytes of each kind
+/// then transpose as bytes, into the even and the odd rows of the result.
+///
+/// # Safety
+/// Every row's nibbles lie inside their allocations, which do not overlap, and nothing
+/// else writes `d`'s bytes meanwhile.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn nibble_block(
+    s: *const u8,
+    p: isize,
+    sstep: isize,
+    d: *mut u8,
+    q: isize,
+    dstep: isize,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let (low, high) = (_mm_set1_epi8(0x0f), _mm_set1_epi8(0xf0_u8 as i8));
+        let mut lo = [_mm_setzero_si128(); 16];
+        let mut hi = [_mm_setzero_si128(); 16];
+        for m in 0..16 {
+            let x = load_nibbles(s, p + 2 * m as isize * sstep);
+            let y = load_nibbles(s, p + (2 * m as isize + 1) * sstep);
+            // Byte k of `lo`: nibble 2k of x, then of y; of `hi`: nibble 2k + 1 of each.
+            lo[m] = _mm_or_si128(
+                _mm_and_si128(x, low),
+                _mm_and_si128(_mm_slli_epi16(y, 4), high),
+            );
+            hi[m] = _mm_or_si128(
+                _mm_and_si128(_mm_srli_epi16(x, 4), low),
+                _mm_and_si128(y, high),
+            );
+        }
+        let (lo, hi) = (turn::<1>(lo), turn::<1>(hi));
+        for k in 0..16 {
+            store_nibbles(d, q + 2 * k as isize * dstep, lo[k]);
+            store_nibbles(d, q + (2 * k as isize + 1) * dstep, hi[k]);
         }
     }
 }
 
+/// The 32 nibbles from nibble `p` of `s`, packed into 16 bytes (low nibble first).
+///
+/// # Safety
+/// The nibbles lie inside the allocation.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn load_nibbles(s: *const u8, p: isize) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: from inside a byte, the nibbles span 17 bytes.
+    unsafe {
+        let b = s.offset(p >> 1);
+        let x = _mm_loadu_si128(b.cast());
+        if p & 1 == 0 {
+            return x;
+        }
+        // Byte k: the high nibble of byte k, then the low one of byte k + 1.
+        let y = _mm_loadu_si128(b.add(1).cast());
+        _mm_or_si128(
+            _mm_and_si128(_mm_srli_epi16(x, 4), _mm_set1_epi8(0x0f)),
+            _mm_and_si128(_mm_slli_epi16(y, 4), _mm_set1_epi8(0xf0_u8 as i8)),
+        )
+    }
+}
+
+/// Stores the 32 nibbles of `v` (low first) from nibble `q` of `d`; from inside a
+/// byte, the first byte's low nibble and the last's high one are kept.
+///
+/// # Safety
+/// The nibbles lie inside the allocation, which nothing else accesses meanwhile.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store_nibbles(d: *mut u8, q: isize, v: std::arch::x86_64::__m128i) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's: from inside a byte, the nibbles span 17 bytes.
+    unsafe {
+        let b = d.offset(q >> 1);
+        if q & 1 == 0 {
+            _mm_storeu_si128(b.cast(), v);
+            return;
+        }
+        // Byte k: the high nibble of v's byte k - 1 (byte 0: its own kept low
+        // nibble), then the low nibble of v's byte k; byte 16: v's last high nibble.
+        let kept = _mm_cvtsi32_si128(i32::from(*b & 15));
+        let out = _mm_or_si128(
+            _mm_and_si128(_mm_slli_epi16(v, 4), _mm_set1_epi8(0xf0_u8 as i8)),
+            _mm_and_si128(_mm_srli_epi16(_mm_slli_si128(v, 1), 4), _mm_set1_epi8(0x0f)),
+        );
+        let last = (_mm_extract_epi16(v, 7) >> 12) as u8;
+        _mm_storeu_si128(b.cast(), _mm_or_si128(out, kept));
+        *b.add(16) = (*b.add(16) & 0xf0) | last;
+    }
+}
+
 /// Scratch for one tile at a time: its columns as read, its rows as written (64
-/// bytes each, whole cache lines), so that each line of the source and of the
-/// destination is read or written once, at once, whatever their strides' cache sets.
+/// bytes each, whole cache lines; 64 of each for bytes, 128 for nibbles), so that each
+/// line of the source and of the destination is read or written once, at once,
+/// whatever their strides' cache sets.
 #[cfg(target_arch = "x86_64")]
 pub(super) struct Scratch {
-    cols: [[u8; 64]; 64],
-    rows: [[u8; 64]; 64],
+    cols: [[u8; 64]; 128],
+    rows: [[u8; 64]; 128],
 }
 
 #[cfg(target_arch = "x86_64")]
 impl Scratch {
-    /// A zeroed scratch, on the heap (8 KiB).
+    /// A zeroed scratch, on the heap (16 KiB).
     pub(super) fn new() -> Box<Scratch> {
         Box::new(Scratch {
-            cols: [[0; 64]; 64],
-            rows: [[0; 64]; 64],
+            cols: [[0; 64]; 128],
+            rows: [[0; 64]; 128],
         })
     }
 
-    /// Transposes `cols` into `rows`, in blocks of 16 x 16 bytes.
-    #[inline(always)]
-    fn turn(&mut self) {
+    /// Transposes one full tile of 64 x 64 bytes: column `j` (64 bytes) at `s + j *
+    /// sstep`, result row `i` at `d + i * dstep`; in blocks of 16 x 16.
+    ///
+    /// # Safety
+    /// Every column's and row's 64 bytes lie inside their allocations, which do not
+    /// overlap.
+    pub(super) unsafe fn bytes(&mut self, s: *const u8, sstep: isize, d: *mut u8, dstep: isize) {
+        // The destination's lines, fetched while the source's are read.
+        for i in 0..64 {
+            let b = d.wrapping_offset(i * dstep);
+            prefetch(b);
+            prefetch(b.wrapping_add(63));
+        }
+        for (j, col) in self.cols.iter_mut().take(64).enumerate() {
+            // SAFETY: the caller's.
+            unsafe {
+                std::ptr::copy_nonoverlapping(s.offset(j as isize * sstep), col.as_mut_ptr(), 64)
+            };
+        }
         let (cp, rp) = (
             self.cols.as_ptr().cast::<u8>(),
             self.rows.as_mut_ptr().cast::<u8>(),
         );
         for i in (0..64).step_by(16) {
             for j in (0..64).step_by(16) {
-                // SAFETY: 16 rows of 16 bytes inside each 64 x 64 array.
+                // SAFETY: 16 rows of 16 bytes inside each array.
                 unsafe { block::<1>(cp.add(j * 64 + i), 64, rp.add(i * 64 + j), 64) };
             }
         }
-    }
-
-    /// Transposes one full tile of 64 x 64 bytes: column `j` (64 bytes) at `s + j *
-    /// sstep`, result row `i` at `d + i * dstep`.
-    ///
-    /// # Safety
-    /// Every column's and row's 64 bytes lie inside their allocations, which do not
-    /// overlap.
-    pub(super) unsafe fn bytes(&mut self, s: *const u8, sstep: isize, d: *mut u8, dstep: isize) {
-        for (j, col) in self.cols.iter_mut().enumerate() {
-            // SAFETY: the caller's.
-            unsafe {
-                std::ptr::copy_nonoverlapping(s.offset(j as isize * sstep), col.as_mut_ptr(), 64)
-            };
-        }
-        self.turn();
-        for (i, row) in self.rows.iter().enumerate() {
+        for (i, row) in self.rows.iter().take(64).enumerate() {
             // SAFETY: the caller's.
             unsafe {
                 std::ptr::copy_nonoverlapping(row.as_ptr(), d.offset(i as isize * dstep), 64)
@@ -116,10 +230,10 @@ impl Scratch {
         }
     }
 
-    /// Transposes one full tile of 64 x 64 4-bit elements, positions in nibbles: column
-    /// `j` the 64 nibbles from `first + j * sstep` of `s`, result row `i` the 64 from
-    /// `row + i * dstep` of `d` (a start inside a byte keeps that byte's other
-    /// nibble). Through bytes: the columns unpacked, transposed, the rows packed.
+    /// Transposes one full tile of 128 x 128 4-bit elements, positions in nibbles:
+    /// column `j` the 128 nibbles from `p + j * sstep` of `s`, result row `i` the 128
+    /// from `q + i * dstep` of `d` (a start inside a byte keeps that byte's other
+    /// nibble, and the last byte's); in blocks of 32 x 32 ([`nibble_block`]).
     ///
     /// # Safety
     /// Every column's and row's nibbles lie inside their allocations, which do not
@@ -127,41 +241,55 @@ impl Scratch {
     pub(super) unsafe fn nibbles(
         &mut self,
         s: *const u8,
-        first: isize,
+        p: isize,
         sstep: isize,
         d: *mut u8,
-        row: isize,
+        q: isize,
         dstep: isize,
     ) {
-        for (j, col) in self.cols.iter_mut().enumerate() {
-            let p = first + j as isize * sstep;
-            // The bytes holding nibbles p..p + 64: 32, or 33 from inside a byte.
-            let odd = (p & 1) as usize;
-            // SAFETY: the caller's.
-            let packed = unsafe { std::slice::from_raw_parts(s.offset(p >> 1), 32 + odd) };
-            let mut wide = [0u8; 66];
-            for (two, &b) in wide.chunks_exact_mut(2).zip(packed) {
-                two[0] = b & 15;
-                two[1] = b >> 4;
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's; the scratch's rows are 128 nibbles each.
+        unsafe {
+            // The destination's lines, fetched while the source's are read: each
+            // row's 64 or 65 bytes span two lines.
+            for i in 0..128 {
+                let b = d.wrapping_offset((q + i * dstep) >> 1);
+                prefetch(b);
+                prefetch(b.wrapping_add(64));
             }
-            col.copy_from_slice(&wide[odd..odd + 64]);
-        }
-        self.turn();
-        for (i, r) in self.rows.iter().enumerate() {
-            let q = row + i as isize * dstep;
-            let odd = (q & 1) as usize;
-            // SAFETY: the caller's.
-            unsafe {
-                if odd == 1 {
-                    set_nibble(d, q, r[0]);
-                    set_nibble(d, q + 63, r[63]);
+            for (j, col) in self.cols.iter_mut().enumerate() {
+                for c in 0..4 {
+                    let v = load_nibbles(s, p + j as isize * sstep + 32 * c);
+                    _mm_storeu_si128(col.as_mut_ptr().add(16 * c as usize).cast(), v);
                 }
-                let n = 32 - odd;
-                let out = std::slice::from_raw_parts_mut(d.offset((q + 1) >> 1), n);
-                pack_nibbles(out, &r[odd..]);
+            }
+            let (cp, rp) = (
+                self.cols.as_ptr().cast::<u8>(),
+                self.rows.as_mut_ptr().cast::<u8>(),
+            );
+            for i in (0..128).step_by(32) {
+                for j in (0..128).step_by(32) {
+                    nibble_block(cp, j * 128 + i, 128, rp, i * 128 + j, 128);
+                }
+            }
+            for (i, row) in self.rows.iter().enumerate() {
+                for c in 0..4 {
+                    let v = _mm_loadu_si128(row.as_ptr().add(16 * c as usize).cast());
+                    store_nibbles(d, q + i as isize * dstep + 32 * c, v);
+                }
             }
         }
     }
+}
+
+/// Asks for the cache line of `p` ahead of its use: a hint, which reads nothing and
+/// cannot fault, wherever `p` points.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) fn prefetch(p: *const u8) {
+    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+    // SAFETY: a prefetch has no effect but on the caches; it does not fault.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
 }
 
 /// Sets nibble `q` of the bytes at `dp` to `v` (below 16), its neighbour kept.
