@@ -200,11 +200,15 @@ impl Scratch {
     /// Every column's and row's 64 bytes lie inside their allocations, which do not
     /// overlap.
     pub(super) unsafe fn bytes(&mut self, s: *const u8, sstep: isize, d: *mut u8, dstep: isize) {
-        // The destination's lines, fetched while the source's are read.
+        // The destination's lines, fetched while the source's are read, and the
+        // source's lines of the next tile down (the caller's next, mostly).
         for i in 0..64 {
             let b = d.wrapping_offset(i * dstep);
             prefetch(b);
             prefetch(b.wrapping_add(63));
+            let n = s.wrapping_offset(i * sstep + 64);
+            prefetch(n);
+            prefetch(n.wrapping_add(63));
         }
         for (j, col) in self.cols.iter_mut().take(64).enumerate() {
             // SAFETY: the caller's.
@@ -250,12 +254,16 @@ impl Scratch {
         use std::arch::x86_64::*;
         // SAFETY: the caller's; the scratch's rows are 128 nibbles each.
         unsafe {
-            // The destination's lines, fetched while the source's are read: each
-            // row's 64 or 65 bytes span two lines.
+            // The destination's lines, fetched while the source's are read (each
+            // row's 64 or 65 bytes span two lines), and the source's lines of the
+            // next tile down (the caller's next, mostly).
             for i in 0..128 {
                 let b = d.wrapping_offset((q + i * dstep) >> 1);
                 prefetch(b);
                 prefetch(b.wrapping_add(64));
+                let n = s.wrapping_offset((p + i * sstep + 128) >> 1);
+                prefetch(n);
+                prefetch(n.wrapping_add(64));
             }
             for (j, col) in self.cols.iter_mut().enumerate() {
                 for c in 0..4 {
