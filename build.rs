@@ -3,6 +3,8 @@
 //! without them), and tells the tests which target they run on and, with the `cuda`
 //! feature, whether this machine has CUDA's driver and NVRTC (`cfg(nx_cuda_no_driver)`,
 //! `cfg(nx_cuda_no_nvrtc)`: the CUDA tests then report themselves ignored, saying why).
+//! `cfg(nx_vectors)` marks the targets whose 128-bit vectors the transposes use
+//! (`src/array/vec128.rs`): x86_64, and wasm32 with simd128.
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
@@ -11,6 +13,12 @@ fn main() {
     #[cfg(feature = "cuda")]
     probe_cuda();
     println!("cargo:rustc-check-cfg=cfg(nx_c_kernels)");
+    println!("cargo:rustc-check-cfg=cfg(nx_vectors)");
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    if arch == "x86_64" || (arch == "wasm32" && features.split(',').any(|f| f == "simd128")) {
+        println!("cargo:rustc-cfg=nx_vectors");
+    }
     if !target.starts_with("wasm32") {
         for f in [
             "src/kernels/c/nx_cpu_add.c",

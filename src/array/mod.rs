@@ -15,6 +15,8 @@ mod read_async;
 mod strided;
 mod transpose;
 mod typed;
+#[cfg(nx_vectors)]
+mod vec128;
 mod wgpu;
 
 pub use any::AnyArray;

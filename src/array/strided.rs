@@ -3,9 +3,11 @@
 //! axes one index at a time. Dtypes of a byte or more take every layout here; 4-bit
 //! ones the transposes ([`tiles_pay`]), whose runs of nibbles would be one a run.
 
-#[cfg(target_arch = "x86_64")]
-use super::transpose::{block, nibble_block, prefetch, Scratch};
+#[cfg(nx_vectors)]
+use super::transpose::{block, nibble_block, Scratch};
 use super::transpose::{set_nibble, tile};
+#[cfg(nx_vectors)]
+use super::vec128::prefetch;
 use crate::layout::{Layout, MAX_RANK};
 
 /// Elements from which a copy into a C-contiguous layout runs on several threads.
@@ -142,7 +144,14 @@ fn inner(src: &Layout, dst: &Layout) -> (usize, usize, isize, isize, isize, isiz
             d[r - 1],
             d[r - 2],
         ),
-        _ => (shape[r - 2], shape[r - 1], s[r - 2], s[r - 1], d[r - 2], d[r - 1]),
+        _ => (
+            shape[r - 2],
+            shape[r - 1],
+            s[r - 2],
+            s[r - 1],
+            d[r - 2],
+            d[r - 1],
+        ),
     }
 }
 
@@ -185,7 +194,7 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     );
     let (n0, n1, ss0, ss1, ds0, ds1) = inner(src, dst);
     let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(nx_vectors)]
     let mut scratch = None;
     each_outer(src, dst, |sb, db| {
         // SAFETY: every position reached is in `0..=shi` or `0..=dhi` (checked above),
@@ -221,7 +230,7 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                         // Elements of 8 bytes or fewer read down columns, written along
                         // rows: square blocks of 16-byte rows through vector registers;
                         // bytes through the scratch, each column's and row's line at once.
-                        #[cfg(target_arch = "x86_64")]
+                        #[cfg(nx_vectors)]
                         if W == 1 && ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
                             let s = sp.offset(sb + i0 as isize + j0 as isize * ss1);
                             let d = dp.offset(db + i0 as isize * ds0 + j0 as isize);
@@ -230,7 +239,7 @@ fn copy_w<const W: usize>(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                                 .bytes(s, ss1, d, ds0);
                             continue;
                         }
-                        #[cfg(target_arch = "x86_64")]
+                        #[cfg(nx_vectors)]
                         if W <= 8 && ss0 == 1 && ds1 == 1 && i1 - i0 == t && j1 - j0 == t {
                             // The next tile's destination lines, fetched meanwhile
                             // (for 2-byte elements, slower).
@@ -288,7 +297,7 @@ fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
     let (n0, n1, ss0, ss1, ds0, ds1) = inner(src, dst);
     let (sp, dp) = (s.as_ptr(), d.as_mut_ptr());
     let t = tile(0);
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(nx_vectors)]
     let mut scratch: Option<Box<Scratch>> = None;
     each_outer(src, dst, |sb, db| {
         for j0 in (0..n1).step_by(t) {
@@ -297,12 +306,12 @@ fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                 // Columns read down, rows written along: a full tile through the
                 // scratch, else blocks of 32 x 32 as far as they fit (rows `i0..ib`,
                 // columns `j0..jb`).
-                let (ib, jb) = if cfg!(target_arch = "x86_64") && ss0 == 1 && ds1 == 1 {
+                let (ib, jb) = if cfg!(nx_vectors) && ss0 == 1 && ds1 == 1 {
                     (i0 + (i1 - i0) / 32 * 32, j0 + (j1 - j0) / 32 * 32)
                 } else {
                     (i0, j0)
                 };
-                #[cfg(target_arch = "x86_64")]
+                #[cfg(nx_vectors)]
                 if ib - i0 == t && jb - j0 == t {
                     let (p, q) = (
                         sb + i0 as isize + j0 as isize * ss1,
@@ -317,7 +326,7 @@ fn copy_nibbles(s: &[u8], src: &Layout, d: &mut [u8], dst: &Layout) {
                     };
                     continue;
                 }
-                #[cfg(target_arch = "x86_64")]
+                #[cfg(nx_vectors)]
                 for i in (i0 as isize..ib as isize).step_by(32) {
                     for j in (j0 as isize..jb as isize).step_by(32) {
                         let (p, q) = (sb + i + j * ss1, db + i * ds0 + j);

@@ -1,10 +1,14 @@
 //! The tiles of a transposed copy (`strided.rs`): their side by element width, and
-//! the square blocks moved through vector registers (x86_64's SSE2, the baseline):
-//! 16 bytes a row, 16 / W rows of W-byte elements, transposed by log2(16 / W)
-//! rounds of interleaving (a perfect shuffle; the vectors only move bits). Tiles of
-//! bytes go through a scratch (each line of a column read, and of a row written, at
-//! once); 4-bit elements too, as bytes: a tile's columns unpacked, transposed, each
-//! row packed again.
+//! the square blocks moved through 128-bit vectors (`vec128.rs`: x86_64's SSE2, wasm32's
+//! simd128): 16 bytes a row, 16 / W rows of W-byte elements, transposed by
+//! log2(16 / W) rounds of interleaving (a perfect shuffle; the vectors only move
+//! bits). 4-bit elements go in blocks of 32 x 32: pairs of rows into 2 x 2 blocks of
+//! nibbles, then as bytes. Tiles of bytes and of nibbles go through a scratch (each
+//! line of a column read, and of a row written, at once), the destination's lines and
+//! the next tile's source lines prefetched meanwhile.
+
+#[cfg(nx_vectors)]
+use super::vec128::{self as v, prefetch};
 
 /// Side of a tile of `w`-byte elements (0 for nibbles), in elements: a cache line
 /// (64 bytes) of its rows on both sides, and at least 16.
@@ -23,20 +27,19 @@ pub(super) const fn tile(w: usize) -> usize {
 ///
 /// # Safety
 /// Every row's 16 bytes lie inside their allocations, which do not overlap.
-#[cfg(target_arch = "x86_64")]
+#[cfg(nx_vectors)]
 #[inline(always)]
 pub(super) unsafe fn block<const W: usize>(s: *const u8, sstep: isize, d: *mut u8, dstep: isize) {
-    use std::arch::x86_64::*;
     let n = 16 / W;
-    // SAFETY: the caller's; SSE2 is part of the x86_64 baseline.
+    let mut v = [v::zero(); 16];
+    // SAFETY: the caller's.
     unsafe {
-        let mut v = [_mm_setzero_si128(); 16];
         for (k, r) in v.iter_mut().enumerate().take(n) {
-            *r = _mm_loadu_si128(s.offset(k as isize * sstep).cast());
+            *r = v::load(s.offset(k as isize * sstep));
         }
         let v = turn::<W>(v);
         for (m, r) in v.iter().enumerate().take(n) {
-            _mm_storeu_si128(d.offset(m as isize * dstep).cast(), *r);
+            v::store(d.offset(m as isize * dstep), *r);
         }
     }
 }
@@ -44,30 +47,16 @@ pub(super) unsafe fn block<const W: usize>(s: *const u8, sstep: isize, d: *mut u
 /// The first `16 / W` rows of `v` transposed as `W`-byte elements: by log2(16 / W)
 /// rounds, each pairing row k with row k + n/2 and interleaving their elements; after
 /// them row m holds lane m of every row, in order.
-#[cfg(target_arch = "x86_64")]
+#[cfg(nx_vectors)]
 #[inline(always)]
-fn turn<const W: usize>(
-    mut v: [std::arch::x86_64::__m128i; 16],
-) -> [std::arch::x86_64::__m128i; 16] {
-    use std::arch::x86_64::*;
+fn turn<const W: usize>(mut v: [v::V; 16]) -> [v::V; 16] {
     let n = 16 / W;
-    // SAFETY: SSE2 is part of the x86_64 baseline; these only move register bits.
-    unsafe {
-        for _ in 0..n.trailing_zeros() {
-            let mut t = [_mm_setzero_si128(); 16];
-            for k in 0..n / 2 {
-                let (a, b) = (v[k], v[k + n / 2]);
-                let (lo, hi) = match W {
-                    1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
-                    2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
-                    4 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
-                    _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
-                };
-                t[2 * k] = lo;
-                t[2 * k + 1] = hi;
-            }
-            v = t;
+    for _ in 0..n.trailing_zeros() {
+        let mut t = [v::zero(); 16];
+        for k in 0..n / 2 {
+            (t[2 * k], t[2 * k + 1]) = v::zip::<W>(v[k], v[k + n / 2]);
         }
+        v = t;
     }
     v
 }
@@ -83,7 +72,7 @@ fn turn<const W: usize>(
 /// # Safety
 /// Every row's nibbles lie inside their allocations, which do not overlap, and nothing
 /// else writes `d`'s bytes meanwhile.
-#[cfg(target_arch = "x86_64")]
+#[cfg(nx_vectors)]
 #[inline(always)]
 pub(super) unsafe fn nibble_block(
     s: *const u8,
@@ -93,24 +82,17 @@ pub(super) unsafe fn nibble_block(
     q: isize,
     dstep: isize,
 ) {
-    use std::arch::x86_64::*;
-    // SAFETY: the caller's; SSE2 is part of the x86_64 baseline.
+    let (low, high) = (v::splat(0x0f), v::splat(0xf0));
+    let mut lo = [v::zero(); 16];
+    let mut hi = [v::zero(); 16];
+    // SAFETY: the caller's.
     unsafe {
-        let (low, high) = (_mm_set1_epi8(0x0f), _mm_set1_epi8(0xf0_u8 as i8));
-        let mut lo = [_mm_setzero_si128(); 16];
-        let mut hi = [_mm_setzero_si128(); 16];
         for m in 0..16 {
             let x = load_nibbles(s, p + 2 * m as isize * sstep);
             let y = load_nibbles(s, p + (2 * m as isize + 1) * sstep);
             // Byte k of `lo`: nibble 2k of x, then of y; of `hi`: nibble 2k + 1 of each.
-            lo[m] = _mm_or_si128(
-                _mm_and_si128(x, low),
-                _mm_and_si128(_mm_slli_epi16(y, 4), high),
-            );
-            hi[m] = _mm_or_si128(
-                _mm_and_si128(_mm_srli_epi16(x, 4), low),
-                _mm_and_si128(y, high),
-            );
+            lo[m] = v::or(v::and(x, low), v::and(v::shl4(y), high));
+            hi[m] = v::or(v::and(v::shr4(x), low), v::and(y, high));
         }
         let (lo, hi) = (turn::<1>(lo), turn::<1>(hi));
         for k in 0..16 {
@@ -124,52 +106,50 @@ pub(super) unsafe fn nibble_block(
 ///
 /// # Safety
 /// The nibbles lie inside the allocation.
-#[cfg(target_arch = "x86_64")]
+#[cfg(nx_vectors)]
 #[inline(always)]
-unsafe fn load_nibbles(s: *const u8, p: isize) -> std::arch::x86_64::__m128i {
-    use std::arch::x86_64::*;
+unsafe fn load_nibbles(s: *const u8, p: isize) -> v::V {
     // SAFETY: the caller's: from inside a byte, the nibbles span 17 bytes.
     unsafe {
         let b = s.offset(p >> 1);
-        let x = _mm_loadu_si128(b.cast());
+        let x = v::load(b);
         if p & 1 == 0 {
             return x;
         }
         // Byte k: the high nibble of byte k, then the low one of byte k + 1.
-        let y = _mm_loadu_si128(b.add(1).cast());
-        _mm_or_si128(
-            _mm_and_si128(_mm_srli_epi16(x, 4), _mm_set1_epi8(0x0f)),
-            _mm_and_si128(_mm_slli_epi16(y, 4), _mm_set1_epi8(0xf0_u8 as i8)),
+        let y = v::load(b.add(1));
+        v::or(
+            v::and(v::shr4(x), v::splat(0x0f)),
+            v::and(v::shl4(y), v::splat(0xf0)),
         )
     }
 }
 
-/// Stores the 32 nibbles of `v` (low first) from nibble `q` of `d`; from inside a
+/// Stores the 32 nibbles of `x` (low first) from nibble `q` of `d`; from inside a
 /// byte, the first byte's low nibble and the last's high one are kept.
 ///
 /// # Safety
 /// The nibbles lie inside the allocation, which nothing else accesses meanwhile.
-#[cfg(target_arch = "x86_64")]
+#[cfg(nx_vectors)]
 #[inline(always)]
-unsafe fn store_nibbles(d: *mut u8, q: isize, v: std::arch::x86_64::__m128i) {
-    use std::arch::x86_64::*;
+unsafe fn store_nibbles(d: *mut u8, q: isize, x: v::V) {
     // SAFETY: the caller's: from inside a byte, the nibbles span 17 bytes.
     unsafe {
         let b = d.offset(q >> 1);
         if q & 1 == 0 {
-            _mm_storeu_si128(b.cast(), v);
+            v::store(b, x);
             return;
         }
-        // Byte k: the high nibble of v's byte k - 1 (byte 0: its own kept low
-        // nibble), then the low nibble of v's byte k; byte 16: v's last high nibble.
-        let kept = _mm_cvtsi32_si128(i32::from(*b & 15));
-        let out = _mm_or_si128(
-            _mm_and_si128(_mm_slli_epi16(v, 4), _mm_set1_epi8(0xf0_u8 as i8)),
-            _mm_and_si128(_mm_srli_epi16(_mm_slli_si128(v, 1), 4), _mm_set1_epi8(0x0f)),
+        // Byte k: the high nibble of x's byte k - 1 (byte 0: its own kept low
+        // nibble), then the low nibble of x's byte k; byte 16: x's last high nibble.
+        let kept = *b & 15;
+        let out = v::or(
+            v::and(v::shl4(x), v::splat(0xf0)),
+            v::and(v::shr4(v::bytes_up(x)), v::splat(0x0f)),
         );
-        let last = (_mm_extract_epi16(v, 7) >> 12) as u8;
-        _mm_storeu_si128(b.cast(), _mm_or_si128(out, kept));
-        *b.add(16) = (*b.add(16) & 0xf0) | last;
+        v::store(b, out);
+        *b |= kept;
+        *b.add(16) = (*b.add(16) & 0xf0) | (v::last(x) >> 4);
     }
 }
 
@@ -177,13 +157,13 @@ unsafe fn store_nibbles(d: *mut u8, q: isize, v: std::arch::x86_64::__m128i) {
 /// bytes each, whole cache lines; 64 of each for bytes, 128 for nibbles), so that each
 /// line of the source and of the destination is read or written once, at once,
 /// whatever their strides' cache sets.
-#[cfg(target_arch = "x86_64")]
+#[cfg(nx_vectors)]
 pub(super) struct Scratch {
     cols: [[u8; 64]; 128],
     rows: [[u8; 64]; 128],
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(nx_vectors)]
 impl Scratch {
     /// A zeroed scratch, on the heap (16 KiB).
     pub(super) fn new() -> Box<Scratch> {
@@ -251,7 +231,6 @@ impl Scratch {
         q: isize,
         dstep: isize,
     ) {
-        use std::arch::x86_64::*;
         // SAFETY: the caller's; the scratch's rows are 128 nibbles each.
         unsafe {
             // The destination's lines, fetched while the source's are read (each
@@ -267,8 +246,8 @@ impl Scratch {
             }
             for (j, col) in self.cols.iter_mut().enumerate() {
                 for c in 0..4 {
-                    let v = load_nibbles(s, p + j as isize * sstep + 32 * c);
-                    _mm_storeu_si128(col.as_mut_ptr().add(16 * c as usize).cast(), v);
+                    let x = load_nibbles(s, p + j as isize * sstep + 32 * c);
+                    v::store(col.as_mut_ptr().add(16 * c as usize), x);
                 }
             }
             let (cp, rp) = (
@@ -282,22 +261,12 @@ impl Scratch {
             }
             for (i, row) in self.rows.iter().enumerate() {
                 for c in 0..4 {
-                    let v = _mm_loadu_si128(row.as_ptr().add(16 * c as usize).cast());
-                    store_nibbles(d, q + i as isize * dstep + 32 * c, v);
+                    let x = v::load(row.as_ptr().add(16 * c as usize));
+                    store_nibbles(d, q + i as isize * dstep + 32 * c, x);
                 }
             }
         }
     }
-}
-
-/// Asks for the cache line of `p` ahead of its use: a hint, which reads nothing and
-/// cannot fault, wherever `p` points.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(super) fn prefetch(p: *const u8) {
-    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-    // SAFETY: a prefetch has no effect but on the caches; it does not fault.
-    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
 }
 
 /// Sets nibble `q` of the bytes at `dp` to `v` (below 16), its neighbour kept.
