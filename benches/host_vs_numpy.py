@@ -16,7 +16,10 @@ under 1x where both sides are at 0.8 of the memcpy or more is bound by memory, a
 its ratio is the machine's noise.
 
     cargo build --release --example host_kernels
-    python3 benches/host_vs_numpy.py [--rounds 3] [--mib 64] [--only cast|add|transpose] [--src DTYPES] [--dst DTYPES]
+    python3 benches/host_vs_numpy.py [--rounds 3] [--reps 1] [--mib 64] [--only cast|add|transpose] [--src DTYPES] [--dst DTYPES]
+
+`--reps N` times N calls a side in each round (each side's best kept, as across
+rounds): fewer readings spoiled by a moment of the machine's load.
 """
 import argparse
 import os
@@ -112,9 +115,15 @@ def timed(f):
     return t
 
 
+def best_of(f, k):
+    """The least seconds of k calls of f."""
+    return min(timed(f) for _ in range(k))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=1, help="calls a side in each round")
     ap.add_argument("--mib", type=int, default=64)
     ap.add_argument("--only", choices=["cast", "add", "transpose"])
     ap.add_argument("--src", help="only these source dtypes (comma-separated)")
@@ -141,10 +150,10 @@ def main():
         assert nx.ask(f"load {name} {n} {path}") == "ok"
         kernels = []
         if args.only in (None, "cast"):
-            kernels += [(f"cast {name} -> {t}", lambda t=t: a.astype(DTYPES[t]), f"cast {t} 1") for t in DTYPES
+            kernels += [(f"cast {name} -> {t}", lambda t=t: a.astype(DTYPES[t]), f"cast {t} {args.reps}") for t in DTYPES
                         if not args.dst or t in args.dst.split(",")]
         if args.only in (None, "add") and not args.dst:
-            kernels.append((f"add {name} -> {name}", lambda: a + a if name != "bool" else a | a, "add 1"))
+            kernels.append((f"add {name} -> {name}", lambda: a + a if name != "bool" else a | a, f"add {args.reps}"))
         for label, numpy_side, command in kernels:
             try:
                 numpy_side()
@@ -156,9 +165,9 @@ def main():
                 continue
             np_best = nx_best = mc_best = float("inf")
             for _ in range(args.rounds):
-                np_best = min(np_best, timed(numpy_side))
+                np_best = min(np_best, best_of(numpy_side, args.reps))
                 nx_best = min(nx_best, float(nx.ask(command)))
-                mc_best = min(mc_best, timed(lambda: np.copyto(scratch, a)))
+                mc_best = min(mc_best, best_of(lambda: np.copyto(scratch, a), args.reps))
             out_bytes = n * target_width(label)
             mem = lambda t: (a.nbytes + out_bytes) / t / (2 * a.nbytes / mc_best)
             rows.append((label, n / np_best / 1e9, n / nx_best / 1e9, mem(np_best), mem(nx_best)))
@@ -168,9 +177,9 @@ def main():
             assert nx.ask(f"load {name} {side}x{side} {path}") == "ok"
             np_best = nx_best = mc_best = float("inf")
             for _ in range(args.rounds):
-                np_best = min(np_best, timed(lambda: np.ascontiguousarray(m.T)))
-                nx_best = min(nx_best, float(nx.ask("transpose 1")))
-                mc_best = min(mc_best, timed(lambda: np.copyto(scratch, a)))
+                np_best = min(np_best, best_of(lambda: np.ascontiguousarray(m.T), args.reps))
+                nx_best = min(nx_best, float(nx.ask(f"transpose {args.reps}")))
+                mc_best = min(mc_best, best_of(lambda: np.copyto(scratch, a), args.reps))
             mem = lambda t: mc_best / t
             rows.append((f"transpose {name}", n / np_best / 1e9, n / nx_best / 1e9, mem(np_best), mem(nx_best)))
             print(line(rows[-1]), flush=True)

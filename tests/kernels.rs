@@ -358,3 +358,40 @@ on_every_device! {
             .contains("twice"));
     }
 }
+
+on_every_device! {
+    /// The nibble past the last element of a kernel's 4-bit output of an odd count
+    /// reads 0, even over reused memory that held ones (on the host, freed memory of
+    /// 1 MiB and more is reused as it is, and outputs are not cleared first): a cast
+    /// into int4 and into uint4, an add and a transposed copy, each right after an
+    /// array of the same bytes, every one 0xff, was dropped.
+    fn padding_nibbles_of_outputs_read_zero_over_reused_memory() {
+        // 2^21 - 1 elements (1 MiB, the last byte half used): 889 x 2359.
+        let (r, c): (usize, usize) = (889, 2359);
+        let n = r * c;
+        let bytes: Vec<u8> = (0..n.div_ceil(2)).map(|i| (i * 37 + 5) as u8).collect();
+        let x = AnyArray::of_bytes(DType::Int4, &[n], bytes.clone()).unwrap().on();
+        let m = AnyArray::of_bytes(DType::Int4, &[r, c], bytes).unwrap().on();
+        let t = m.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
+        let small: Vec<i8> = (0..n).map(|i| (i % 16) as i8 - 8).collect();
+        let s: AnyArray = Array::<i8>::of_array(&[n], &small).unwrap().into();
+        let s = s.on();
+        type Kernel<'a> = Box<dyn Fn() -> AnyArray + 'a>;
+        let kernels: [(&str, Kernel); 4] = [
+            ("cast into int4", Box::new(|| s.cast(DType::Int4).unwrap())),
+            ("cast into uint4", Box::new(|| s.cast(DType::Uint4).unwrap())),
+            ("add", Box::new(|| add(&x, &x).unwrap())),
+            ("transposed copy", Box::new(|| t.copy().unwrap())),
+        ];
+        for (name, kernel) in kernels {
+            for _ in 0..3 {
+                let dirty = AnyArray::create(&dut(), DType::Int4, &[n]).unwrap();
+                nxrig::rig::Buffer::fill(dirty.buffer(), 0xff).unwrap();
+                drop(dirty);
+                let out = kernel();
+                let last = *out.to_bytes().unwrap().last().unwrap();
+                assert_eq!(last >> 4, 0, "{name}: the padding nibble");
+            }
+        }
+    }
+}

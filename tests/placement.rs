@@ -435,8 +435,9 @@ on_every_device! {
 on_every_device! {
     /// Large strided copies (cut into bands on several threads natively) keep every
     /// element in place: transposed and flipped views of 1.5 M elements of four widths
-    /// (4-bit ones in tiles of nibbles; an odd row length puts bands' edges inside
-    /// bytes), against a walk of the source's bits.
+    /// copied, and the arrays transferred into transposed views (4-bit ones in tiles
+    /// of nibbles; an odd row length puts bands' edges inside bytes), against a walk of
+    /// the source's bits.
     fn large_strided_copies_keep_every_element() {
         for (d, r, c) in [
             (DType::Uint16, 1024, 1536),
@@ -460,6 +461,12 @@ on_every_device! {
                 .map(|k| bits[(k % r) * c + k / r] & mask)
                 .collect();
             assert!(got == want, "{d} transposed");
+            // The same elements by a transfer into a transposed view of a fresh array
+            // (cut into bands along the view's last axis, its largest stride).
+            let fresh = AnyArray::create(&dut(), d, &[c, r]).unwrap();
+            let view = fresh.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
+            AnyArray::transfer(&a, &view).unwrap();
+            assert!(fresh.to_bits_vec().unwrap() == want, "{d} into a transposed view");
             let f = a.move_(&Move::Flip(vec![0, 1])).unwrap().unwrap();
             let got = f.copy().unwrap().to_bits_vec().unwrap();
             let want: Vec<u128> = bits.iter().rev().map(|b| b & mask).collect();

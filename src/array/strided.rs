@@ -43,9 +43,10 @@ pub(crate) fn tiles_pay(src: &Layout, dst: &Layout) -> bool {
         && (src.strides()[r - 2].abs() == 1 || dst.strides()[r - 2].abs() == 1)
 }
 
-/// [`copy`], on rayon's pool where `dst` is C-contiguous and large (natively): the
-/// rows of `dst`'s first axis are cut into bands, one a thread, each band its own
-/// bytes of `d` and its own part of `src` (for nibbles, bands start on a byte).
+/// [`copy`], on rayon's pool where `dst` is dense and large (natively): the axis of
+/// `dst`'s largest stride is cut into bands, one a thread, each band its own run of
+/// `d`'s bytes and its own part of `src` (for nibbles, bands start on a byte). A
+/// C-contiguous `dst` is cut along its first axis, a transposed one along its last.
 ///
 /// # Panics
 /// As [`copy`].
@@ -56,33 +57,53 @@ pub(crate) fn copy_threads(w: Width, s: &[u8], src: &Layout, d: &mut [u8], dst: 
         let n = dst.numel();
         let threads = rayon::current_num_threads();
         let aligned = w != Width::Nibble || dst.offset() % 2 == 0;
-        if n >= PARALLEL_MIN && threads > 1 && dst.is_contiguous() && dst.rank() > 0 && aligned {
-            let rows = dst.shape()[0];
-            let per_row = n / rows.max(1);
+        let axis = band_axis(dst);
+        if let (Some(k), true) = (axis, n >= PARALLEL_MIN && threads > 1 && aligned) {
+            let rows = dst.shape()[k];
+            // Dense: the elements of one index of axis `k` are `stride` in a run.
+            let per_row = dst.strides()[k] as usize;
             let mut band = rows.div_ceil(threads).max(1);
             if w == Width::Nibble && per_row % 2 == 1 {
                 band += band % 2;
             }
-            let rest = &dst.shape()[1..];
             let start = w.bytes(dst.offset());
             d[start..start + w.bytes(n)]
                 .par_chunks_mut(w.bytes(band * per_row))
                 .enumerate()
                 .for_each(|(i, chunk)| {
                     let r0 = i * band;
-                    let r = band.min(rows - r0);
-                    let shape: Vec<usize> =
-                        std::iter::once(r).chain(rest.iter().copied()).collect();
-                    let first = src.offset() as isize + r0 as isize * src.strides()[0];
+                    let mut shape = dst.shape().to_vec();
+                    shape[k] = band.min(rows - r0);
+                    let first = src.offset() as isize + r0 as isize * src.strides()[k];
                     let from = Layout::new(&shape, src.strides(), first as usize)
                         .expect("a band of a valid layout");
-                    let to = Layout::contiguous(&shape).expect("a band of a valid layout");
+                    let to =
+                        Layout::new(&shape, dst.strides(), 0).expect("a band of a valid layout");
                     copy(w, s, &from, chunk, &to);
                 });
             return;
         }
     }
     copy(w, s, src, d, dst);
+}
+
+/// The axis along which [`copy_threads`] cuts `dst` into bands: where `dst` is dense
+/// (its axes in some order C-contiguous, every stride positive), the axis of its
+/// largest stride, whose every index then holds its own run of `dst`'s elements.
+/// `None` where `dst` is not dense or has no axis longer than 1.
+#[cfg(not(target_arch = "wasm32"))]
+fn band_axis(dst: &Layout) -> Option<usize> {
+    let (shape, strides) = (dst.shape(), dst.strides());
+    let mut axes: Vec<usize> = (0..shape.len()).filter(|&k| shape[k] > 1).collect();
+    axes.sort_by_key(|&k| std::cmp::Reverse(strides[k]));
+    let mut run = 1isize;
+    for &k in axes.iter().rev() {
+        if strides[k] != run {
+            return None;
+        }
+        run *= shape[k] as isize;
+    }
+    axes.first().copied()
 }
 
 /// Copies the elements of `src` (over `s`'s bytes) into `dst` (over `d`'s bytes), of
