@@ -57,8 +57,8 @@ pub(crate) fn copy_threads(w: Width, s: &[u8], src: &Layout, d: &mut [u8], dst: 
         let n = dst.numel();
         let threads = rayon::current_num_threads();
         let aligned = w != Width::Nibble || dst.offset() % 2 == 0;
-        let axis = band_axis(dst);
-        if let (Some(k), true) = (axis, n >= PARALLEL_MIN && threads > 1 && aligned) {
+        let large = n >= PARALLEL_MIN && threads > 1 && aligned;
+        if let Some(k) = large.then(|| band_axis(dst)).flatten() {
             let rows = dst.shape()[k];
             // Dense: the elements of one index of axis `k` are `stride` in a run.
             let per_row = dst.strides()[k] as usize;

@@ -17,7 +17,7 @@ mod io;
 mod kinds;
 mod sum;
 
-pub(crate) use io::pack_nibbles;
+use io::pack_nibbles;
 pub(crate) mod tier;
 
 pub(crate) use sum::{adder, Operand};
