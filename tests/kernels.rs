@@ -395,3 +395,132 @@ on_every_device! {
         }
     }
 }
+
+/// `x + y` of one float part of `w` bits (32 or 64) by the README's NaN rule, from
+/// native arithmetic: a NaN operand gives that NaN quieted (its sign and payload kept;
+/// `x`'s first), infinities of opposite signs the positive quiet NaN.
+fn part_sum(w: u32, a: u64, b: u64) -> u64 {
+    if w == 32 {
+        let (x, y) = (f32::from_bits(a as u32), f32::from_bits(b as u32));
+        let r = x + y;
+        let bits = match () {
+            _ if x.is_nan() => a as u32 | 0x0040_0000,
+            _ if y.is_nan() => b as u32 | 0x0040_0000,
+            _ if r.is_nan() => 0x7fc0_0000,
+            _ => r.to_bits(),
+        };
+        bits as u64
+    } else {
+        let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+        let r = x + y;
+        match () {
+            _ if x.is_nan() => a | 0x0008_0000_0000_0000,
+            _ if y.is_nan() => b | 0x0008_0000_0000_0000,
+            _ if r.is_nan() => 0x7ff8_0000_0000_0000,
+            _ => r.to_bits(),
+        }
+    }
+}
+
+/// Bits of a normal float part of `w` bits, varied by `i`, either sign, magnitudes
+/// from 2^-60 to 2^90.
+fn part_normal(w: u32, i: usize) -> u64 {
+    let i = i as u64;
+    let (m, e) = if w == 32 { (23, 8) } else { (52, 11) };
+    let bias = (1u64 << (e - 1)) - 1;
+    let exponent = bias - 60 + (i * 7919) % 150;
+    ((i & 1) << (w - 1)) | (exponent << m) | ((i.wrapping_mul(2_654_435_761)) & ((1 << m) - 1))
+}
+
+on_every_device! {
+    /// Float sums over runs long enough for every part of the contiguous loops (their
+    /// vectors, the stretches they check for NaNs at once, and the tail past them),
+    /// each holding the README's NaN rule: NaN operands (signalling, negative, with
+    /// payloads, in `x`, in `y`, in both) and infinities of opposite signs planted at
+    /// the first and last elements, at vector and stretch edges, and in the tail, one
+    /// kind at a time and all at once; infinities that give no NaN, and finite sums
+    /// that overflow. Contiguous from the start of the buffer, one element in, and in
+    /// place. The oracle is native arithmetic with the rule applied element by element.
+    fn float_sums_keep_the_nan_rule_over_long_runs() {
+        let n = 3 * 4096 + 21;
+        let edges = [0, 1, 15, 16, 17, 63, 64, 4095, 4096, 4097, 8191, 8192, n - 21, n - 2, n - 1];
+        for d in [DType::Float32, DType::Float64, DType::Complex64, DType::Complex128] {
+            let w: u32 = if matches!(d, DType::Float32 | DType::Complex64) { 32 } else { 64 };
+            let parts = if d.class() == Class::Complex { 2 } else { 1 };
+            let sign = 1u64 << (w - 1);
+            let exp = if w == 32 { 0xffu64 << 23 } else { 0x7ffu64 << 52 };
+            let quiet = if w == 32 { 1u64 << 22 } else { 1u64 << 51 };
+            let big = exp - (1u64 << if w == 32 { 23 } else { 52 }); // the largest finite
+            // (x, y) pairs of parts: (name, pairs planted at the edges).
+            let specials: [(&str, u64, u64); 8] = [
+                ("signalling NaN in x", exp | 5, 0),
+                ("negative quiet NaN in y", 0, sign | exp | quiet | 9),
+                ("NaNs in both (x's kept)", exp | 3, sign | exp | quiet),
+                ("inf + -inf", exp, sign | exp),
+                ("-inf + inf", sign | exp, exp),
+                ("inf + inf (no NaN)", exp, exp),
+                ("-inf + a finite (no NaN)", sign | exp, 1 << 20),
+                ("finite sums that overflow (no NaN)", big, big - 1),
+            ];
+            let mut cases: Vec<(String, Vec<(u64, u64)>)> = Vec::new();
+            let clean: Vec<(u64, u64)> = (0..n * parts)
+                .map(|i| (part_normal(w, i), part_normal(w, i * 31 + 7)))
+                .collect();
+            cases.push(("normal operands only".into(), clean.clone()));
+            let mut all = clean.clone();
+            for (k, &(name, a, b)) in specials.iter().enumerate() {
+                let mut one = clean.clone();
+                for (j, &e) in edges.iter().enumerate() {
+                    // Each part of a complex element in turn.
+                    let p = e * parts + (j % parts);
+                    one[p] = (a, b);
+                    all[(e * parts + k % parts + j) % (n * parts)] = (a, b);
+                }
+                cases.push((name.into(), one));
+                // Alone in the tail, and alone mid-stretch.
+                for at in [n - 3, 5000] {
+                    let mut one = clean.clone();
+                    one[at * parts] = (a, b);
+                    cases.push((format!("{name} alone at {at}"), one));
+                }
+            }
+            cases.push(("all of them".into(), all));
+            let element = |ps: &[u64]| ps.iter().enumerate().fold(0u128, |e, (k, &p)| e | (p as u128) << (k as u32 * w));
+            for (name, pairs) in &cases {
+                let xs: Vec<u128> = pairs.chunks(parts).map(|c| element(&c.iter().map(|p| p.0).collect::<Vec<_>>())).collect();
+                let ys: Vec<u128> = pairs.chunks(parts).map(|c| element(&c.iter().map(|p| p.1).collect::<Vec<_>>())).collect();
+                let want: Vec<u128> = pairs
+                    .chunks(parts)
+                    .map(|c| element(&c.iter().map(|&(a, b)| part_sum(w, a, b)).collect::<Vec<_>>()))
+                    .collect();
+                let x = array(d, &[n], &xs);
+                let y = array(d, &[n], &ys);
+                let check = |form: &str, got: Vec<u128>| {
+                    let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+                    if let Some(&i) = bad.first() {
+                        panic!(
+                            "{d} {name} ({form}): {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
+                            bad.len(), xs[i], ys[i], got[i], want[i]
+                        );
+                    }
+                };
+                check("contiguous", add(&x, &y).unwrap().to_bits_vec().unwrap());
+                // One element in: each operand and the output a view at an offset.
+                let inward = |v: &[u128]| {
+                    let mut b = vec![0u128];
+                    b.extend_from_slice(v);
+                    array(d, &[n + 1], &b)
+                        .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
+                        .unwrap()
+                        .unwrap()
+                };
+                let out = inward(&vec![0; n]);
+                add_into(&out, &inward(&xs), &inward(&ys)).unwrap();
+                check("one element in", out.to_bits_vec().unwrap());
+                let x2 = x.copy().unwrap();
+                add_into(&x2, &x2, &y).unwrap();
+                check("in place", x2.to_bits_vec().unwrap());
+            }
+        }
+    }
+}

@@ -16,6 +16,11 @@ function mb(bytes) {
   return (bytes / 1e6).toFixed(bytes < 1e6 ? 3 : 1) + ' MB';
 }
 
+/** A rate in MB/s with two significant digits below 100 (a small file's 0.41, not 0). */
+function rateText(mbPerS) {
+  return mbPerS >= 100 ? mbPerS.toFixed(0) : mbPerS.toPrecision(2);
+}
+
 function row(cells) {
   const tr = document.createElement('tr');
   for (const [text, num] of cells) {
@@ -144,7 +149,7 @@ async function convert() {
       converted += 1;
       tr.cells[4].textContent = dtype;
       tr.cells[5].textContent = err.toExponential(2);
-      tr.cells[6].textContent = rate.toFixed(0);
+      tr.cells[6].textContent = rateText(rate);
     }
     done += a.byteLength;
     a.free();
@@ -162,7 +167,7 @@ async function convert() {
   link.hidden = false;
   const wall = (performance.now() - started) / 1e3;
   $('summary').textContent = `${converted} tensors converted to ${dtype} on ${device.name} in ${wall.toFixed(2)} s ` +
-    `(${(total / 1e6 / seconds).toFixed(0)} MB/s in the conversions); ${mb(total)} in, ${mb(bytes.length)} out.`;
+    `(${rateText(total / 1e6 / seconds)} MB/s in the conversions); ${mb(total)} in, ${mb(bytes.length)} out.`;
   say(`Done: ${state.name} into ${dtype}.`);
   $('plots').hidden = false;
   barChart($('errors'), errors, 'relative RMS error, one bar a converted tensor', true);

@@ -16,6 +16,8 @@ mod encode;
 mod io;
 mod kinds;
 mod sum;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_sum;
 
 use io::pack_nibbles;
 pub(crate) mod tier;

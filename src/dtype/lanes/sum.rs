@@ -11,7 +11,7 @@ use super::{at, Lane, BLOCK};
 use crate::dtype::DType;
 
 /// A lane that adds.
-pub(crate) trait Sum: Lane {
+pub(crate) trait Sum: Lane + Sized {
     /// `a + b`, as `add` defines it.
     fn add(a: Self::T, b: Self::T) -> Self::T;
     /// `a + b` as the hardware gives it: equal to [`Sum::add`] wherever the result is
@@ -19,6 +19,12 @@ pub(crate) trait Sum: Lane {
     #[inline(always)]
     fn plain(a: Self::T, b: Self::T) -> Self::T {
         Self::add(a, b)
+    }
+    /// [`Sum::plain`] of each element of `xs` and `ys` (one length) into `o`;
+    /// whether any was [`Sum::unruly`].
+    #[inline(always)]
+    fn plain_run(o: &mut [Self::T], xs: &[Self::T], ys: &[Self::T]) -> bool {
+        plain::<Self>(o, xs, ys)
     }
     /// Whether a plain sum may differ from [`Sum::add`] (a NaN, whose bits `add`
     /// fixes up).
@@ -89,7 +95,7 @@ sum!(Float8E5m2, |a, b| to_e5m2(add32(
 /// A float lane whose plain sum is the hardware's, fixed up only in the rare blocks
 /// that hold a NaN.
 macro_rules! float_sum {
-    ($lane:ident, $full:ident, $nan:expr) => {
+    ($lane:ident, $full:ident, $nan:expr, $wasm:ident) => {
         impl Sum for super::$lane {
             #[inline(always)]
             fn add(a: Self::T, b: Self::T) -> Self::T {
@@ -103,12 +109,17 @@ macro_rules! float_sum {
             fn unruly(r: Self::T) -> bool {
                 $nan(r)
             }
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            #[inline(always)]
+            fn plain_run(o: &mut [Self::T], xs: &[Self::T], ys: &[Self::T]) -> bool {
+                super::wasm_sum::$wasm(o, xs, ys)
+            }
         }
     };
 }
 
-float_sum!(Float32, add32, |r: f32| r.is_nan());
-float_sum!(Float64, add64, |r: f64| r.is_nan());
+float_sum!(Float32, add32, |r: f32| r.is_nan(), f32s);
+float_sum!(Float64, add64, |r: f64| r.is_nan(), f64s);
 sum!(Int4, |a, b| (a.wrapping_add(b) << 4) >> 4);
 sum!(Uint4, |a, b| a.wrapping_add(b) & 15);
 sum!(Int8, |a, b| a.wrapping_add(b));
@@ -148,6 +159,30 @@ fn load<L: Lane>(o: At<'_>, out: &[u8], done: usize, buf: &mut [L::T]) {
     L::load(bytes, at(pos, stride, done), stride, buf);
 }
 
+/// Elements of a contiguous sum checked for NaNs at once: one [`BLOCK`] natively,
+/// where a stretch with a NaN is summed again whole; 16 blocks in wasm, where a check
+/// and a call of [`Sum::plain_run`] every block slowed the float32 add by about 4%
+/// (16 M elements in Node), and a stretch with a NaN is summed again only in its
+/// blocks whose sums hold one (a stretch of 16 natively was up to a fifth slower on
+/// the benchmark's arrays, a NaN every 1,000 elements).
+const STRETCH: usize = if cfg!(target_arch = "wasm32") {
+    16 * BLOCK
+} else {
+    BLOCK
+};
+
+/// Plain sums of `xs` and `ys` into `o` (one length); whether any was
+/// [`Sum::unruly`].
+#[inline(always)]
+fn plain<L: Sum>(o: &mut [L::T], xs: &[L::T], ys: &[L::T]) -> bool {
+    let mut unruly = false;
+    for ((o, &a), &b) in o.iter_mut().zip(xs).zip(ys) {
+        *o = L::plain(a, b);
+        unruly |= L::unruly(*o);
+    }
+    unruly
+}
+
 /// Adds `n` elements of lane `L`: straight over typed slices where all three runs are
 /// contiguous, whole bytes, aligned and apart; otherwise in blocks (an operand that
 /// is the output is read a block before that block is written).
@@ -160,21 +195,28 @@ fn add_body<L: Sum>(x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: 
             let xv = bytemuck::try_cast_slice::<u8, L::T>(&xb[xp * w..(xp + n) * w]);
             let yv = bytemuck::try_cast_slice::<u8, L::T>(&yb[yp * w..(yp + n) * w]);
             if let (Ok(dv), Ok(xv), Ok(yv)) = (dv, xv, yv) {
-                // Plain sums a block at a time; a block with a NaN is summed again in
-                // full (for integers `unruly` is false and the second loop goes).
+                // Plain sums a stretch at a time (checked for NaNs once a stretch:
+                // few checks to slow the loop); in a stretch with a NaN, the blocks
+                // whose sums hold one are summed again in full (for integers
+                // `unruly` is false and all of this goes).
                 for ((o, xs), ys) in dv
-                    .chunks_mut(BLOCK)
-                    .zip(xv.chunks(BLOCK))
-                    .zip(yv.chunks(BLOCK))
+                    .chunks_mut(STRETCH)
+                    .zip(xv.chunks(STRETCH))
+                    .zip(yv.chunks(STRETCH))
                 {
-                    let mut unruly = false;
-                    for ((o, &a), &b) in o.iter_mut().zip(xs).zip(ys) {
-                        *o = L::plain(a, b);
-                        unruly |= L::unruly(*o);
+                    if !L::plain_run(o, xs, ys) {
+                        continue;
                     }
-                    if unruly {
-                        for ((o, &a), &b) in o.iter_mut().zip(xs).zip(ys) {
-                            *o = L::add(a, b);
+                    // Only the blocks whose sums hold a NaN are summed again.
+                    for ((o, xs), ys) in o
+                        .chunks_mut(BLOCK)
+                        .zip(xs.chunks(BLOCK))
+                        .zip(ys.chunks(BLOCK))
+                    {
+                        if STRETCH == BLOCK || o.iter().fold(false, |u, &r| u | L::unruly(r)) {
+                            for ((o, &a), &b) in o.iter_mut().zip(xs).zip(ys) {
+                                *o = L::add(a, b);
+                            }
                         }
                     }
                 }
