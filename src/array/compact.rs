@@ -112,20 +112,18 @@ impl Compact {
         AnyArray::v(d, self.layout, buffer)
     }
 
-    /// The array of dtype `d` over a fresh buffer on `host`, a device the host
-    /// addresses, holding `bytes` (these bytes, read back by the caller).
+    /// The array of dtype `d` on `host`, a device the host addresses, over `bytes`
+    /// (these bytes, read back by the caller), adopted without a copy.
     ///
     /// # Errors
-    /// What [`Buffer::create`] and [`Buffer::write_bytes`] return.
+    /// What [`AnyArray::v`] returns.
     pub(crate) fn on_host(
         self,
         d: crate::DType,
         host: &Rig,
-        bytes: &[u8],
+        bytes: Vec<u8>,
     ) -> Result<AnyArray, Error> {
-        let b = Buffer::create_to_fill(host, bytes.len(), Kind::Device)?;
-        b.write_bytes(0, bytes)?;
-        AnyArray::v(d, self.layout, b)
+        AnyArray::v(d, self.layout, Buffer::adopting(host, bytes))
     }
 }
 

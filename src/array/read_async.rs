@@ -47,7 +47,7 @@ impl AnyArray {
             None => c.place(self.dtype, &on),
             Some(b) => {
                 let bytes = b.read_async().await.map_err(|e| rename(e, OP))?;
-                c.on_host(self.dtype, &on, &bytes)
+                c.on_host(self.dtype, &on, bytes)
             }
         }?;
         if on == *rig {

@@ -84,7 +84,12 @@ impl Buffer {
     /// nxrig owns the `Vec` from now on, so the memory stays inside the claims.
     /// Seed: `Rig.Buffer.of_bigarray`.
     pub fn of_vec<T: bytemuck::Pod + Send + Sync>(v: Vec<T>) -> Buffer {
-        Buffer::spanning(Memory::of_vec(&Rig::host(), v))
+        Buffer::adopting(&Rig::host(), v)
+    }
+
+    /// [`Buffer::of_vec`] on `rig`, a device whose memory the host addresses.
+    pub(crate) fn adopting<T: bytemuck::Pod + Send + Sync>(rig: &Rig, v: Vec<T>) -> Buffer {
+        Buffer::spanning(Memory::of_vec(rig, v))
     }
 
     /// The bytes `owner` dereferences to (a static slice, a memory map, shared bytes)
