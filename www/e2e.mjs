@@ -177,6 +177,32 @@ async function convertCheckpoint(page) {
   console.log(`screenshot: ${join(out, 'demo.png')}`);
 }
 
+/** The page's inputs are disabled until nxrig is ready (a click while the
+ * WebAssembly loads once did nothing), then the sample loads: the `.wasm` held back
+ * 1.5 s so that the loading is seen. */
+async function inputsWaitForReady(b, url) {
+  step('the inputs wait for nxrig, then the sample loads');
+  const page = await b.newPage();
+  try {
+    await page.route('**/*.wasm', async (route) => {
+      await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await page.goto(`${url}/index.html`);
+    assert.equal(await page.evaluate(() => window.nxrigReady === true), false, 'still loading');
+    assert.equal(await page.isDisabled('#sample'), true, 'the sample button while loading');
+    assert.equal(await page.isDisabled('#file'), true, 'the file input while loading');
+    await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+    assert.equal(await page.isDisabled('#sample'), false);
+    assert.equal(await page.isDisabled('#file'), false);
+    await page.click('#sample');
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 0, null, { timeout: 60000 });
+    assert.equal(await page.isDisabled('#convert'), false, 'the sample is ready to convert');
+  } finally {
+    await page.close();
+  }
+}
+
 async function main() {
   const [url, server] = await serve(join(root, 'www'));
   const b = await browser();
@@ -185,6 +211,7 @@ async function main() {
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     await page.goto(`${url}/index.html`);
     await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+    await inputsWaitForReady(b, url);
     await cases(page);
     await conventions(page);
     await messages(page);

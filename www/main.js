@@ -203,6 +203,10 @@ async function main() {
     say(`The conversion failed: ${e.message}`, true);
     $('convert').disabled = false;
   }));
+  // The inputs stay disabled until their handlers are here: a click while the
+  // WebAssembly loads would otherwise do nothing.
+  $('file').disabled = false;
+  $('sample').disabled = false;
   window.nxrigReady = true;
 }
 
