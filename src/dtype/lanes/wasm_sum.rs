@@ -28,9 +28,7 @@ macro_rules! plain {
             for _ in 0..steps {
                 // SAFETY: each step reads and writes the next 4 L elements of its
                 // slice, inside it (`steps` of them fit); loads and stores of v128 take
-                // any alignment; `o` is apart from `xs` and `ys` (a `&mut`). The
-                // pointers move on, so that each access is a pointer and a constant
-                // offset (which wasm loads and stores take as their immediate).
+                // any alignment; `o` is apart from `xs` and `ys` (a `&mut`).
                 unsafe {
                     let v = |p: *const $t, k: usize| v128_load(p.add(k * L).cast());
                     let r0 = $add(v(xp, 0), v(yp, 0));
