@@ -178,8 +178,9 @@ async function convertCheckpoint(page) {
 }
 
 /** The page's inputs are disabled until nxrig is ready (a click while the
- * WebAssembly loads once did nothing), then the sample loads: the `.wasm` held back
- * 1.5 s so that the loading is seen. */
+ * WebAssembly loads once did nothing) and a file dropped meanwhile is refused with a
+ * word; then the sample loads: the `.wasm` held back 1.5 s so that the loading is
+ * seen. */
 async function inputsWaitForReady(b, url) {
   step('the inputs wait for nxrig, then the sample loads');
   const page = await b.newPage();
@@ -192,6 +193,13 @@ async function inputsWaitForReady(b, url) {
     assert.equal(await page.evaluate(() => window.nxrigReady === true), false, 'still loading');
     assert.equal(await page.isDisabled('#sample'), true, 'the sample button while loading');
     assert.equal(await page.isDisabled('#file'), true, 'the file input while loading');
+    const dropped = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(8)], 'early.safetensors'));
+      return dt;
+    });
+    await page.dispatchEvent('#drop', 'drop', { dataTransfer: dropped });
+    assert.match(await page.textContent('#status'), /still loading/, 'a file dropped while loading');
     await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
     assert.equal(await page.isDisabled('#sample'), false);
     assert.equal(await page.isDisabled('#file'), false);

@@ -177,6 +177,16 @@ async function convert() {
 }
 
 async function main() {
+  // A file dropped while nxrig loads is refused with a word, not opened by the browser.
+  const drop = $('drop');
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    if (!window.nxrigReady) say('nxrig is still loading: drop the file again in a moment.');
+    else if (e.dataTransfer.files[0]) loadFile(e.dataTransfer.files[0]);
+  });
   await init();
   window.nxrig = nxrig;
   if (!navigator.gpu) {
@@ -187,14 +197,6 @@ async function main() {
     say(`nxrig ${nxrig.version()} is ready. Pick a file, or use the sample.`);
   }
   $('file').addEventListener('change', (e) => e.target.files[0] && loadFile(e.target.files[0]));
-  const drop = $('drop');
-  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
-  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-  drop.addEventListener('drop', (e) => {
-    e.preventDefault();
-    drop.classList.remove('over');
-    if (e.dataTransfer.files[0]) loadFile(e.dataTransfer.files[0]);
-  });
   $('sample').addEventListener('click', async () => {
     const r = await fetch('sample.safetensors');
     load(await r.arrayBuffer(), 'sample.safetensors');
