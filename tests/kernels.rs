@@ -42,10 +42,11 @@ fn f8_nearest(x: f64, e4m3: bool) -> u8 {
     if x.is_nan() {
         return if e4m3 { 0x7f } else { 0x7e };
     }
-    // Past the midpoint beyond the largest value (448, 57344), whose pattern is odd:
-    // the tie goes to the next, even, pattern, which is NaN or infinity.
+    // Past the midpoint beyond the largest value (448, 57344): NaN or infinity. On
+    // the midpoint, the tie goes to the even pattern: e4m3's 448 (0x7e, ml_dtypes
+    // agrees), e5m2's infinity (57344 is 0x7b, odd).
     let limit = if e4m3 { 464.0 } else { 61440.0 };
-    if x.abs() >= limit {
+    if x.abs() > limit || (x.abs() == limit && !e4m3) {
         let sign = if x < 0.0 { 0x80 } else { 0 };
         return sign | if e4m3 { 0x7f } else { 0x7c };
     }
@@ -517,6 +518,121 @@ on_every_device! {
                 let out = inward(&vec![0; n]);
                 add_into(&out, &inward(&xs), &inward(&ys)).unwrap();
                 check("one element in", out.to_bits_vec().unwrap());
+                let x2 = x.copy().unwrap();
+                add_into(&x2, &x2, &y).unwrap();
+                check("in place", x2.to_bits_vec().unwrap());
+            }
+        }
+    }
+}
+
+/// Bits `0..2^bits` spread over the whole range (a 64-bit mix of `i`), the top ones
+/// often set, so that sums wrap.
+fn spread(bits: u32, i: usize) -> u128 {
+    let mut z = (i as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    ((z ^ (z >> 31)) as u128) % (1u128 << bits)
+}
+
+on_every_device! {
+    fn integer_sums_wrap_over_long_runs() {
+        // Three stretches of the wasm loop and a tail: every step of its four vectors,
+        // and the tail's element-by-element sums.
+        let n = 3 * 4096 + 21;
+        for d in DType::ALL.into_iter().filter(|d| matches!(d.class(), Class::Signed | Class::Unsigned)) {
+            let xs: Vec<u128> = (0..n).map(|i| spread(d.bits(), i)).collect();
+            let ys: Vec<u128> = (0..n).map(|i| spread(d.bits(), i + n)).collect();
+            let want: Vec<u128> = xs.iter().zip(&ys).map(|(a, b)| (a + b) % (1u128 << d.bits())).collect();
+            let check = |form: &str, got: Vec<u128>| {
+                let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+                if let Some(&i) = bad.first() {
+                    panic!(
+                        "{d} ({form}): {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
+                        bad.len(), xs[i], ys[i], got[i], want[i]
+                    );
+                }
+            };
+            let (x, y) = (array(d, &[n], &xs), array(d, &[n], &ys));
+            check("contiguous", add(&x, &y).unwrap().to_bits_vec().unwrap());
+            // Each operand and the output a view one element in.
+            let inward = |v: &[u128]| {
+                let mut b = vec![0u128];
+                b.extend_from_slice(v);
+                array(d, &[n + 1], &b)
+                    .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
+                    .unwrap()
+                    .unwrap()
+            };
+            let out = inward(&vec![0; n]);
+            add_into(&out, &inward(&xs), &inward(&ys)).unwrap();
+            check("one element in", out.to_bits_vec().unwrap());
+            let x2 = x.copy().unwrap();
+            add_into(&x2, &x2, &y).unwrap();
+            check("in place", x2.to_bits_vec().unwrap());
+        }
+    }
+}
+
+on_every_device! {
+    /// The narrow floats' sums over long runs: operands of every finite pattern
+    /// (against the oracle's one rounding), and the README's NaN rule on NaNs and
+    /// infinities planted at the edges of the loops' blocks, vectors and stretches.
+    fn narrow_float_sums_keep_the_nan_rule_over_long_runs() {
+        let n = 3 * 4096 + 21;
+        let edges = [0, 1, 15, 16, 17, 63, 64, 255, 256, 4095, 4096, 4097, 8192, n - 2, n - 1];
+        // (dtype, its exponent bits, the quiet bit, the sign bit, a finite 1.0)
+        let formats = [
+            (DType::Float16, 0x7c00u128, 0x0200u128, 0x8000u128, 0x3c00u128),
+            (DType::Bfloat16, 0x7f80, 0x0040, 0x8000, 0x3f80),
+            (DType::Float8E5m2, 0x7c, 0x02, 0x80, 0x3c),
+            (DType::Float8E4m3, 0x78, 0, 0x80, 0x38),
+        ];
+        for (d, exp, quiet, sign, one) in formats {
+            let e4m3 = d == DType::Float8E4m3;
+            // NaN patterns: e4m3fn has only all ones; the others any payload.
+            let (snan, nnan) = if e4m3 { (0x7f, 0xff) } else { (exp | (5 & (quiet - 1)), sign | exp | quiet | 1) };
+            let is_special = |b: u128| if e4m3 { b & 0x7f == 0x7f } else { b & exp == exp };
+            let finite = |i: usize| {
+                let b = spread(d.bits(), i);
+                if is_special(b) { b & !(exp & (exp >> 1)) } else { b }
+            };
+            let mut specials: Vec<(&str, u128, u128, u128)> = vec![
+                ("NaN in x", snan, one, snan | quiet),
+                ("negative NaN in y", one, nnan, nnan | quiet),
+                ("NaNs in both (x's kept)", snan, nnan, snan | quiet),
+            ];
+            if !e4m3 {
+                specials.push(("inf + -inf", exp, sign | exp, exp | quiet));
+                specials.push(("-inf + inf", sign | exp, exp, exp | quiet));
+                specials.push(("inf + 1 (no NaN)", exp, one, exp));
+            }
+            let xs0: Vec<u128> = (0..n).map(finite).collect();
+            let ys0: Vec<u128> = (0..n).map(|i| finite(i + n)).collect();
+            let want0: Vec<u128> = xs0.iter().zip(&ys0).map(|(&a, &b)| oracle(d, a, b)).collect();
+            let mut cases = vec![("finite operands only".to_owned(), xs0.clone(), ys0.clone(), want0.clone())];
+            for &(name, a, b, w) in &specials {
+                let (mut xs, mut ys, mut want) = (xs0.clone(), ys0.clone(), want0.clone());
+                for &e in &edges {
+                    (xs[e], ys[e], want[e]) = (a, b, w);
+                }
+                cases.push((name.to_owned(), xs, ys, want));
+                let (mut xs, mut ys, mut want) = (xs0.clone(), ys0.clone(), want0.clone());
+                (xs[5000], ys[5000], want[5000]) = (a, b, w);
+                cases.push((format!("{name} alone mid-stretch"), xs, ys, want));
+            }
+            for (name, xs, ys, want) in &cases {
+                let check = |form: &str, got: Vec<u128>| {
+                    let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+                    if let Some(&i) = bad.first() {
+                        panic!(
+                            "{d} {name} ({form}): {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
+                            bad.len(), xs[i], ys[i], got[i], want[i]
+                        );
+                    }
+                };
+                let (x, y) = (array(d, &[n], xs), array(d, &[n], ys));
+                check("contiguous", add(&x, &y).unwrap().to_bits_vec().unwrap());
                 let x2 = x.copy().unwrap();
                 add_into(&x2, &x2, &y).unwrap();
                 check("in place", x2.to_bits_vec().unwrap());
