@@ -4,7 +4,7 @@
 //! feature, whether this machine has CUDA's driver and NVRTC (`cfg(nx_cuda_no_driver)`,
 //! `cfg(nx_cuda_no_nvrtc)`: the CUDA tests then report themselves ignored, saying why).
 //! `cfg(nx_vectors)` marks the targets whose 128-bit vectors the transposes use
-//! (`src/array/vec128.rs`): x86_64, and wasm32 with simd128.
+//! (`src/array/vec128.rs`): x86_64, aarch64 with NEON, and wasm32 with simd128.
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
@@ -16,7 +16,11 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(nx_vectors)");
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
-    if arch == "x86_64" || (arch == "wasm32" && features.split(',').any(|f| f == "simd128")) {
+    let has = |f: &str| features.split(',').any(|g| g == f);
+    if arch == "x86_64"
+        || (arch == "aarch64" && has("neon"))
+        || (arch == "wasm32" && has("simd128"))
+    {
         println!("cargo:rustc-cfg=nx_vectors");
     }
     if !target.starts_with("wasm32") {

@@ -8,9 +8,12 @@ cd "$(dirname "$0")/.."
 say() { printf '[setup] %s\n' "$*" >&2; }
 
 # Debian packages: the Vulkan loader and Mesa's lavapipe (native wgpu), Chromium and its
-# driver (browser tests), binaryen (wasm-opt for wasm-pack build), a C compiler (cc crate).
+# driver (browser tests), binaryen (wasm-opt for wasm-pack build), a C compiler (cc crate);
+# for the host's tests on Arm (aarch64, NEON): a cross C compiler and linker with its C
+# library, and qemu-user to run them.
 need_apt=()
-for p in mesa-vulkan-drivers libvulkan1 chromium chromium-driver binaryen gcc clang llvm; do
+for p in mesa-vulkan-drivers libvulkan1 chromium chromium-driver binaryen gcc clang llvm \
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; do
   dpkg -s "$p" >/dev/null 2>&1 || need_apt+=("$p")
 done
 if ((${#need_apt[@]})); then
@@ -20,10 +23,10 @@ if ((${#need_apt[@]})); then
   apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-# Rust: the wasm target and the desktop targets CI checks (macOS on Apple silicon,
-# Windows), wasm-pack, and wasm-bindgen-cli at exactly Cargo.lock's version (wasm-pack
+# Rust: the wasm target, the desktop targets CI checks (macOS on Apple silicon,
+# Windows), Linux on Arm (whose host tests run under qemu-user), wasm-pack, and wasm-bindgen-cli at exactly Cargo.lock's version (wasm-pack
 # otherwise tries a download, which fails here).
-for t in wasm32-unknown-unknown aarch64-apple-darwin x86_64-pc-windows-msvc; do
+for t in wasm32-unknown-unknown aarch64-apple-darwin x86_64-pc-windows-msvc aarch64-unknown-linux-gnu; do
   if ! rustup target list --installed | grep -qx "$t"; then
     say "rustup target add $t"
     rustup target add "$t"

@@ -7,6 +7,9 @@
 #      the CUDA kernel sources run on the host over every vector; the GPU tests again
 #      with every type emulated (NXRIG_EMULATE=1);
 #      the library and the CLI checked for aarch64-apple-darwin and x86_64-pc-windows-msvc;
+#      the host's suites (conversion vectors, layouts, arrays, views, placement, door,
+#      kernels) built for aarch64-unknown-linux-gnu and run under qemu-user: the typed
+#      loops and the transposes' vectors in NEON;
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
 #      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
 #      converted again on the GPU (lavapipe): byte-identical to the host's file; then
@@ -47,6 +50,13 @@ CC_aarch64_apple_darwin=clang AR_aarch64_apple_darwin=llvm-ar \
 CC_x86_64_pc_windows_msvc=clang AR_x86_64_pc_windows_msvc=llvm-ar \
   CFLAGS_x86_64_pc_windows_msvc="-isystem $PWD/scripts/cross/msvc" \
   cargo check --release --target x86_64-pc-windows-msvc --lib --bins
+
+step "Arm: the host's suites built for aarch64 (NEON) and run under qemu-user (no GPU there: the GPU variants skipped)"
+CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+  CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
+  CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
+  cargo test --release --target aarch64-unknown-linux-gnu --test vectors --test layout \
+  --test arrays --test views --test placement --test door --test kernels -- --skip gpu
 
 step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes, on the host and the GPU"
 src=$(scripts/fetch-checkpoint.sh)
