@@ -469,6 +469,42 @@ fn part_sum(w: u32, a: u64, b: u64) -> u64 {
     }
 }
 
+/// `x + y` of dtype `d` (bits, one length) in three forms, each against `want`: the
+/// operands and the output contiguous; each a view one element in; in place, into a
+/// copy of `x`. A failure names `what`, the form, and the first wrong element.
+fn check_add_forms(d: DType, what: &str, xs: &[u128], ys: &[u128], want: &[u128]) {
+    let n = xs.len();
+    let check = |form: &str, got: Vec<u128>| {
+        let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+        if let Some(&i) = bad.first() {
+            panic!(
+                "{d} {what} ({form}): {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
+                bad.len(),
+                xs[i],
+                ys[i],
+                got[i],
+                want[i]
+            );
+        }
+    };
+    let (x, y) = (array(d, &[n], xs), array(d, &[n], ys));
+    check("contiguous", add(&x, &y).unwrap().to_bits_vec().unwrap());
+    let inward = |v: &[u128]| {
+        let mut b = vec![0u128];
+        b.extend_from_slice(v);
+        array(d, &[n + 1], &b)
+            .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
+            .unwrap()
+            .unwrap()
+    };
+    let out = inward(&vec![0; n]);
+    add_into(&out, &inward(xs), &inward(ys)).unwrap();
+    check("one element in", out.to_bits_vec().unwrap());
+    let x2 = x.copy().unwrap();
+    add_into(&x2, &x2, &y).unwrap();
+    check("in place", x2.to_bits_vec().unwrap());
+}
+
 /// Bits of a normal float part of `w` bits, varied by `i`, either sign, magnitudes
 /// from 2^-60 to 2^90.
 fn part_normal(w: u32, i: usize) -> u64 {
@@ -540,33 +576,7 @@ on_every_device! {
                     .chunks(parts)
                     .map(|c| element(&c.iter().map(|&(a, b)| part_sum(w, a, b)).collect::<Vec<_>>()))
                     .collect();
-                let x = array(d, &[n], &xs);
-                let y = array(d, &[n], &ys);
-                let check = |form: &str, got: Vec<u128>| {
-                    let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
-                    if let Some(&i) = bad.first() {
-                        panic!(
-                            "{d} {name} ({form}): {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
-                            bad.len(), xs[i], ys[i], got[i], want[i]
-                        );
-                    }
-                };
-                check("contiguous", add(&x, &y).unwrap().to_bits_vec().unwrap());
-                // One element in: each operand and the output a view at an offset.
-                let inward = |v: &[u128]| {
-                    let mut b = vec![0u128];
-                    b.extend_from_slice(v);
-                    array(d, &[n + 1], &b)
-                        .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
-                        .unwrap()
-                        .unwrap()
-                };
-                let out = inward(&vec![0; n]);
-                add_into(&out, &inward(&xs), &inward(&ys)).unwrap();
-                check("one element in", out.to_bits_vec().unwrap());
-                let x2 = x.copy().unwrap();
-                add_into(&x2, &x2, &y).unwrap();
-                check("in place", x2.to_bits_vec().unwrap());
+                check_add_forms(d, name, &xs, &ys, &want);
             }
         }
     }
@@ -590,32 +600,7 @@ on_every_device! {
             let xs: Vec<u128> = (0..n).map(|i| spread(d.bits(), i)).collect();
             let ys: Vec<u128> = (0..n).map(|i| spread(d.bits(), i + n)).collect();
             let want: Vec<u128> = xs.iter().zip(&ys).map(|(a, b)| (a + b) % (1u128 << d.bits())).collect();
-            let check = |form: &str, got: Vec<u128>| {
-                let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
-                if let Some(&i) = bad.first() {
-                    panic!(
-                        "{d} ({form}): {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
-                        bad.len(), xs[i], ys[i], got[i], want[i]
-                    );
-                }
-            };
-            let (x, y) = (array(d, &[n], &xs), array(d, &[n], &ys));
-            check("contiguous", add(&x, &y).unwrap().to_bits_vec().unwrap());
-            // Each operand and the output a view one element in.
-            let inward = |v: &[u128]| {
-                let mut b = vec![0u128];
-                b.extend_from_slice(v);
-                array(d, &[n + 1], &b)
-                    .move_(&Move::Slice(vec![Slice::new(Some(1), None, 1)]))
-                    .unwrap()
-                    .unwrap()
-            };
-            let out = inward(&vec![0; n]);
-            add_into(&out, &inward(&xs), &inward(&ys)).unwrap();
-            check("one element in", out.to_bits_vec().unwrap());
-            let x2 = x.copy().unwrap();
-            add_into(&x2, &x2, &y).unwrap();
-            check("in place", x2.to_bits_vec().unwrap());
+            check_add_forms(d, "", &xs, &ys, &want);
         }
     }
 }
@@ -668,20 +653,7 @@ on_every_device! {
                 cases.push((format!("{name} alone mid-stretch"), xs, ys, want));
             }
             for (name, xs, ys, want) in &cases {
-                let check = |form: &str, got: Vec<u128>| {
-                    let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
-                    if let Some(&i) = bad.first() {
-                        panic!(
-                            "{d} {name} ({form}): {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
-                            bad.len(), xs[i], ys[i], got[i], want[i]
-                        );
-                    }
-                };
-                let (x, y) = (array(d, &[n], xs), array(d, &[n], ys));
-                check("contiguous", add(&x, &y).unwrap().to_bits_vec().unwrap());
-                let x2 = x.copy().unwrap();
-                add_into(&x2, &x2, &y).unwrap();
-                check("in place", x2.to_bits_vec().unwrap());
+                check_add_forms(d, name, xs, ys, want);
             }
         }
     }
