@@ -24,8 +24,9 @@ if ((${#need_apt[@]})); then
 fi
 
 # Rust: the wasm target, the desktop targets CI checks (macOS on Apple silicon,
-# Windows), Linux on Arm (whose host tests run under qemu-user), wasm-pack, and wasm-bindgen-cli at exactly Cargo.lock's version (wasm-pack
-# otherwise tries a download, which fails here).
+# Windows), Linux on Arm (whose host tests run under qemu-user), wasm-pack, and
+# wasm-bindgen-cli at exactly Cargo.lock's version (wasm-pack otherwise tries a
+# download, which fails here).
 for t in wasm32-unknown-unknown aarch64-apple-darwin x86_64-pc-windows-msvc aarch64-unknown-linux-gnu; do
   if ! rustup target list --installed | grep -qx "$t"; then
     say "rustup target add $t"
