@@ -705,12 +705,7 @@ on_every_device! {
                     let whole = contents(&x.cast(d).unwrap());
                     let mut pieces = Vec::with_capacity(whole.len());
                     for k in (0..LONG).step_by(PIECE) {
-                        let p = part(x, k, (k + PIECE).min(LONG)).cast(d).unwrap();
-                        if d.is_sub_byte() {
-                            pieces.extend(p.to_bits_vec().unwrap());
-                        } else {
-                            pieces.extend(contents(&p));
-                        }
+                        pieces.extend(contents(&part(x, k, (k + PIECE).min(LONG)).cast(d).unwrap()));
                     }
                     if let Some(i) = (0..whole.len()).find(|&i| whole[i] != pieces[i]) {
                         panic!("{s} -> {d} ({form}): first difference at item {i} of {} (bytes; elements where sub-byte): {:#x}, one thread {:#x}", whole.len(), whole[i], pieces[i]);
