@@ -62,30 +62,21 @@ macro_rules! plain {
     };
 }
 
-// A NaN among the four makes their sum a NaN (so can infinities and overflows: then
-// only the search for NaNs is wasted).
-plain!(
-    f32s,
-    f32,
-    f32x4_add,
-    |a, b| a + b,
-    |r| {
-        let t = f32x4_add(f32x4_add(r[0], r[1]), f32x4_add(r[2], r[3]));
-        f32x4_ne(t, t)
-    },
-    f32::is_nan
-);
-plain!(
-    f64s,
-    f64,
-    f64x2_add,
-    |a, b| a + b,
-    |r| {
-        let t = f64x2_add(f64x2_add(r[0], r[1]), f64x2_add(r[2], r[3]));
-        f64x2_ne(t, t)
-    },
-    f64::is_nan
-);
+/// Float sums, checked for NaNs: a NaN among the four results makes their sum a NaN
+/// (so can infinities and overflows: then only the search for NaNs is wasted).
+macro_rules! floats {
+    ($($name:ident: $t:ty, $add:ident, $ne:ident;)*) => {
+        $(plain!($name, $t, $add, |a, b| a + b, |r| {
+            let t = $add($add(r[0], r[1]), $add(r[2], r[3]));
+            $ne(t, t)
+        }, <$t>::is_nan);)*
+    };
+}
+
+floats! {
+    f32s: f32, f32x4_add, f32x4_ne;
+    f64s: f64, f64x2_add, f64x2_ne;
+}
 
 /// No integer sum is a NaN.
 const NONE: v128 = u64x2(0, 0);
