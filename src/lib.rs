@@ -3,7 +3,7 @@
 //! Every dtype of the field on every device, views that move no element, copies that
 //! keep every bit, and claims that let a function donate an input's memory with no
 //! race. The layers, each using only those before it (`DESIGN.md`): [`dtype`],
-//! [`layout`], [`wgsl`], [`rig`], [`mod@array`], [`formats`], [`kernels`].
+//! [`layout`], [`wgsl`], [`rig`], [`mod@array`], [`kernels`], [`formats`], [`convert`].
 //!
 //! ```
 //! use nxrig::{Array, Move};
@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod array;
+pub mod convert;
 pub mod dtype;
 mod error;
 pub mod formats;

@@ -24,6 +24,8 @@ use std::path::Path;
 pub use npy::npy_descr;
 pub use safetensors::safetensors_dtype;
 #[cfg(not(target_arch = "wasm32"))]
+pub(crate) use temp::Temp;
+#[cfg(not(target_arch = "wasm32"))]
 pub use temp::{remove_on_interrupt, remove_temporaries};
 #[cfg(not(target_arch = "wasm32"))]
 pub use write::{write, write_pending, write_with, Pending, Sink};
@@ -63,10 +65,11 @@ pub struct Entry {
     pub dtype: DType,
     /// Its shape.
     pub shape: Vec<usize>,
-    /// Its first byte, from the file's start.
-    pub start: usize,
+    /// Its first byte, from the file's start (a `u64`: files of 4 GiB and more are
+    /// read on wasm32 too).
+    pub start: u64,
     /// Its bytes.
-    pub len: usize,
+    pub len: u64,
     /// Fortran (column-major) order (`.npy` only).
     pub fortran: bool,
     /// Big-endian data (`.npy` only): swapped when the array is made.
@@ -95,25 +98,33 @@ pub struct Planned {
 
 /// The order a file's data holds its tensors in: `(index into the plan, byte count)`
 /// each.
-pub type Order = Vec<(usize, usize)>;
+pub type Order = Vec<(usize, u64)>;
 
 /// A header's shape (as the file gives it) and dtype checked: the shape in `usize`s and
 /// its bytes, or why this platform cannot hold it (for the caller's message).
-fn shape_bytes(shape: &[u64], dtype: DType) -> Result<(Vec<usize>, usize), String> {
+fn shape_bytes(shape: &[u64], dtype: DType) -> Result<(Vec<usize>, u64), String> {
     let s: Vec<usize> = shape
         .iter()
         .map(|&x| usize::try_from(x))
         .collect::<Result<_, _>>()
         .map_err(|_| format!("shape {shape:?} is larger than this platform holds"))?;
-    let numel = s
-        .iter()
-        .try_fold(1u128, |a, &x| a.checked_mul(x as u128))
-        .filter(|&x| x <= usize::MAX as u128)
-        .ok_or_else(|| format!("shape {s:?} has more elements than this platform holds"))?;
-    let bytes = dtype
-        .bytes(numel as usize)
-        .map_err(|_| format!("shape {s:?} has more bytes than this platform holds"))?;
+    let bytes = planned_bytes(&s, dtype)?;
     Ok((s, bytes))
+}
+
+/// The bytes of a C-order tensor of `shape` and `dtype` (sub-byte dtypes two a byte),
+/// as a `u64` (a tensor may be larger than wasm32's address space: it is converted a
+/// piece at a time); or why it is too large.
+pub fn planned_bytes(shape: &[usize], dtype: DType) -> Result<u64, String> {
+    let numel = planned_numel(shape)
+        .ok_or_else(|| format!("shape {shape:?} has more elements than this platform holds"))?;
+    u64::try_from((numel as u128 * dtype.bits() as u128).div_ceil(8))
+        .map_err(|_| format!("shape {shape:?} has more bytes than a file holds"))
+}
+
+/// The elements of `shape` as a `u64`, `None` past 2^64.
+pub fn planned_numel(shape: &[usize]) -> Option<u64> {
+    shape.iter().try_fold(1u64, |a, &x| a.checked_mul(x as u64))
 }
 
 /// The formats nxrig reads and writes, by file extension.
@@ -150,15 +161,47 @@ impl Format {
         }
     }
 
-    /// The header of `bytes`, a file of this format named `path` in errors (`name`:
-    /// the one tensor's name, for `.npy`).
+    /// The header of `bytes`, a whole file of this format named `path` in errors
+    /// (`name`: the one tensor's name, for `.npy`).
     ///
     /// # Errors
     /// [`Error::Format`] naming the file and the tensor at fault.
     pub fn read_header(self, path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error> {
+        self.read_header_of(path, name, bytes, bytes.len() as u64)
+    }
+
+    /// The bytes at the file's start that hold its header, from the first
+    /// [`Format::PROBE`] bytes (or the whole file, if shorter): read that many, then
+    /// [`Format::read_header_of`].
+    ///
+    /// # Errors
+    /// [`Error::Format`]: too short, a header longer than the format allows, no
+    /// `.npy` magic.
+    pub fn header_len(self, path: &str, name: &str, first: &[u8]) -> Result<usize, Error> {
         match self {
-            Format::Safetensors => safetensors::read_header(path, bytes),
-            Format::Npy => npy::read_header(path, name, bytes),
+            Format::Safetensors => safetensors::header_len(path, first),
+            Format::Npy => npy::header_len(path, name, first),
+        }
+    }
+
+    /// How many bytes [`Format::header_len`] asks for.
+    pub const PROBE: usize = 16;
+
+    /// The header of a file of this format of `file_len` bytes, from its first bytes
+    /// `prefix` (at least [`Format::header_len`] of them; named `path` in errors).
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the file and the tensor at fault.
+    pub fn read_header_of(
+        self,
+        path: &str,
+        name: &str,
+        prefix: &[u8],
+        file_len: u64,
+    ) -> Result<Header, Error> {
+        match self {
+            Format::Safetensors => safetensors::read_header(path, prefix, file_len),
+            Format::Npy => npy::read_header(path, name, prefix, file_len),
         }
     }
 
@@ -186,7 +229,7 @@ impl Format {
                     });
                 };
                 let len = crate::layout::numel(&t.shape).and_then(|n| t.dtype.bytes(n))?;
-                Ok((npy::header_bytes(path, t)?, vec![(0, len)]))
+                Ok((npy::header_bytes(path, t)?, vec![(0, len as u64)]))
             }
         }
     }
@@ -213,7 +256,8 @@ impl Entry {
         } else {
             Layout::contiguous(&self.shape).map_err(f)?
         };
-        let view = file.view(self.start, self.len).map_err(f)?;
+        let (start, len) = (host_size(self.start), host_size(self.len));
+        let view = file.view(start?, len?).map_err(f)?;
         if !self.big_endian {
             if let Ok(a) = AnyArray::v(self.dtype, layout, view.clone()) {
                 return Ok(a);
@@ -257,8 +301,8 @@ impl Entry {
                 "nxrig bug: a piece of a Fortran-order or at an odd nibble".into(),
             ));
         }
-        let start = self.dtype.bytes(from)?;
-        let len = self.dtype.bytes(n)?;
+        let start = self.dtype.bytes(from)? as u64;
+        let len = self.dtype.bytes(n)? as u64;
         if start + len > self.len {
             return Err(f(format!(
                 "nxrig bug: bytes {start}..+{len} past the tensor's {}",
@@ -273,6 +317,16 @@ impl Entry {
         };
         one.array(path, file)
     }
+}
+
+/// `n` bytes or a byte offset as a `usize`, or [`Error::TooLarge`] where this
+/// platform cannot address them (a file of 4 GiB or more on wasm32).
+pub(crate) fn host_size(n: u64) -> Result<usize, Error> {
+    usize::try_from(n).map_err(|_| Error::TooLarge {
+        op: "read",
+        what: "file offset",
+        dtype: DType::Uint8,
+    })
 }
 
 /// The tensors of a file whose `header` was read from `file` (named `path` in errors).
@@ -303,7 +357,7 @@ pub fn arrays(path: &str, header: Header, file: &Buffer) -> Result<TensorFile, E
 /// [`Error::Format`] naming the file and the tensor at fault (see
 /// [`Format::read_header`]).
 pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, Error> {
-    let header = buffer.read(|b| safetensors::read_header(path, b))??;
+    let header = buffer.read(|b| safetensors::read_header(path, b, b.len() as u64))??;
     arrays(path, header, &buffer)
 }
 
@@ -314,7 +368,7 @@ pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, 
 /// # Errors
 /// [`Error::Format`] naming the file and the tensor (see [`Format::read_header`]).
 pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFile, Error> {
-    let header = buffer.read(|b| npy::read_header(path, name, b))??;
+    let header = buffer.read(|b| npy::read_header(path, name, b, b.len() as u64))??;
     arrays(path, header, &buffer)
 }
 
@@ -368,16 +422,14 @@ impl Opened {
     }
 }
 
-/// Opens `path` (format by extension) and reads its header: the file memory-mapped,
-/// no tensor's bytes read.
+/// The bytes of the file at `path`, memory-mapped read-only (an empty file as no
+/// bytes).
 ///
 /// # Errors
 /// [`Error::Format`] for a path that is not a regular file (a FIFO would block, a
-/// directory has no bytes), and as [`Format::read_header`]; [`Error::Io`] if the file
-/// cannot be opened or mapped.
+/// directory has no bytes); [`Error::Io`] if the file cannot be opened or mapped.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn open(path: &Path) -> Result<Opened, Error> {
-    let format = Format::of_path(path)?;
+pub fn map(path: &Path) -> Result<Buffer, Error> {
     let name = path.display().to_string();
     let io = |source| Error::Io {
         path: name.clone(),
@@ -392,25 +444,42 @@ pub fn open(path: &Path) -> Result<Opened, Error> {
         });
     }
     let file = std::fs::File::open(path).map_err(io)?;
-    let bytes = if file.metadata().map_err(io)?.len() == 0 {
-        Buffer::of_bytes(Vec::<u8>::new())
-    } else {
-        // SAFETY: the map is read-only; like every reader of a file, nxrig cannot stop
-        // another process from changing it meanwhile.
-        Buffer::of_bytes(unsafe { memmap2::Mmap::map(&file) }.map_err(io)?)
-    };
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("array")
-        .to_owned();
-    let header = bytes.read(|b| format.read_header(&name, &stem, b))??;
+    if file.metadata().map_err(io)?.len() == 0 {
+        return Ok(Buffer::of_bytes(Vec::<u8>::new()));
+    }
+    // SAFETY: the map is read-only; like every reader of a file, nxrig cannot stop
+    // another process from changing it meanwhile.
+    Ok(Buffer::of_bytes(
+        unsafe { memmap2::Mmap::map(&file) }.map_err(io)?,
+    ))
+}
+
+/// Opens `path` (format by extension) and reads its header: the file memory-mapped
+/// ([`map`]), no tensor's bytes read.
+///
+/// # Errors
+/// As [`map`] and [`Format::read_header`].
+#[cfg(not(target_arch = "wasm32"))]
+pub fn open(path: &Path) -> Result<Opened, Error> {
+    let format = Format::of_path(path)?;
+    let name = path.display().to_string();
+    let bytes = map(path)?;
+    let header = bytes.read(|b| format.read_header(&name, &stem_of(path), b))??;
     Ok(Opened {
         path: name,
         format,
         header,
         bytes,
     })
+}
+
+/// The stem of a file's name, a `.npy` file's one tensor's name (`"array"` where it
+/// has none).
+pub fn stem_of(path: &Path) -> String {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("array")
+        .to_owned()
 }
 
 /// Reads `path` (format by extension), memory-mapped: tensors whose bytes are aligned

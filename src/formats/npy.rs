@@ -61,24 +61,28 @@ fn dtype_of(descr: &str) -> Option<(DType, bool)> {
     }
 }
 
-/// The prefix of a `.npy` file: the header's text and where the data starts.
-fn prefix(bytes: &[u8]) -> Result<(&[u8], usize), String> {
+/// The magic and length fields of a `.npy` file: its header's length and where the
+/// header starts.
+fn lengths(bytes: &[u8]) -> Result<(usize, usize), String> {
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err("not a .npy file (no \\x93NUMPY magic)".into());
     }
-    let (len, at): (usize, usize) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
+    match bytes[6] {
+        1 => Ok((u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)),
+        2 | 3 if bytes.len() >= 12 => Ok((
             u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes")) as usize,
             12,
-        ),
-        v => {
-            return Err(format!(
-                ".npy version {v}.{} is not one nxrig reads",
-                bytes[7]
-            ))
-        }
-    };
+        )),
+        v => Err(format!(
+            ".npy version {v}.{} is not one nxrig reads",
+            bytes[7]
+        )),
+    }
+}
+
+/// The prefix of a `.npy` file: the header's text and where the data starts.
+fn prefix(bytes: &[u8]) -> Result<(&[u8], usize), String> {
+    let (len, at) = lengths(bytes)?;
     match bytes.get(at..at.saturating_add(len)) {
         Some(h) => Ok((h, at + len)),
         None => Err(format!(
@@ -86,6 +90,26 @@ fn prefix(bytes: &[u8]) -> Result<(&[u8], usize), String> {
             bytes.len().saturating_sub(at)
         )),
     }
+}
+
+/// The bytes the prefix and header of a `.npy` file take, from its first bytes.
+///
+/// # Errors
+/// [`Error::Format`] naming the file and the tensor: no magic, an unknown version, a
+/// header longer than NumPy reads.
+pub(crate) fn header_len(path: &str, name: &str, first: &[u8]) -> Result<usize, Error> {
+    let fmt = |reason: String| Error::Format {
+        path: path.to_owned(),
+        tensor: Some(name.to_owned()),
+        reason,
+    };
+    let (len, at) = lengths(first).map_err(fmt)?;
+    if len > MAX_HEADER {
+        return Err(fmt(format!(
+            "a header of {len} bytes: more than NumPy reads ({MAX_HEADER})"
+        )));
+    }
+    Ok(at + len)
 }
 
 /// How deep brackets nest in `header`, outside quoted strings.
@@ -116,13 +140,14 @@ fn depth(header: &[u8]) -> usize {
 /// not parse (the parser's first line), a dtype nxrig does not read (structured,
 /// object, bfloat16 under another name), a shape too large, data shorter than the
 /// shape needs.
-pub fn read_header(path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error> {
+pub fn read_header(path: &str, name: &str, bytes: &[u8], file_len: u64) -> Result<Header, Error> {
     let fmt = |reason: String| Error::Format {
         path: path.to_owned(),
         tensor: Some(name.to_owned()),
         reason,
     };
     let (text, start) = prefix(bytes).map_err(fmt)?;
+    let rest = file_len.saturating_sub(start as u64);
     if text.len() > MAX_HEADER {
         return Err(fmt(format!(
             "a header of {} bytes: more than NumPy reads ({MAX_HEADER})",
@@ -149,10 +174,9 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error
         ))
     })?;
     let (shape, len) = super::shape_bytes(h.shape(), dtype).map_err(fmt)?;
-    if bytes.len() - start < len {
+    if rest < len {
         return Err(fmt(format!(
-            "data of {} bytes is shorter than shape {shape:?} of {dtype} needs ({len})",
-            bytes.len() - start
+            "data of {rest} bytes is shorter than shape {shape:?} of {dtype} needs ({len})"
         )));
     }
     Ok(Header {
@@ -160,7 +184,7 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error
             name: name.to_owned(),
             dtype,
             shape,
-            start,
+            start: start as u64,
             len,
             fortran: h.order() == npyz::Order::Fortran,
             big_endian: big,

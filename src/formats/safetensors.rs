@@ -60,44 +60,55 @@ struct Info {
     data_offsets: [u64; 2],
 }
 
-/// The header of `.safetensors` bytes (named `path` in errors): each tensor's dtype,
-/// shape and absolute byte range, in the header's order, and the metadata. Reads only
-/// the header; checks every tensor's range against the data's `file_len - 8 - n`
-/// bytes.
+/// The bytes the header of a `.safetensors` file takes (the length field and the
+/// JSON), from the file's first 8 bytes `first` (named `path` in errors).
+///
+/// # Errors
+/// [`Error::Format`]: fewer than 8 bytes, a header over the format's 100 MB.
+pub fn header_len(path: &str, first: &[u8]) -> Result<usize, Error> {
+    let Some(len) = first.get(..8) else {
+        return Err(Error::Format {
+            path: path.to_owned(),
+            tensor: None,
+            reason: format!("{} bytes: too short for a header", first.len()),
+        });
+    };
+    let n = u64::from_le_bytes(len.try_into().expect("8 bytes"));
+    if n > MAX_HEADER as u64 {
+        return Err(Error::Format {
+            path: path.to_owned(),
+            tensor: None,
+            reason: format!("a header of {n} bytes: more than the format's 100 MB"),
+        });
+    }
+    Ok(8 + n as usize)
+}
+
+/// The header of a `.safetensors` file of `file_len` bytes whose first bytes are
+/// `bytes` (at least the header; named `path` in errors): each tensor's dtype, shape
+/// and absolute byte range, in the header's order, and the metadata. Checks every
+/// tensor's range against the data's `file_len - 8 - n` bytes.
 ///
 /// # Errors
 /// [`Error::Format`] naming the file, and the tensor at fault where one is: a
 /// truncated file or header, a header over 100 MB or not a JSON object, a dtype nxrig
 /// does not read, a shape whose byte count is not its range's, a range outside the
 /// data, overlapping another, or leaving bytes unowned, a name given twice.
-pub fn read_header(path: &str, bytes: &[u8]) -> Result<Header, Error> {
+pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Error> {
     let fmt = |tensor: Option<&str>, reason: String| Error::Format {
         path: path.to_owned(),
         tensor: tensor.map(str::to_owned),
         reason,
     };
-    let Some(len) = bytes.get(..8) else {
+    let n = header_len(path, bytes)? - 8;
+    let Some(text) = bytes.get(8..8 + n).filter(|_| (8 + n) as u64 <= file_len) else {
         return Err(fmt(
             None,
-            format!("{} bytes: too short for a header", bytes.len()),
+            format!("a header of {n} bytes in a file of {file_len} bytes"),
         ));
     };
-    let n = u64::from_le_bytes(len.try_into().expect("8 bytes"));
-    if n > MAX_HEADER as u64 {
-        return Err(fmt(
-            None,
-            format!("a header of {n} bytes: more than the format's 100 MB"),
-        ));
-    }
-    let n = n as usize;
-    let Some(text) = bytes.get(8..8 + n) else {
-        return Err(fmt(
-            None,
-            format!("a header of {n} bytes in a file of {} bytes", bytes.len()),
-        ));
-    };
-    let data_start = 8 + n;
-    let data_len = (bytes.len() - data_start) as u64;
+    let data_start = 8 + n as u64;
+    let data_len = file_len - data_start;
     let text = std::str::from_utf8(text)
         .map_err(|e| fmt(None, format!("the header is not UTF-8: {e}")))?;
     let top = entries_of(text.trim_end())
@@ -140,7 +151,7 @@ pub fn read_header(path: &str, bytes: &[u8]) -> Result<Header, Error> {
             name,
             dtype,
             shape,
-            start: data_start + b as usize,
+            start: data_start + b,
             len: need,
             fortran: false,
             big_endian: false,
@@ -173,12 +184,12 @@ pub fn read_header(path: &str, bytes: &[u8]) -> Result<Header, Error> {
         }
         at = at.max(t.start + t.len);
     }
-    if at != bytes.len() {
+    if at != file_len {
         return Err(fmt(
             None,
             format!(
                 "{} bytes of the data after the last tensor belong to no tensor",
-                bytes.len() - at
+                file_len - at
             ),
         ));
     }
@@ -247,8 +258,8 @@ pub(crate) fn header_bytes(
         json.push_str("\"__metadata__\":");
         json.push_str(&serde_json::to_string(m).expect("strings serialize"));
     }
-    let mut lens = vec![0; plan.len()];
-    let mut at = 0usize;
+    let mut lens = vec![0u64; plan.len()];
+    let mut at = 0u64;
     for (k, &i) in order.iter().enumerate() {
         let t = &plan[i];
         let st = safetensors_dtype(t.dtype).ok_or_else(|| {
@@ -266,9 +277,7 @@ pub(crate) fn header_bytes(
         if k > 0 && plan[order[k - 1]].name == t.name {
             return Err(fmt(&t.name, "two tensors have this name".into()));
         }
-        let len = crate::layout::numel(&t.shape)
-            .and_then(|n| t.dtype.bytes(n))
-            .map_err(|e| fmt(&t.name, e.to_string()))?;
+        let len = super::planned_bytes(&t.shape, t.dtype).map_err(|e| fmt(&t.name, e))?;
         if metadata.is_some() || k > 0 {
             json.push(',');
         }

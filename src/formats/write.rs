@@ -67,7 +67,7 @@ pub struct Sink<'a> {
     out: std::io::BufWriter<&'a mut std::fs::File>,
     path: &'a str,
     dtype: DType,
-    written: usize,
+    written: u64,
 }
 
 impl Sink<'_> {
@@ -98,7 +98,7 @@ impl Sink<'_> {
                 path: path.to_owned(),
                 source,
             })?;
-        self.written += len;
+        self.written += len as u64;
         Ok(())
     }
 }

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use nxrig::formats::{self, index::Index, Entry, Opened};
+use nxrig::convert::{BufferSource, Checkpoint};
+use nxrig::formats::{self, Entry};
 use nxrig::Error;
 
 use crate::process::Lines;
@@ -16,17 +17,13 @@ pub type Listed = Vec<(Option<String>, Entry)>;
 /// and the metadata.
 fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
     if file.extension().and_then(|e| e.to_str()) == Some("json") {
-        let (index, shards) = open_shards(file)?;
-        let out = shards
-            .into_iter()
-            .flat_map(|(shard, o)| {
-                o.header
-                    .entries
-                    .into_iter()
-                    .map(move |e| (Some(shard.clone()), e))
-            })
+        let c = open_shards(file)?;
+        let out = c
+            .tensors()
+            .map(|(s, e)| (Some(s.name.clone()), e.clone()))
             .collect();
-        return Ok((out, serde_json::Value::Object(index.metadata)));
+        let meta = c.index.map(|(_, i)| i.metadata).unwrap_or_default();
+        return Ok((out, serde_json::Value::Object(meta)));
     }
     let o = formats::open(file)?;
     let meta = serde_json::to_value(&o.header.metadata).expect("strings serialize");
@@ -36,8 +33,8 @@ fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
     ))
 }
 
-/// The index at `path`.
-fn read_index(path: &Path) -> Result<Index, Error> {
+/// The index at `path`'s text.
+fn read_index(path: &Path) -> Result<String, Error> {
     let name = path.display().to_string();
     let io = |source| Error::Io {
         path: name.clone(),
@@ -51,74 +48,25 @@ fn read_index(path: &Path) -> Result<Index, Error> {
             reason: "not a sharded checkpoint's index (a regular file of at most 100 MB)".into(),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    Index::parse(&name, &text)
+    std::fs::read_to_string(path).map_err(io)
 }
 
-/// The index at `path` and each of its shards opened (headers read), in order of
-/// name; checked: every tensor the index maps is in its shard, and every shard's
-/// tensor in the map.
-pub fn open_shards(path: &Path) -> Result<(Index, Vec<(String, Opened)>), Error> {
-    let index = read_index(path)?;
+/// The sharded checkpoint whose index is at `path`: each shard memory-mapped, its
+/// header read, in order of name; checked against the index
+/// ([`Checkpoint::open_sharded`]).
+pub fn open_shards(path: &Path) -> Result<Checkpoint<BufferSource>, Error> {
+    let text = read_index(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let shards = index
-        .shards()
-        .into_iter()
-        .map(|s| Ok((s.to_owned(), formats::open(&dir.join(s))?)))
-        .collect::<Result<Vec<_>, Error>>()?;
-    check_index(path, &index, &shards)?;
-    Ok((index, shards))
-}
-
-fn check_index(path: &Path, index: &Index, shards: &[(String, Opened)]) -> Result<(), Error> {
-    let fmt = |t: &str, reason: String| Error::Format {
-        path: path.display().to_string(),
-        tensor: Some(t.to_owned()),
-        reason,
-    };
-    let mut count = 0;
-    for (here, o) in shards {
-        for e in &o.header.entries {
-            count += 1;
-            match index.weight_map.get(&e.name) {
-                Some(s) if s == here => {}
-                Some(s) => {
-                    return Err(fmt(
-                        &e.name,
-                        format!("in shard {here:?}, but the index maps it to {s:?}"),
-                    ))
-                }
-                None => {
-                    return Err(fmt(
-                        &e.name,
-                        format!("in shard {here:?}, but the index does not map it"),
-                    ))
-                }
-            }
-        }
-    }
-    if count != index.weight_map.len() {
-        let have: std::collections::HashSet<&str> = shards
-            .iter()
-            .flat_map(|(_, o)| o.header.entries.iter().map(|e| e.name.as_str()))
-            .collect();
-        if let Some((t, s)) = index
-            .weight_map
-            .iter()
-            .find(|(t, _)| !have.contains(t.as_str()))
-        {
-            return Err(fmt(
-                t,
-                format!("the index maps it to shard {s:?}, which does not hold it"),
-            ));
-        }
-    }
-    Ok(())
+    pollster::block_on(Checkpoint::open_sharded(
+        &path.display().to_string(),
+        &text,
+        |s| BufferSource::open(&dir.join(s)),
+    ))
 }
 
 pub fn info(file: &Path, json: bool) -> Result<(), Error> {
     let (ts, metadata) = tensors(file)?;
-    let total: usize = ts.iter().map(|(_, e)| e.len).sum();
+    let total: u64 = ts.iter().map(|(_, e)| e.len).sum();
     let mut out = Lines::new();
     if json {
         // Written a tensor a line as it goes (a header of a million tensors would

@@ -1,0 +1,170 @@
+//! A checkpoint opened for conversion: one file, or a sharded checkpoint's shards with
+//! their index; every header read and checked, no tensor's bytes read.
+
+use super::source::Source;
+use crate::error::Error;
+use crate::formats::index::Index;
+use crate::formats::{stem_of, Entry, Format, Header};
+
+/// One file of a checkpoint: its name, format, header and source.
+pub struct Shard<S> {
+    /// Its file name (a shard's name as the index gives it; a single file's source
+    /// name).
+    pub name: String,
+    /// Its format.
+    pub format: Format,
+    /// Its header: each tensor's dtype, shape and byte range.
+    pub header: Header,
+    /// Where its bytes are read.
+    pub source: S,
+}
+
+/// A checkpoint: one file, or the shards of a sharded checkpoint (in order of name)
+/// with its index.
+pub struct Checkpoint<S> {
+    /// The files.
+    pub shards: Vec<Shard<S>>,
+    /// A sharded checkpoint's index: its file name and contents.
+    pub index: Option<(String, Index)>,
+}
+
+/// The header of the file `source` holds, in `format`: its first bytes read, then
+/// as many as the header takes.
+async fn read_header<S: Source>(source: &S, format: Format) -> Result<Header, Error> {
+    let name = source.name().to_owned();
+    let stem = stem_of(std::path::Path::new(&name));
+    let size = source.size();
+    let probe = size.min(Format::PROBE as u64) as usize;
+    let first = source.read(0, probe).await?;
+    let n = first.read(|b| format.header_len(&name, &stem, b))??;
+    let prefix = source.read(0, size.min(n as u64) as usize).await?;
+    prefix.read(|b| format.read_header_of(&name, &stem, b, size))?
+}
+
+impl<S: Source> Checkpoint<S> {
+    /// The checkpoint of one file in `format`: its header read (the first bytes of the
+    /// source, no tensor's).
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the source and the tensor at fault (a truncated or
+    /// corrupt header, data outside the file, ...); what reading the source failed of.
+    pub async fn open(source: S, format: Format) -> Result<Checkpoint<S>, Error> {
+        let header = read_header(&source, format).await?;
+        Ok(Checkpoint {
+            shards: vec![Shard {
+                name: source.name().to_owned(),
+                format,
+                header,
+                source,
+            }],
+            index: None,
+        })
+    }
+
+    /// A sharded checkpoint: the index `index_text` (the file `index_name`, as
+    /// `model.safetensors.index.json`), and each shard it names as `shard(name)`
+    /// gives its source; every shard's header read; checked that every tensor the
+    /// index maps is in its shard, and every shard's tensor in the map.
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the index or shard and the tensor: as
+    /// [`Index::parse`], a shard's header, a tensor in another shard than the index
+    /// says; whatever `shard` returns (a shard not given).
+    pub async fn open_sharded(
+        index_name: &str,
+        index_text: &str,
+        mut shard: impl FnMut(&str) -> Result<S, Error>,
+    ) -> Result<Checkpoint<S>, Error> {
+        let index = Index::parse(index_name, index_text)?;
+        let mut shards = Vec::new();
+        for name in index.shards() {
+            let source = shard(name)?;
+            let header = read_header(&source, Format::Safetensors).await?;
+            shards.push(Shard {
+                name: name.to_owned(),
+                format: Format::Safetensors,
+                header,
+                source,
+            });
+        }
+        check_index(index_name, &index, &shards)?;
+        let file = std::path::Path::new(index_name)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(index_name)
+            .to_owned();
+        Ok(Checkpoint {
+            shards,
+            index: Some((file, index)),
+        })
+    }
+}
+
+impl<S> Checkpoint<S> {
+    /// Every tensor with its shard, shard by shard in order of name, each shard's in
+    /// the order of its bytes.
+    pub fn tensors(&self) -> impl Iterator<Item = (&Shard<S>, &Entry)> {
+        self.shards
+            .iter()
+            .flat_map(|s| s.header.entries.iter().map(move |e| (s, e)))
+    }
+
+    /// The tensor named `name`, with its shard.
+    pub fn find(&self, name: &str) -> Option<(&Shard<S>, &Entry)> {
+        self.tensors().find(|(_, e)| e.name == name)
+    }
+
+    /// The bytes of every tensor.
+    pub fn bytes(&self) -> u64 {
+        self.tensors().map(|(_, e)| e.len).sum()
+    }
+}
+
+/// Checks `shards` against `index` (named `path` in errors): every shard's tensor
+/// mapped to it, every mapped tensor in its shard.
+fn check_index<S>(path: &str, index: &Index, shards: &[Shard<S>]) -> Result<(), Error> {
+    let fmt = |t: &str, reason: String| Error::Format {
+        path: path.to_owned(),
+        tensor: Some(t.to_owned()),
+        reason,
+    };
+    let mut count = 0;
+    for s in shards {
+        let here = &s.name;
+        for e in &s.header.entries {
+            count += 1;
+            match index.weight_map.get(&e.name) {
+                Some(m) if m == here => {}
+                Some(m) => {
+                    return Err(fmt(
+                        &e.name,
+                        format!("in shard {here:?}, but the index maps it to {m:?}"),
+                    ))
+                }
+                None => {
+                    return Err(fmt(
+                        &e.name,
+                        format!("in shard {here:?}, but the index does not map it"),
+                    ))
+                }
+            }
+        }
+    }
+    if count != index.weight_map.len() {
+        let have: std::collections::HashSet<&str> = shards
+            .iter()
+            .flat_map(|s| s.header.entries.iter().map(|e| e.name.as_str()))
+            .collect();
+        if let Some((t, s)) = index
+            .weight_map
+            .iter()
+            .find(|(t, _)| !have.contains(t.as_str()))
+        {
+            return Err(fmt(
+                t,
+                format!("the index maps it to shard {s:?}, which does not hold it"),
+            ));
+        }
+    }
+    Ok(())
+}

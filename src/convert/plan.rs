@@ -1,0 +1,173 @@
+//! A conversion planned before a byte is written: which tensors change dtype, each
+//! output file's name, header and order.
+
+use super::checkpoint::Checkpoint;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::formats::{Format, Planned};
+
+/// Which tensors a conversion casts, and into what: every floating-point tensor
+/// ([`Pick::floats`]), or those whose names a glob matches ([`Pick::matching`]),
+/// whatever their dtype.
+#[derive(Clone, Debug)]
+pub struct Pick {
+    /// The dtype they are cast into.
+    pub to: DType,
+    /// The glob their names match (`*`, `?`, `[...]`), or every float.
+    pub pattern: Option<glob::Pattern>,
+}
+
+impl Pick {
+    /// Every floating-point tensor (float16 to float64, the float8s) into `to`.
+    pub fn floats(to: DType) -> Pick {
+        Pick { to, pattern: None }
+    }
+
+    /// The tensors whose names match `glob` into `to`, whatever their dtype.
+    ///
+    /// # Errors
+    /// [`Error::Format`] (naming `--tensors`) for a glob that does not parse.
+    pub fn matching(to: DType, glob: &str) -> Result<Pick, Error> {
+        let pattern = glob::Pattern::new(glob).map_err(|e| Error::Format {
+            path: "--tensors".into(),
+            tensor: None,
+            reason: e.to_string(),
+        })?;
+        Ok(Pick {
+            to,
+            pattern: Some(pattern),
+        })
+    }
+
+    /// The dtype the tensor `name` of dtype `d` gets.
+    pub fn dtype(&self, name: &str, d: DType) -> DType {
+        let picked = match &self.pattern {
+            Some(p) => p.matches(name),
+            None => d.is_float(),
+        };
+        if picked {
+            self.to
+        } else {
+            d
+        }
+    }
+}
+
+/// One file the conversion writes.
+#[derive(Clone, Debug)]
+pub struct OutFile {
+    /// Its name: the output's (a path natively) for one file, the shard's file name
+    /// for a sharded checkpoint.
+    pub name: String,
+    /// The checkpoint's file it converts (an index into [`Checkpoint::shards`]).
+    pub shard: usize,
+    /// Its header's bytes.
+    pub header: Vec<u8>,
+    /// Its tensors in the order its data holds them: an index into the shard's
+    /// header entries, and the dtype it is written in.
+    pub order: Vec<(usize, DType)>,
+    /// The bytes of its input tensors.
+    pub bytes_in: u64,
+    /// Its bytes: the header and every tensor.
+    pub bytes_out: u64,
+}
+
+/// Every file a conversion writes, planned and checked.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The files of tensors, in the order they are written.
+    pub files: Vec<OutFile>,
+    /// A sharded checkpoint's new index, written last: its file name and text
+    /// (`metadata.total_size` the new tensors' bytes).
+    pub index: Option<(String, String)>,
+    /// The tensors whose dtype changes.
+    pub converted: usize,
+    /// Every tensor.
+    pub tensors: usize,
+}
+
+impl Plan {
+    /// The plan of converting `checkpoint` as `pick` says: one file of `output`'s
+    /// format (by its extension) for one file; for a sharded checkpoint, a
+    /// `.safetensors` shard for each shard, under its name (`output` is then the
+    /// folder's name, for errors only), and the index.
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the output and the tensor: a format that cannot hold
+    /// a planned dtype (int4 in `.safetensors`), a name the format reserves, a
+    /// `.npy` output of other than one tensor, an unknown extension.
+    pub fn new<S>(checkpoint: &Checkpoint<S>, pick: &Pick, output: &str) -> Result<Plan, Error> {
+        let sharded = checkpoint.index.is_some();
+        let (mut files, mut converted, mut tensors) = (Vec::new(), 0, 0);
+        for (k, shard) in checkpoint.shards.iter().enumerate() {
+            let (name, format) = if sharded {
+                (shard.name.clone(), Format::Safetensors)
+            } else {
+                (
+                    output.to_owned(),
+                    Format::of_path(std::path::Path::new(output))?,
+                )
+            };
+            let plan: Vec<Planned> = shard
+                .header
+                .entries
+                .iter()
+                .map(|e| Planned {
+                    name: e.name.clone(),
+                    dtype: pick.dtype(&e.name, e.dtype),
+                    shape: e.shape.clone(),
+                })
+                .collect();
+            converted += shard
+                .header
+                .entries
+                .iter()
+                .zip(&plan)
+                .filter(|(e, p)| e.dtype != p.dtype)
+                .count();
+            tensors += plan.len();
+            let (header, order) =
+                format.header_bytes(&name, &plan, shard.header.metadata.as_ref())?;
+            let data: u64 = order.iter().map(|&(_, n)| n).sum();
+            files.push(OutFile {
+                name,
+                shard: k,
+                bytes_out: header.len() as u64 + data,
+                header,
+                order: order.iter().map(|&(i, _)| (i, plan[i].dtype)).collect(),
+                bytes_in: shard.header.entries.iter().map(|e| e.len).sum(),
+            });
+        }
+        let index = match &checkpoint.index {
+            None => None,
+            Some((file, index)) => {
+                let mut index = index.clone();
+                let total: u64 = files
+                    .iter()
+                    .map(|f| f.bytes_out - f.header.len() as u64)
+                    .sum();
+                index.metadata.insert("total_size".into(), total.into());
+                Some((file.clone(), index.to_text()))
+            }
+        };
+        Ok(Plan {
+            files,
+            index,
+            converted,
+            tensors,
+        })
+    }
+
+    /// The bytes of every input tensor.
+    pub fn bytes_in(&self) -> u64 {
+        self.files.iter().map(|f| f.bytes_in).sum()
+    }
+
+    /// The bytes of every output tensor (headers left out).
+    pub fn tensor_bytes_out(&self) -> u64 {
+        self.files
+            .iter()
+            .map(|f| f.bytes_out - f.header.len() as u64)
+            .sum()
+    }
+}

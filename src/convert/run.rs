@@ -1,0 +1,235 @@
+//! Running a plan: tensor by tensor, a piece at a time, read from the sources, cast
+//! on a device, written to the sink; then commit, or abort and leave nothing. And
+//! loading one tensor onto a device, a piece at a time.
+
+use super::checkpoint::{Checkpoint, Shard};
+use super::plan::Plan;
+use super::sink::Sink;
+use super::source::Source;
+use crate::array::AnyArray;
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::formats::{host_size, Entry};
+use crate::rig::Rig;
+
+/// The most input bytes converted at a time (a piece): 64 MiB, 16 M float32s. A
+/// conversion holds a piece, its cast and (on a GPU) their staging, whatever the
+/// sizes of the files and tensors.
+pub const PIECE_BYTES: usize = 64 << 20;
+
+/// Where a conversion is: after each piece.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    /// Input bytes converted so far.
+    pub done: u64,
+    /// Input bytes in all.
+    pub total: u64,
+    /// The tensor the piece belongs to.
+    pub tensor: &'a str,
+    /// The output file it is written to.
+    pub file: &'a str,
+    /// Whether the piece was the tensor's last.
+    pub tensor_done: bool,
+}
+
+/// What a conversion did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The files of tensors written (the index not counted).
+    pub files: usize,
+    /// Every tensor.
+    pub tensors: usize,
+    /// The tensors whose dtype changed.
+    pub converted: usize,
+    /// Input bytes (tensors).
+    pub bytes_in: u64,
+    /// Output bytes (tensors; headers not counted).
+    pub bytes_out: u64,
+}
+
+/// The elements of a piece of `d`: [`PIECE_BYTES`] of them, an even count (two
+/// 4-bit elements a byte).
+fn piece_elements(d: DType) -> u64 {
+    (PIECE_BYTES as u64 * 8 / d.bits() as u64).max(2) & !1
+}
+
+/// Elements `from..from + n` of `e` (C order) as a one-axis host array: the bytes
+/// read from `shard`'s source (byte-swapped where big-endian). A Fortran-order
+/// tensor is read whole, in its layout (its C-order pieces are not runs of the
+/// file).
+async fn read_piece<S: Source>(
+    shard: &Shard<S>,
+    e: &Entry,
+    from: u64,
+    n: u64,
+) -> Result<AnyArray, Error> {
+    let (start, len) = if e.fortran {
+        (e.start, e.len)
+    } else {
+        let bits = e.dtype.bits() as u64;
+        (e.start + from * bits / 8, (n * bits).div_ceil(8))
+    };
+    let name = shard.source.name();
+    let tensor = |err: Error| match err {
+        Error::Format { path, reason, .. } => Error::Format {
+            path,
+            tensor: Some(e.name.clone()),
+            reason,
+        },
+        other => other,
+    };
+    let bytes = shard
+        .source
+        .read(start, host_size(len)?)
+        .await
+        .map_err(tensor)?;
+    let piece = Entry {
+        shape: if e.fortran {
+            e.shape.clone()
+        } else {
+            vec![n as usize]
+        },
+        start: 0,
+        len,
+        ..e.clone()
+    };
+    piece.array(name, &bytes)
+}
+
+/// `a` (on the host) cast into `to` on `device`: the cast's output stays there.
+fn cast_on(a: AnyArray, device: &Rig, to: DType) -> Result<AnyArray, Error> {
+    if a.dtype() == to {
+        return Ok(a);
+    }
+    if a.rig() == device || device.host_addressable() {
+        return a.cast(to);
+    }
+    a.to_device(device)?.cast(to)
+}
+
+/// Converts `checkpoint` as `plan` says into `sink`, casting on `device`: each file's
+/// header, then its tensors a piece ([`PIECE_BYTES`]) at a time, then the index;
+/// `progress` told after each piece. Every file is committed at the end; on any
+/// error the sink is aborted (nothing is left) and the error returned.
+///
+/// # Errors
+/// [`Error::Format`] naming the file and the tensor for a source that fails to read
+/// or a cast that fails; the sink's errors; a lost device.
+pub async fn run<S: Source, K: Sink>(
+    checkpoint: &Checkpoint<S>,
+    plan: &Plan,
+    sink: &mut K,
+    device: &Rig,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Report, Error> {
+    let done = match write_all(checkpoint, plan, sink, device, progress).await {
+        Ok(()) => sink.commit().await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = done {
+        sink.abort().await;
+        return Err(e);
+    }
+    Ok(Report {
+        files: plan.files.len(),
+        tensors: plan.tensors,
+        converted: plan.converted,
+        bytes_in: plan.bytes_in(),
+        bytes_out: plan.tensor_bytes_out(),
+    })
+}
+
+async fn write_all<S: Source, K: Sink>(
+    checkpoint: &Checkpoint<S>,
+    plan: &Plan,
+    sink: &mut K,
+    device: &Rig,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), Error> {
+    let total = plan.bytes_in();
+    let mut done = 0;
+    for f in &plan.files {
+        let shard = &checkpoint.shards[f.shard];
+        sink.open(&f.name).await?;
+        sink.write_bytes(&f.header).await?;
+        for &(i, to) in &f.order {
+            let e = &shard.header.entries[i];
+            let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
+            let step = if e.fortran {
+                numel.max(1)
+            } else {
+                piece_elements(e.dtype)
+            };
+            let mut from = 0;
+            while from < numel {
+                let n = step.min(numel - from);
+                let piece = read_piece(shard, e, from, n).await?;
+                let out = cast_on(piece, device, to).map_err(|err| Error::Format {
+                    path: shard.source.name().to_owned(),
+                    tensor: Some(e.name.clone()),
+                    reason: err.to_string(),
+                })?;
+                sink.write_array(&out).await?;
+                done += (n * e.dtype.bits() as u64).div_ceil(8);
+                progress(Progress {
+                    done,
+                    total,
+                    tensor: &e.name,
+                    file: &f.name,
+                    tensor_done: from + n == numel,
+                });
+                from += n;
+            }
+        }
+        sink.close().await?;
+    }
+    if let Some((name, text)) = &plan.index {
+        sink.open(name).await?;
+        sink.write_bytes(text.as_bytes()).await?;
+        sink.close().await?;
+    }
+    Ok(())
+}
+
+/// The tensor `name` of `checkpoint` on `device`, reading only its bytes, a piece at
+/// a time, each written into the new array as it is read (a GPU's memory gets pieces
+/// uploaded as they come: the host holds at most a piece).
+///
+/// # Errors
+/// [`Error::Format`] naming the checkpoint and the tensor: no tensor of that name, a
+/// source that fails to read; an array the device cannot hold
+/// ([`Error::OutOfMemory`], [`Error::TooLarge`]).
+pub async fn load<S: Source>(
+    checkpoint: &Checkpoint<S>,
+    name: &str,
+    device: &Rig,
+) -> Result<AnyArray, Error> {
+    let Some((shard, e)) = checkpoint.find(name) else {
+        return Err(Error::Format {
+            path: checkpoint
+                .index
+                .as_ref()
+                .map(|(n, _)| n.clone())
+                .unwrap_or_else(|| checkpoint.shards[0].source.name().to_owned()),
+            tensor: Some(name.to_owned()),
+            reason: "no tensor of that name".into(),
+        });
+    };
+    if e.fortran {
+        return read_piece(shard, e, 0, 0).await?.to_device(device);
+    }
+    let out = AnyArray::create(device, e.dtype, &e.shape)?;
+    let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
+    let step = piece_elements(e.dtype);
+    let mut from = 0;
+    while from < numel {
+        let n = step.min(numel - from);
+        let piece = read_piece(shard, e, from, n).await?;
+        let at = (from * e.dtype.bits() as u64 / 8) as usize;
+        super::sink::host_bytes(&piece)
+            .await?
+            .read(|b| out.buffer().write_bytes(at, b))??;
+        from += n;
+    }
+    Ok(out)
+}

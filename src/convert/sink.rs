@@ -1,0 +1,123 @@
+//! Where a conversion writes: files of bytes in order, then all committed or all
+//! aborted.
+
+use std::future::Future;
+
+use crate::array::AnyArray;
+use crate::error::Error;
+use crate::rig::{Buffer, Rig};
+
+/// Files written in order, each a byte stream, then put in place together
+/// ([`Sink::commit`]) or dropped ([`Sink::abort`]): a temporary renamed once whole
+/// natively, a `WritableStream` (closed, or aborted) in the browser.
+///
+/// A conversion calls `open`, then `write_bytes`/`write_array` for the file's bytes in
+/// order, then `close`, for each file; then `commit` once, or `abort` on any error
+/// (also after a failed `commit`).
+pub trait Sink {
+    /// Starts the file `name` (a plan's [`super::OutFile::name`], or a sharded
+    /// checkpoint's index).
+    ///
+    /// # Errors
+    /// Where the file cannot be made (an I/O error, a stream that refuses).
+    fn open(&mut self, name: &str) -> impl Future<Output = Result<(), Error>>;
+
+    /// Appends `bytes` to the open file.
+    ///
+    /// # Errors
+    /// Where writing fails.
+    fn write_bytes(&mut self, bytes: &[u8]) -> impl Future<Output = Result<(), Error>>;
+
+    /// Appends the bytes of `a` (a C-contiguous array starting on a byte, on any
+    /// device) to the open file.
+    ///
+    /// # Errors
+    /// Where reading `a` back or writing fails.
+    fn write_array(&mut self, a: &AnyArray) -> impl Future<Output = Result<(), Error>>;
+
+    /// Ends the open file (whole, not yet in place).
+    ///
+    /// # Errors
+    /// Where finishing it fails.
+    fn close(&mut self) -> impl Future<Output = Result<(), Error>>;
+
+    /// Puts every file in place.
+    ///
+    /// # Errors
+    /// Where that fails (the conversion then aborts).
+    fn commit(&mut self) -> impl Future<Output = Result<(), Error>>;
+
+    /// Drops every file written or being written: nothing is left.
+    fn abort(&mut self) -> impl Future<Output = ()>;
+}
+
+/// The bytes of `a` (C-contiguous from a byte) on the host: a view of them where `a`
+/// is on a host device; read back from a GPU (blocking natively, not in the
+/// browser).
+///
+/// # Errors
+/// A dead buffer; a lost device.
+pub async fn host_bytes(a: &AnyArray) -> Result<Buffer, Error> {
+    let host = if a.rig().host_addressable() {
+        a.clone()
+    } else {
+        #[cfg(target_arch = "wasm32")]
+        let h = a.to_device_async(&Rig::host()).await?;
+        #[cfg(not(target_arch = "wasm32"))]
+        let h = a.to_device(&Rig::host())?;
+        h
+    };
+    match host.own_bytes() {
+        Some(b) => b,
+        None => {
+            let c = host.copy()?;
+            let len = c.dtype().bytes(c.layout().numel())?;
+            c.buffer().view(0, len)
+        }
+    }
+}
+
+/// A sink that keeps each file's bytes in memory (tests, small outputs): `files`
+/// holds them, by name, once committed.
+#[derive(Debug, Default)]
+pub struct MemorySink {
+    /// The committed files, in the order written.
+    pub files: Vec<(String, Vec<u8>)>,
+    written: Vec<(String, Vec<u8>)>,
+}
+
+impl Sink for MemorySink {
+    async fn open(&mut self, name: &str) -> Result<(), Error> {
+        self.written.push((name.to_owned(), Vec::new()));
+        Ok(())
+    }
+
+    async fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if let Some((_, v)) = self.written.last_mut() {
+            v.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+
+    async fn write_array(&mut self, a: &AnyArray) -> Result<(), Error> {
+        let b = host_bytes(a).await?;
+        b.read(|b| {
+            if let Some((_, v)) = self.written.last_mut() {
+                v.extend_from_slice(b);
+            }
+        })
+    }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    async fn commit(&mut self) -> Result<(), Error> {
+        self.files.append(&mut self.written);
+        Ok(())
+    }
+
+    async fn abort(&mut self) {
+        self.written.clear();
+    }
+}

@@ -1,0 +1,80 @@
+//! Where a conversion reads: byte ranges of a file, on demand.
+
+use std::future::Future;
+
+use crate::error::Error;
+use crate::rig::Buffer;
+
+/// Bytes read on demand, a range at a time: a memory-mapped file, bytes in memory, a
+/// `File` or `Blob`, a URL read with HTTP Range requests, a Node file handle.
+///
+/// A source never reads more than it is asked for, so memory stays bounded by the
+/// largest range a conversion asks (a piece, [`super::PIECE_BYTES`], or a header).
+pub trait Source {
+    /// The name errors give: a path, a URL, a `File`'s name.
+    fn name(&self) -> &str;
+
+    /// Its length in bytes.
+    fn size(&self) -> u64;
+
+    /// Bytes `start..start + len` (inside the source) as a host buffer of exactly
+    /// `len` bytes.
+    ///
+    /// # Errors
+    /// What reading failed of (an I/O error, a network error, a file that changed):
+    /// [`Error::Format`] naming the source.
+    fn read(&self, start: u64, len: usize) -> impl Future<Output = Result<Buffer, Error>>;
+}
+
+/// A source over bytes already on the host: a memory map natively, or bytes in
+/// memory. Reads are views of the buffer (no copy).
+#[derive(Clone, Debug)]
+pub struct BufferSource {
+    name: String,
+    bytes: Buffer,
+}
+
+impl BufferSource {
+    /// The source named `name` over `bytes` (a host buffer).
+    pub fn new(name: &str, bytes: Buffer) -> BufferSource {
+        BufferSource {
+            name: name.to_owned(),
+            bytes,
+        }
+    }
+
+    /// The whole buffer.
+    pub fn bytes(&self) -> &Buffer {
+        &self.bytes
+    }
+}
+
+impl Source for BufferSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn size(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    async fn read(&self, start: u64, len: usize) -> Result<Buffer, Error> {
+        let start = usize::try_from(start).unwrap_or(usize::MAX);
+        self.bytes.view(start, len)
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl BufferSource {
+    /// Native: the file at `path`, opened read-only and memory-mapped
+    /// ([`crate::formats::map`]).
+    ///
+    /// # Errors
+    /// As [`crate::formats::map`].
+    pub fn open(path: &std::path::Path) -> Result<BufferSource, Error> {
+        Ok(BufferSource::new(
+            &path.display().to_string(),
+            crate::formats::map(path)?,
+        ))
+    }
+}
