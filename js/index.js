@@ -10,6 +10,7 @@
 // TypedArray each dtype reads as).
 import wbgInit, {
   initSync as wbgInitSync,
+  Checkpoint,
   Device,
   NxArray,
   TensorFile,
@@ -19,6 +20,7 @@ import wbgInit, {
   loadSafetensors as wbgLoadSafetensors,
   version as wbgVersion,
 } from '../pkg/nxrig.js';
+import { convertCheckpoint as convertRaw, openCheckpoint as openRaw } from './checkpoint.js';
 
 let ready = false;
 
@@ -49,7 +51,7 @@ function guarded(f, name, of) {
       throw new Error(`nxrig: call \`await init()\` before ${name} (nxrig's WebAssembly is not loaded yet)`);
     }
     if (of && !this?.__wbg_ptr) {
-      throw new Error(`nxrig: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
+      throw new Error(`nxrig: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors' : of === 'Checkpoint' ? 'openCheckpoint' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
     }
     let r;
     try {
@@ -92,14 +94,21 @@ function freeOnce(cls) {
 
 freeOnce(Device);
 freeOnce(TensorFile);
+freeOnce(Checkpoint);
 guardClass(Device);
 guardClass(NxArray);
 guardClass(TensorFile);
+guardClass(Checkpoint);
+Object.defineProperty(Checkpoint.prototype, 'metadata', {
+  get() {
+    return JSON.parse(this.metadataJson);
+  },
+});
 // An array's free() is its dispose(): the elements go at once; the small handle goes
 // with the JavaScript object (wasm-bindgen's FinalizationRegistry), so that a later use
 // can say the array was disposed.
 NxArray.prototype.free = NxArray.prototype.dispose;
-for (const cls of [Device, NxArray, TensorFile]) {
+for (const cls of [Device, NxArray, TensorFile, Checkpoint]) {
   if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = cls.prototype.free;
 }
 const inspect = Symbol.for('nodejs.util.inspect.custom');
@@ -114,12 +123,18 @@ TensorFile.prototype.toString = function () {
   return this.__wbg_ptr ? `TensorFile(${this.length} tensors)` : 'TensorFile(disposed)';
 };
 TensorFile.prototype[inspect] = TensorFile.prototype.toString;
+Checkpoint.prototype.toString = function () {
+  return this.__wbg_ptr ? `Checkpoint(${this.files.length} file${this.files.length === 1 ? '' : 's'}, ${this.tensors.length} tensors)` : 'Checkpoint(disposed)';
+};
+Checkpoint.prototype[inspect] = Checkpoint.prototype.toString;
 
 export const add = guarded(wbgAdd, 'add');
 export const dtypes = guarded(wbgDtypes, 'dtypes');
 export const loadSafetensors = guarded(wbgLoadSafetensors, 'loadSafetensors');
 export const version = guarded(wbgVersion, 'version');
-export { Device, NxArray, TensorFile };
+export const openCheckpoint = guarded(openRaw, 'openCheckpoint');
+export const convertCheckpoint = guarded(convertRaw, 'convertCheckpoint');
+export { Checkpoint, Device, NxArray, TensorFile };
 
 /**
  * Loads nxrig's WebAssembly. In a browser or a bundler (Vite, webpack) with no

@@ -1,10 +1,19 @@
 // nxrig's npm entry for Node (package.json's "node" condition): the browser entry,
 // with `init()` and `initSync()` reading the `.wasm` from the package's files when no
-// argument is given (Node's fetch cannot read a `file:` URL). Node has no WebGPU:
-// `Device.gpu()` rejects at once; host arrays and `.safetensors` files work.
+// argument is given (Node's fetch cannot read a `file:` URL), and checkpoints opened
+// from paths and `FileHandle`s and converted into paths (a temporary beside each
+// file, renamed once all are whole). Node has no WebGPU: `Device.gpu()` rejects at
+// once; host arrays and checkpoints of any size work.
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { init as browserInit, initSync as browserInitSync } from './index.js';
+import { mkdir, open, readFile, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  convertCheckpoint as convertAny,
+  init as browserInit,
+  initSync as browserInitSync,
+  openCheckpoint as openAny,
+} from './index.js';
 
 export * from './index.js';
 
@@ -21,3 +30,143 @@ export function initSync(input) {
 }
 
 export default init;
+
+/** Bytes `start..end` of the open `fh`, as many as the file has. */
+async function readRange(fh, start, end) {
+  const buf = new Uint8Array(end - start);
+  let at = 0;
+  while (at < buf.length) {
+    const { bytesRead } = await fh.read(buf, at, buf.length - at, start + at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+  }
+  return buf.subarray(0, at);
+}
+
+/** A source over the file at `path`: opened for each read (no handle left open). */
+async function pathSource(path) {
+  const s = await stat(path);
+  if (!s.isFile()) throw new Error(`${path}: not a regular file`);
+  return {
+    name: path,
+    size: s.size,
+    async read(start, end) {
+      const fh = await open(path, 'r');
+      try {
+        return await readRange(fh, start, end);
+      } finally {
+        await fh.close();
+      }
+    },
+  };
+}
+
+/** A source over a `FileHandle` the caller opened (and closes). */
+async function handleSource(fh, name) {
+  return { name, size: (await fh.stat()).size, read: (start, end) => readRange(fh, start, end) };
+}
+
+const isPath = (x) => typeof x === 'string' && !/^(https?|blob|data):/i.test(x);
+const INDEX = /\.index\.json$/;
+
+/** A folder's checkpoint: its index, or its one weights file. */
+async function folderSource(dir) {
+  const names = await readdir(dir);
+  const index = names.filter((n) => INDEX.test(n));
+  if (index.length === 1) return join(dir, index[0]);
+  const weights = names.filter((n) => /\.(safetensors|npy)$/.test(n));
+  if (index.length === 0 && weights.length === 1) return join(dir, weights[0]);
+  throw new Error(`${dir}: ${index.length} indexes and ${weights.length} weights files; nxrig opens a folder of one checkpoint`);
+}
+
+/**
+ * `openCheckpoint` of the browser entry, and in Node also a path (a file, a
+ * sharded checkpoint's `*.index.json` or its folder; `file:` URLs too) or a
+ * `FileHandle`. Reads the headers only.
+ */
+export async function openCheckpoint(source, options) {
+  try {
+    if (source instanceof URL && source.protocol === 'file:') source = fileURLToPath(source);
+    if (isPath(source)) {
+      let path = source;
+      if ((await stat(path)).isDirectory()) path = await folderSource(path);
+      if (/\.json$/.test(path)) {
+        const text = await readFile(path, 'utf8');
+        const dir = dirname(path);
+        const shards = {};
+        const names = new Set(Object.values(JSON.parse(text)?.weight_map ?? {}));
+        for (const n of names) {
+          if (typeof n === 'string' && !/[\\/]/.test(n)) shards[n] = await pathSource(join(dir, n)).catch(() => undefined);
+        }
+        return await openAny({ index: { name: basename(path), text }, shards });
+      }
+      return await openAny(await pathSource(path));
+    }
+    if (source && typeof source.fd === 'number' && typeof source.read === 'function' && typeof source.stat === 'function') {
+      return await openAny(await handleSource(source, 'the file'));
+    }
+  } catch (e) {
+    throw e?.message?.startsWith('openCheckpoint: ') ? e : new Error(`openCheckpoint: ${e.message}`, { cause: e });
+  }
+  return openAny(source, options);
+}
+
+let temps = 0;
+
+/** A sink into the path `target`: one file there, or for a sharded checkpoint the
+ * files in the folder `target` (made if missing, removed again on an abort); each
+ * written to a temporary beside it and renamed at the commit. */
+function pathSink(target, sharded) {
+  const whole = [];
+  let current = null;
+  let madeDir = false;
+  return {
+    async open(name) {
+      let path = target;
+      if (sharded) {
+        const made = await mkdir(target, { recursive: true });
+        madeDir ||= made !== undefined;
+        path = join(target, name);
+      }
+      const tmp = join(dirname(path), `.nxrig-${process.pid}-${temps++}.tmp`);
+      current = { path, tmp, fh: await open(tmp, 'wx') };
+    },
+    async write(bytes) {
+      let at = 0;
+      while (at < bytes.length) at += (await current.fh.write(bytes, at, bytes.length - at)).bytesWritten;
+    },
+    async close() {
+      await current.fh.sync();
+      await current.fh.close();
+      whole.push(current);
+      current = null;
+    },
+    async commit() {
+      for (const f of whole.splice(0)) await rename(f.tmp, f.path);
+    },
+    async abort() {
+      if (current) {
+        await current.fh.close().catch(() => {});
+        whole.push(current);
+        current = null;
+      }
+      for (const f of whole.splice(0)) await unlink(f.tmp).catch(() => {});
+      if (madeDir) await rmdir(target).catch(() => {});
+    },
+  };
+}
+
+/**
+ * `convertCheckpoint` of the browser entry, and in Node also into a path: a file, or
+ * for a sharded checkpoint a folder; written to temporaries renamed once all are
+ * whole (an error or an abort leaves nothing).
+ */
+export async function convertCheckpoint(checkpoint, sink, options) {
+  if (sink instanceof URL && sink.protocol === 'file:') sink = fileURLToPath(sink);
+  if (typeof sink === 'string') {
+    const sharded = checkpoint?.sharded === true;
+    const name = options?.fileName ?? sink;
+    return convertAny(checkpoint, pathSink(sink, sharded), { ...options, fileName: name });
+  }
+  return convertAny(checkpoint, sink, options);
+}

@@ -187,8 +187,10 @@ async function main() {
     if (!window.nxrigReady) say('nxrig is still loading: drop the file again in a moment.');
     else if (e.dataTransfer.files[0]) loadFile(e.dataTransfer.files[0]);
   });
-  await init();
+  const wasm = await init();
   window.nxrig = nxrig;
+  // The tests read how far wasm memory grew.
+  window.nxrigWasmBytes = () => wasm.memory.buffer.byteLength;
   if (!navigator.gpu) {
     $('device').value = 'wasm';
     $('device').options[0].disabled = true;

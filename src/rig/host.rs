@@ -17,6 +17,10 @@ use crate::error::Error;
 /// Alignment of memory nxrig allocates, in bytes: enough for every dtype.
 pub const ALIGN: usize = 16;
 
+/// The most bytes one host allocation may have: `isize::MAX` less the alignment's
+/// rounding (2 GiB less 65 bytes on wasm32).
+pub(crate) const MAX_ALLOCATION: usize = isize::MAX as usize - ALIGN;
+
 /// The most bytes of freed allocations kept for reuse.
 pub(crate) const KEEP: usize = 256 << 20;
 
@@ -182,6 +186,17 @@ impl DeviceBackend for Host {
         len: usize,
         clear: bool,
     ) -> Result<Store, Error> {
+        // One allocation stops below isize::MAX bytes (2 GiB on wasm32): said so, not
+        // taken for the allocator's failure.
+        if len > MAX_ALLOCATION {
+            return Err(Error::Unsupported {
+                op,
+                device: device.to_owned(),
+                what: format!(
+                    "hold {len} bytes in one array: one allocation holds at most {MAX_ALLOCATION} bytes on this platform; read such a tensor a piece at a time, or place it on a GPU"
+                ),
+            });
+        }
         let bytes = HostBytes::new(len, clear).ok_or_else(|| Error::OutOfMemory {
             op,
             device: device.to_owned(),

@@ -21,6 +21,8 @@ pub(crate) mod cuda;
 mod device;
 mod gpus;
 mod host;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use host::MAX_ALLOCATION;
 mod kind;
 mod memory;
 mod seam;

@@ -9,6 +9,7 @@
 
 mod args;
 mod array;
+mod checkpoint;
 mod device;
 mod file;
 mod panic;
@@ -16,6 +17,7 @@ mod read;
 mod typed;
 
 pub use array::NxArray;
+pub use checkpoint::Checkpoint;
 pub use device::Device;
 pub use file::TensorFile;
 

@@ -24,8 +24,17 @@ pub(crate) fn view_of(data: &JsValue) -> Result<(JsValue, u32, u32), JsError> {
 }
 
 /// The bytes `data` views, copied into wasm memory.
+///
+/// # Errors
+/// Not a TypedArray, DataView or ArrayBuffer; more bytes than one wasm32 allocation
+/// holds (2 GiB).
 pub(crate) fn bytes_of(data: &JsValue) -> Result<Vec<u8>, JsError> {
     let (buffer, offset, len) = view_of(data)?;
+    if len as usize > crate::rig::MAX_ALLOCATION {
+        return Err(super::js_invalid(&format!(
+            "nxrig: {len} bytes: more than one wasm32 allocation holds (2 GiB); open a checkpoint with openCheckpoint, which reads it a piece at a time"
+        )));
+    }
     Ok(Uint8Array::new_with_byte_offset_and_length(&buffer, offset, len).to_vec())
 }
 

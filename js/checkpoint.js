@@ -1,0 +1,202 @@
+// openCheckpoint and convertCheckpoint: the npm package's way to checkpoints of any
+// size. Sources and sinks are made here from what the caller gives (js/sources.js,
+// js/sinks.js); the headers, the plan and the conversion are nxrig's, in wasm
+// (src/web/checkpoint.rs over src/convert), so the bytes are `nxrig convert`'s.
+import {
+  Checkpoint,
+  Device,
+  convertCheckpointInto,
+  openCheckpointFile,
+  openCheckpointSharded,
+} from '../pkg/nxrig.js';
+import { blobSource, bytesSource, isSource, urlSource, urlText } from './sources.js';
+import { directorySink, isStream, streamSink, streamsSink } from './sinks.js';
+
+const INDEX = /\.index\.json$/;
+const base = (n) => String(n).split(/[\\/]/).pop();
+
+/** What `x` is, in a sentence's words, for errors. */
+function described(x) {
+  if (x === null) return 'null';
+  if (typeof x !== 'object' && typeof x !== 'function') return `${typeof x} ${String(x).slice(0, 40)}`;
+  return x.constructor?.name ?? 'an object';
+}
+
+/** An Error of the function `fn` called, with `e`'s message (an nxrig error's names
+ * the file and the tensor). AbortErrors pass as they are. */
+export function named(fn, e) {
+  if (e?.name === 'AbortError') return e;
+  const m = e?.message ?? String(e);
+  if (m.startsWith(`${fn}: `)) return e;
+  return new Error(`${fn}: ${m}`, { cause: e });
+}
+
+/** The files of a list (a `FileList`, an array of `File`s): the index among them. */
+async function fromFiles(files, ctx) {
+  const list = Array.from(files);
+  if (list.length === 0) throw new Error('no files given');
+  const byName = new Map(list.map((f) => [base(f.name), f]));
+  const index = list.filter((f) => INDEX.test(f.name));
+  if (index.length > 1) throw new Error(`several indexes among the files (${index.map((f) => f.name).join(', ')}): give one checkpoint's files`);
+  if (index.length === 0) {
+    const weights = list.filter((f) => /\.(safetensors|npy)$/.test(f.name));
+    if (weights.length !== 1) throw new Error(`${list.length} files and no *.index.json among them: give one file, or a sharded checkpoint's index with its shards`);
+    return openCheckpointFile(blobSource(weights[0], weights[0].name, ctx));
+  }
+  const text = await index[0].text();
+  return openCheckpointSharded(index[0].name, text, (name) => {
+    const f = byName.get(name);
+    return f && blobSource(f, name, ctx);
+  });
+}
+
+/** A `FileSystemDirectoryHandle`: its index and shards, or its one weights file. */
+async function fromDirectory(dir, ctx) {
+  const names = [];
+  for await (const [name, h] of dir.entries()) if (h.kind === 'file') names.push(name);
+  const index = names.filter((n) => INDEX.test(n));
+  if (index.length === 1) {
+    const text = await (await (await dir.getFileHandle(index[0])).getFile()).text();
+    const shards = new Map();
+    for (const n of names) if (/\.safetensors$/.test(n)) shards.set(n, await (await dir.getFileHandle(n)).getFile());
+    return openCheckpointSharded(index[0], text, (name) => {
+      const f = shards.get(name);
+      return f && blobSource(f, name, ctx);
+    });
+  }
+  const weights = names.filter((n) => /\.(safetensors|npy)$/.test(n));
+  if (index.length === 0 && weights.length === 1) {
+    return openCheckpointFile(blobSource(await (await dir.getFileHandle(weights[0])).getFile(), weights[0], ctx));
+  }
+  throw new Error(`the folder ${dir.name} holds ${index.length} indexes and ${weights.length} weights files: nxrig opens a folder of one checkpoint`);
+}
+
+/** `{ index: { name, text }, shards }`: an index's text and its shards as source
+ * objects (`shards` an object or `Map` by name, or a function of the name). */
+async function fromParts({ index, shards }) {
+  if (typeof index?.text !== 'string') throw new TypeError('index must be { name, text }');
+  const of = typeof shards === 'function' ? shards
+    : shards instanceof Map ? (n) => shards.get(n) : (n) => (Object.hasOwn(shards, n) ? shards[n] : undefined);
+  return openCheckpointSharded(index.name ?? 'model.safetensors.index.json', index.text, (name) => {
+    const s = of(name);
+    if (s !== undefined && !isSource(s)) throw new TypeError(`shard ${name} is not a source object { name, size, read }`);
+    return s;
+  });
+}
+
+/** A URL: an index (`*.json`, its shards beside it) or one file. */
+async function fromUrl(url, init, ctx) {
+  const u = new URL(String(url), globalThis.location?.href);
+  if (u.pathname.endsWith('.json')) {
+    const text = await urlText(u, init, ctx);
+    const shards = new Map();
+    const names = Object.values(safeParse(text, u)?.weight_map ?? {});
+    for (const n of new Set(names)) {
+      if (typeof n === 'string' && !/[\\/]/.test(n)) shards.set(n, await urlSource(new URL(n, u), init, ctx));
+    }
+    return openCheckpointSharded(u.href, text, (name) => shards.get(name));
+  }
+  return openCheckpointFile(await urlSource(u, init, ctx));
+}
+
+function safeParse(text, u) {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${u.href}: not a sharded checkpoint's index: ${e.message}`);
+  }
+}
+
+/**
+ * Opens a checkpoint: reads its headers only (every tensor's name, dtype, shape,
+ * bytes and shard, and the metadata), never a tensor's bytes. `source`: a `File` or
+ * `Blob`, a URL (string or `URL`; read with HTTP Range requests), a
+ * `FileSystemFileHandle`, bytes (`ArrayBuffer`, `Uint8Array`), a source object
+ * `{ name, size, read(start, end) }`; for a sharded checkpoint, the files of a folder
+ * or list (a `FileList` or array of `File`s holding the `*.index.json`), a
+ * `FileSystemDirectoryHandle`, the index's URL (shards beside it), or
+ * `{ index: { name, text }, shards }` with a source object for each shard.
+ * `options.requestInit`: what `fetch` gets for a URL (headers, credentials).
+ */
+export async function openCheckpoint(source, options = {}) {
+  const ctx = { signal: undefined };
+  let ck;
+  try {
+    if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got: ${described(options)}`);
+    for (const k of Object.keys(options)) if (k !== 'requestInit') throw new TypeError(`unknown option ${JSON.stringify(k)} (it takes requestInit)`);
+    if (source?.index && source?.shards && !(source instanceof Blob)) ck = await fromParts(source);
+    else if (isSource(source)) ck = await openCheckpointFile(source);
+    else if (typeof Blob !== 'undefined' && source instanceof Blob) {
+      if (INDEX.test(source.name ?? '')) throw new Error(`${source.name} is an index: give it with its shards (the folder's files, a FileSystemDirectoryHandle, or its URL)`);
+      ck = await openCheckpointFile(blobSource(source, source.name, ctx));
+    } else if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
+      ck = await openCheckpointFile(bytesSource(source));
+    } else if (typeof source === 'string' || source instanceof URL) {
+      ck = await fromUrl(source, options.requestInit, ctx);
+    } else if (source?.kind === 'file' && typeof source.getFile === 'function') {
+      const f = await source.getFile();
+      ck = await openCheckpointFile(blobSource(f, f.name, ctx));
+    } else if (source?.kind === 'directory' && typeof source.entries === 'function') {
+      ck = await fromDirectory(source, ctx);
+    } else if (source && typeof source[Symbol.iterator] === 'function') {
+      ck = await fromFiles(source, ctx);
+    } else {
+      throw new TypeError(`expected a File, a Blob, a URL, a FileSystemFileHandle or FileSystemDirectoryHandle, bytes, a list of Files or a source object, got: ${described(source)}`);
+    }
+  } catch (e) {
+    throw named('openCheckpoint', e);
+  }
+  Object.defineProperty(ck, '__nxCtx', { value: ctx });
+  return ck;
+}
+
+const OPTIONS = ['to', 'tensors', 'device', 'onProgress', 'signal', 'fileName'];
+
+/** The sink for what the caller gave. */
+function sinkOf(sink, ck, ctx) {
+  if (isStream(sink)) {
+    if (ck.sharded) throw new Error('a sharded checkpoint converts into several files: give a FileSystemDirectoryHandle or a function from file name to WritableStream, not one stream');
+    return streamSink(sink, ctx);
+  }
+  if (sink?.kind === 'directory' && typeof sink.getFileHandle === 'function') return directorySink(sink, ctx);
+  if (typeof sink === 'function') return streamsSink(sink, ctx);
+  if (sink && ['open', 'write', 'close', 'commit', 'abort'].every((k) => typeof sink[k] === 'function')) return sink;
+  throw new TypeError(`the sink must be a WritableStream, a FileSystemDirectoryHandle, a function from file name to WritableStream, or a sink object, got: ${described(sink)}`);
+}
+
+/**
+ * Converts `checkpoint` (from openCheckpoint) into `sink`, as `nxrig convert` does,
+ * byte for byte: `options.to` the dtype, `tensors` a glob of the tensors to cast
+ * (every float when absent), `device` where to cast (the host when absent),
+ * `onProgress({ bytesDone, bytesTotal, tensor })` after each piece, `signal` an
+ * `AbortSignal` (the promise then rejects with its reason, an `AbortError`, and every
+ * stream is aborted). Memory stays bounded by a piece (64 MiB in, its cast out).
+ */
+export async function convertCheckpoint(checkpoint, sink, options) {
+  const fn = 'convertCheckpoint';
+  if (!(checkpoint instanceof Checkpoint)) throw named(fn, new TypeError(`the first argument must be a Checkpoint from openCheckpoint, got: ${described(checkpoint)}`));
+  if (options === null || typeof options !== 'object') throw named(fn, new TypeError(`options must be an object with at least { to }, got: ${described(options)}`));
+  for (const k of Object.keys(options)) if (!OPTIONS.includes(k)) throw named(fn, new TypeError(`unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`));
+  const { to, tensors, device, onProgress, signal, fileName } = options;
+  if (typeof to !== 'string') throw named(fn, new TypeError(`options.to must be a dtype's name, got: ${described(to)}`));
+  if (tensors !== undefined && typeof tensors !== 'string') throw named(fn, new TypeError(`options.tensors must be a glob string, got: ${described(tensors)}`));
+  if (device !== undefined && !(device instanceof Device)) throw named(fn, new TypeError(`options.device must be a Device, got: ${described(device)}`));
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw named(fn, new TypeError(`options.onProgress must be a function, got: ${described(onProgress)}`));
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw named(fn, new TypeError(`options.signal must be an AbortSignal, got: ${described(signal)}`));
+  signal?.throwIfAborted();
+  const ctx = checkpoint.__nxCtx ?? { signal: undefined };
+  ctx.signal = signal;
+  try {
+    const s = sinkOf(sink, checkpoint, ctx);
+    const progress = onProgress && ((bytesDone, bytesTotal, tensor) => {
+      try { onProgress({ bytesDone, bytesTotal, tensor }); } catch { /* the caller's */ }
+    });
+    const name = fileName ?? (checkpoint.sharded ? 'the output folder' : 'output.safetensors');
+    return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress);
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason ?? new DOMException('The conversion was aborted', 'AbortError');
+    throw named(fn, e);
+  } finally {
+    ctx.signal = undefined;
+  }
+}

@@ -1,0 +1,74 @@
+// Where a conversion writes: sinks of the form
+//   { open(name), write(bytes), close(), commit(), abort() }
+// that nxrig's wasm drives: each file opened, written in order, closed; then every
+// file committed at the end, or every one aborted on any error (nothing is kept).
+import { checked } from './sources.js';
+
+/** Whether `x` is a `WritableStream` (a `FileSystemWritableFileStream` is one). */
+export function isStream(x) {
+  return typeof WritableStream !== 'undefined' && x instanceof WritableStream;
+}
+
+/** A sink of files each written to its own stream, as `streamOf(name)` gives it (a
+ * stream, or a promise of one); the streams are closed at the commit, in order, and
+ * aborted on an error. `discard(name)`, where given, removes a file that an abort
+ * leaves behind. */
+export function streamsSink(streamOf, ctx, discard) {
+  const open = [];
+  let current = null;
+  return {
+    async open(name) {
+      checked(ctx);
+      const stream = await streamOf(name);
+      if (!isStream(stream)) {
+        throw new Error(`the sink gave no WritableStream for ${name}`);
+      }
+      current = { name, writer: stream.getWriter() };
+      open.push(current);
+    },
+    async write(bytes) {
+      checked(ctx);
+      await current.writer.write(bytes);
+    },
+    async close() {
+      current = null;
+    },
+    async commit() {
+      checked(ctx);
+      for (const f of open) await f.writer.close();
+      open.length = 0;
+    },
+    async abort() {
+      const reason = ctx?.signal?.reason ?? new DOMException('The conversion failed', 'AbortError');
+      for (const f of open.splice(0)) {
+        await f.writer.abort(reason).catch(() => {});
+        if (discard) await discard(f.name).catch(() => {});
+      }
+    },
+  };
+}
+
+/** A sink of one file into `stream`. */
+export function streamSink(stream, ctx) {
+  let given = false;
+  return streamsSink((name) => {
+    if (given) throw new Error(`${name}: a sharded checkpoint converts into several files: give a FileSystemDirectoryHandle or a function from file name to WritableStream`);
+    given = true;
+    return stream;
+  }, ctx);
+}
+
+/** A sink of files into a `FileSystemDirectoryHandle` (File System Access or OPFS):
+ * each through `createWritable()` (written to a swap file, in place at `close()`);
+ * files it made are removed again on an abort. */
+export function directorySink(dir, ctx) {
+  const made = new Set();
+  return streamsSink(async (name) => {
+    const existed = await dir.getFileHandle(name).then(() => true, () => false);
+    const handle = await dir.getFileHandle(name, { create: true });
+    if (!existed) made.add(name);
+    return handle.createWritable();
+  }, ctx, async (name) => {
+    if (made.delete(name)) await dir.removeEntry(name);
+  });
+}

@@ -1,0 +1,139 @@
+// Where a checkpoint's bytes come from: sources of the form
+//   { name, size, read(start, end) => Promise<Uint8Array> }
+// made from a Blob or File (slice().arrayBuffer(): a piece at a time, never the whole
+// file), bytes in memory, or a URL (HTTP Range requests). nxrig's wasm asks each for
+// one piece at a time (64 MiB), so memory is bounded by a piece, never by the file.
+
+/** Whether `x` is a source object already (a user's own). */
+export function isSource(x) {
+  return x !== null && typeof x === 'object' && typeof x.read === 'function' && typeof x.size === 'number';
+}
+
+/** The abort check of a conversion's context: throws its reason once aborted. */
+export function checked(ctx) {
+  const s = ctx?.signal;
+  if (s?.aborted) throw s.reason ?? new DOMException('The conversion was aborted', 'AbortError');
+}
+
+/** A source over a `Blob` or `File`. */
+export function blobSource(blob, name, ctx) {
+  return {
+    name: name ?? blob.name ?? 'checkpoint.safetensors',
+    size: blob.size,
+    async read(start, end) {
+      checked(ctx);
+      return new Uint8Array(await blob.slice(start, end).arrayBuffer());
+    },
+  };
+}
+
+/** A source over bytes in memory (an `ArrayBuffer` or a view of one). */
+export function bytesSource(bytes, name) {
+  const u8 = bytes instanceof ArrayBuffer
+    ? new Uint8Array(bytes)
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return {
+    name: name ?? 'checkpoint.safetensors',
+    size: u8.byteLength,
+    async read(start, end) {
+      return u8.subarray(start, end);
+    },
+  };
+}
+
+/** The error of a URL source: one sentence naming the URL. */
+function urlError(url, reason, cause) {
+  return new Error(`${url}: ${reason}`, cause ? { cause } : undefined);
+}
+
+/** `fetch` with the caller's `requestInit` and the conversion's signal; a network or
+ * CORS failure as an Error naming the URL. */
+async function get(url, init, ctx, headers) {
+  checked(ctx);
+  try {
+    return await fetch(url, {
+      ...init,
+      headers: { ...(init?.headers ?? {}), ...headers },
+      signal: ctx?.signal ?? init?.signal,
+    });
+  } catch (e) {
+    checked(ctx);
+    throw urlError(url, `the request failed (a network error, or a server that does not allow this origin by CORS): ${e.message}`, e);
+  }
+}
+
+/** A source over a URL, read with HTTP Range requests. The first request finds the
+ * size (`Content-Range`) and the version (`ETag`, `Last-Modified`); a server that
+ * ignores Range (a 200 with the whole body) is refused at once, its body never read;
+ * every later read checks its status, its range, its length and the version. */
+export async function urlSource(url, init, ctx) {
+  const href = String(url);
+  const r = await get(href, init, ctx, { Range: 'bytes=0-0' });
+  if (r.status === 200) {
+    await r.body?.cancel().catch(() => {});
+    throw urlError(href, 'the server ignores HTTP Range requests (it answered 200 with the whole file); nxrig reads a checkpoint a piece at a time and does not download it whole: serve it from a server that answers Range with 206');
+  }
+  if (r.status === 416) {
+    await r.body?.cancel().catch(() => {});
+    return emptyUrl(href);
+  }
+  if (r.status !== 206) {
+    await r.body?.cancel().catch(() => {});
+    throw urlError(href, `the server answered ${r.status} ${r.statusText} to a Range request`);
+  }
+  await r.arrayBuffer();
+  const range = /\/(\d+)\s*$/.exec(r.headers.get('content-range') ?? '');
+  if (!range) {
+    throw urlError(href, 'the server gave no Content-Range with the file\'s size (a cross-origin server must expose it: Access-Control-Expose-Headers: Content-Range)');
+  }
+  const version = (h) => h.get('etag') ?? h.get('last-modified');
+  const first = version(r.headers);
+  const size = Number(range[1]);
+  return {
+    name: href,
+    size,
+    async read(start, end) {
+      if (end <= start) return new Uint8Array(0);
+      const p = await get(href, init, ctx, { Range: `bytes=${start}-${end - 1}` });
+      if (p.status !== 206) {
+        await p.body?.cancel().catch(() => {});
+        throw urlError(href, `bytes ${start}-${end - 1}: the server answered ${p.status} ${p.statusText}, not 206`);
+      }
+      const v = version(p.headers);
+      if (first && v && v !== first) {
+        await p.body?.cancel().catch(() => {});
+        throw urlError(href, `the file changed while it was read (its version went from ${first} to ${v})`);
+      }
+      const got = /bytes (\d+)-(\d+)\/(\d+)/.exec(p.headers.get('content-range') ?? '');
+      if (got && (Number(got[1]) !== start || Number(got[3]) !== size)) {
+        await p.body?.cancel().catch(() => {});
+        throw urlError(href, `bytes ${start}-${end - 1}: the server sent ${got[0]}`);
+      }
+      let bytes;
+      try {
+        bytes = new Uint8Array(await p.arrayBuffer());
+      } catch (e) {
+        checked(ctx);
+        throw urlError(href, `bytes ${start}-${end - 1}: the body broke off: ${e.message}`, e);
+      }
+      if (bytes.byteLength !== end - start) {
+        throw urlError(href, `bytes ${start}-${end - 1}: a short body (${bytes.byteLength} bytes of ${end - start})`);
+      }
+      return bytes;
+    },
+  };
+}
+
+function emptyUrl(href) {
+  return { name: href, size: 0, async read() { return new Uint8Array(0); } };
+}
+
+/** The text of a sharded checkpoint's index at `url` (at most 100 MB). */
+export async function urlText(url, init, ctx) {
+  const href = String(url);
+  const r = await get(href, init, ctx, {});
+  if (!r.ok) throw urlError(href, `the server answered ${r.status} ${r.statusText}`);
+  const n = Number(r.headers.get('content-length') ?? 0);
+  if (n > 100_000_000) throw urlError(href, `an index of ${n} bytes: more than nxrig reads (100 MB)`);
+  return r.text();
+}

@@ -1,0 +1,345 @@
+//! Checkpoints of any size for JavaScript: opened from sources that read byte ranges
+//! on demand, a tensor loaded onto a device a piece at a time, converted into sinks
+//! that write a stream of bytes. The sources and sinks are JavaScript objects that
+//! `js/index.js` makes from `File`s, `Blob`s, URLs, `WritableStream`s, folder handles
+//! (and `js/node.js` from Node's paths and file handles); the conversion is the
+//! library's ([`crate::convert`]), so its bytes are the command line's. Seed: none (a
+//! format at the edge).
+
+use std::rc::Rc;
+
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
+
+use super::array::NxArray;
+use super::device::Device;
+use super::{args, js_error};
+use crate::array::AnyArray;
+use crate::convert::{self, Pick, Plan, Sink, Source};
+use crate::error::Error;
+use crate::formats::Format;
+use crate::rig::Buffer;
+
+/// The text of a JavaScript error (its `message`, else its string form).
+fn message(e: &JsValue) -> String {
+    Reflect::get(e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| args::show(e))
+}
+
+/// `obj[method](...args)` awaited, failures as [`Error::Format`] naming `path`.
+async fn call(path: &str, obj: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, Error> {
+    let fail = |e: JsValue| Error::Format {
+        path: path.to_owned(),
+        tensor: None,
+        reason: message(&e),
+    };
+    let f: Function = Reflect::get(obj, &method.into())
+        .map_err(fail)?
+        .dyn_into()
+        .map_err(|_| Error::Format {
+            path: path.to_owned(),
+            tensor: None,
+            reason: format!("nxrig bug: the adapter has no {method}()"),
+        })?;
+    let list: js_sys::Array = args.iter().collect();
+    let r = f.apply(obj, &list).map_err(fail)?;
+    match r.dyn_into::<Promise>() {
+        Ok(p) => JsFuture::from(p).await.map_err(fail),
+        Err(v) => Ok(v),
+    }
+}
+
+/// A source `js/index.js` made: `{ name, size, read(start, end) }`, `read` resolving
+/// to a `Uint8Array` of bytes `start..end`.
+pub(crate) struct JsSource {
+    name: String,
+    size: u64,
+    obj: JsValue,
+}
+
+impl JsSource {
+    fn of(obj: JsValue) -> Result<JsSource, JsError> {
+        let get = |k: &str| Reflect::get(&obj, &k.into()).unwrap_or(JsValue::UNDEFINED);
+        let name = get("name").as_string().unwrap_or_else(|| "the checkpoint".into());
+        let size = get("size")
+            .as_f64()
+            .filter(|s| *s >= 0.0 && s.fract() == 0.0)
+            .ok_or_else(|| JsError::new("nxrig bug: a source without a size"))?;
+        Ok(JsSource {
+            name,
+            size: size as u64,
+            obj,
+        })
+    }
+}
+
+impl Source for JsSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    async fn read(&self, start: u64, len: usize) -> Result<Buffer, Error> {
+        let end = start + len as u64;
+        let v = call(
+            &self.name,
+            &self.obj,
+            "read",
+            &[(start as f64).into(), (end as f64).into()],
+        )
+        .await?;
+        let u8s: Uint8Array = v.dyn_into().map_err(|_| Error::Format {
+            path: self.name.clone(),
+            tensor: None,
+            reason: "nxrig bug: a read gave no Uint8Array".into(),
+        })?;
+        if u8s.length() as usize != len {
+            return Err(Error::Format {
+                path: self.name.clone(),
+                tensor: None,
+                reason: format!(
+                    "bytes {start}..{end}: {} bytes came, {len} were asked for (the file is shorter than its header says, or changed)",
+                    u8s.length()
+                ),
+            });
+        }
+        // Into 8-byte words: the piece's elements are then aligned for every dtype.
+        let mut words = vec![0u64; len.div_ceil(8)];
+        u8s.copy_to(&mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..len]);
+        Buffer::of_vec(words).view(0, len)
+    }
+}
+
+/// A sink `js/index.js` made: `{ open(name), write(bytes), close(), commit(),
+/// abort() }`, each resolving when done.
+struct JsSink {
+    obj: JsValue,
+    name: String,
+}
+
+impl Sink for JsSink {
+    async fn open(&mut self, name: &str) -> Result<(), Error> {
+        self.name = name.to_owned();
+        call(name, &self.obj, "open", &[name.into()]).await.map(drop)
+    }
+
+    async fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let u8s = Uint8Array::from(bytes);
+        call(&self.name, &self.obj, "write", &[u8s.into()]).await.map(drop)
+    }
+
+    async fn write_array(&mut self, a: &AnyArray) -> Result<(), Error> {
+        // A GPU's bytes go from the mapped staging into a Uint8Array, not through
+        // wasm memory.
+        let bytes = match a.own_bytes() {
+            Some(b) => b?,
+            None => {
+                let c = a.copy()?;
+                let len = c.dtype().bytes(c.layout().numel())?;
+                c.buffer().view(0, len)?
+            }
+        };
+        let u8s = bytes.read_js_async().await?;
+        call(&self.name, &self.obj, "write", &[u8s.into()]).await.map(drop)
+    }
+
+    async fn close(&mut self) -> Result<(), Error> {
+        call(&self.name, &self.obj, "close", &[]).await.map(drop)
+    }
+
+    async fn commit(&mut self) -> Result<(), Error> {
+        call(&self.name, &self.obj, "commit", &[]).await.map(drop)
+    }
+
+    async fn abort(&mut self) {
+        let _ = call(&self.name, &self.obj, "abort", &[]).await;
+    }
+}
+
+/// A checkpoint opened from its headers: one file, or a sharded checkpoint's index
+/// and shards. Made by `openCheckpoint`.
+#[wasm_bindgen]
+pub struct Checkpoint {
+    ck: Rc<convert::Checkpoint<JsSource>>,
+}
+
+/// Opens one file from `source` (`{ name, size, read }`), its header only. Called by
+/// `openCheckpoint` in `js/index.js`.
+#[wasm_bindgen(js_name = openCheckpointFile)]
+pub async fn open_checkpoint_file(source: JsValue) -> Result<Checkpoint, JsError> {
+    let s = JsSource::of(source)?;
+    let format = if s.name.ends_with(".npy") {
+        Format::Npy
+    } else {
+        Format::Safetensors
+    };
+    let ck = convert::Checkpoint::open(s, format)
+        .await
+        .map_err(js_error)?;
+    Ok(Checkpoint { ck: Rc::new(ck) })
+}
+
+/// Opens a sharded checkpoint: the index's file name and text, and `shard(name)`
+/// giving each shard's source (or `undefined` where none was given). Called by
+/// `openCheckpoint` in `js/index.js`.
+#[wasm_bindgen(js_name = openCheckpointSharded)]
+pub async fn open_checkpoint_sharded(
+    index_name: String,
+    index_text: String,
+    shard: Function,
+) -> Result<Checkpoint, JsError> {
+    let ck = convert::Checkpoint::open_sharded(&index_name, &index_text, |name| {
+        let s = shard
+            .call1(&JsValue::NULL, &name.into())
+            .unwrap_or(JsValue::UNDEFINED);
+        if s.is_undefined() || s.is_null() {
+            return Err(Error::Format {
+                path: index_name.clone(),
+                tensor: None,
+                reason: format!("the index names shard {name:?}, which was not given"),
+            });
+        }
+        JsSource::of(s).map_err(|_| Error::Format {
+            path: name.to_owned(),
+            tensor: None,
+            reason: "nxrig bug: a shard source without a size".into(),
+        })
+    })
+    .await
+    .map_err(js_error)?;
+    Ok(Checkpoint { ck: Rc::new(ck) })
+}
+
+#[wasm_bindgen]
+impl Checkpoint {
+    /// Every tensor: `{ name, dtype, shape, byteLength, shard }` (`shard`: its file's
+    /// name), shard by shard in order of name, each in the order of its bytes.
+    #[wasm_bindgen(getter, unchecked_return_type = "TensorInfo[]")]
+    pub fn tensors(&self) -> js_sys::Array {
+        self.ck
+            .tensors()
+            .map(|(s, e)| {
+                let o = js_sys::Object::new();
+                let set = |k: &str, v: JsValue| {
+                    let _ = Reflect::set(&o, &k.into(), &v);
+                };
+                set("name", e.name.as_str().into());
+                set("dtype", e.dtype.name().into());
+                let shape: js_sys::Array =
+                    e.shape.iter().map(|&n| JsValue::from_f64(n as f64)).collect();
+                set("shape", shape.into());
+                set("byteLength", (e.len as f64).into());
+                set("shard", s.name.as_str().into());
+                JsValue::from(o)
+            })
+            .collect()
+    }
+
+    /// The metadata as JSON text: a file's `__metadata__`, or a sharded checkpoint's
+    /// index `metadata` (`"{}"` where there is none).
+    #[wasm_bindgen(getter, js_name = metadataJson)]
+    pub fn metadata_json(&self) -> String {
+        match &self.ck.index {
+            Some((_, i)) => serde_json::Value::Object(i.metadata.clone()).to_string(),
+            None => serde_json::to_string(&self.ck.shards[0].header.metadata.clone().unwrap_or_default())
+                .unwrap_or_else(|_| "{}".into()),
+        }
+    }
+
+    /// The files: one, or a sharded checkpoint's shards in order of name.
+    #[wasm_bindgen(getter)]
+    pub fn files(&self) -> Vec<String> {
+        self.ck.shards.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// Whether it is a sharded checkpoint (an index and its shards).
+    #[wasm_bindgen(getter)]
+    pub fn sharded(&self) -> bool {
+        self.ck.index.is_some()
+    }
+
+    /// The bytes of every tensor.
+    #[wasm_bindgen(getter, js_name = byteLength)]
+    pub fn byte_length(&self) -> f64 {
+        self.ck.bytes() as f64
+    }
+
+    /// The tensor `name` on `device` (the host when absent), reading only its bytes,
+    /// a piece at a time: a WebGPU device gets each piece uploaded as it is read.
+    ///
+    /// Errors: no such tensor; a read that fails (naming the file and tensor); an
+    /// array the device cannot hold (2 GiB or more on the host, whose one wasm32
+    /// allocation stops below 2 GiB).
+    #[wasm_bindgen(unchecked_return_type = "Promise<NxArray>")]
+    pub fn load(&self, name: String, device: Option<Device>) -> Promise {
+        let ck = self.ck.clone();
+        let rig = device.map(|d| d.rig).unwrap_or_else(crate::Rig::host);
+        future_to_promise(async move {
+            let a = convert::load(&ck, &name, &rig).await.map_err(js_error)?;
+            Ok(NxArray::new(a).into())
+        })
+    }
+}
+
+/// Converts `checkpoint` into `sink` (`{ open, write, close, commit, abort }`): the
+/// tensors `tensors` (a glob; every float when absent) cast into `to` on `device`,
+/// `output` naming the single file's output (its extension its format); then commit,
+/// or abort on any error. `progress(bytesDone, bytesTotal, tensor)` after each piece.
+/// Resolves to `{ files, tensors, converted, bytesIn, bytesOut }`. Called by
+/// `convertCheckpoint` in `js/index.js`.
+#[wasm_bindgen(js_name = convertCheckpointInto)]
+pub fn convert_checkpoint_into(
+    checkpoint: &Checkpoint,
+    sink: JsValue,
+    to: String,
+    tensors: Option<String>,
+    device: &Device,
+    output: String,
+    progress: Option<Function>,
+) -> Promise {
+    let ck = checkpoint.ck.clone();
+    let rig = device.rig.clone();
+    future_to_promise(async move {
+        let to = to.parse().map_err(js_error)?;
+        let pick = match tensors {
+            Some(g) => Pick::matching(to, &g).map_err(js_error)?,
+            None => Pick::floats(to),
+        };
+        let plan = Plan::new(&ck, &pick, &output).map_err(js_error)?;
+        let mut sink = JsSink {
+            obj: sink,
+            name: output,
+        };
+        let mut tell = |p: convert::Progress<'_>| {
+            if let Some(f) = &progress {
+                let _ = f.call3(
+                    &JsValue::NULL,
+                    &(p.done as f64).into(),
+                    &(p.total as f64).into(),
+                    &p.tensor.into(),
+                );
+            }
+        };
+        let r = convert::run(&ck, &plan, &mut sink, &rig, &mut tell)
+            .await
+            .map_err(js_error)?;
+        let o = js_sys::Object::new();
+        for (k, v) in [
+            ("files", r.files as f64),
+            ("tensors", r.tensors as f64),
+            ("converted", r.converted as f64),
+            ("bytesIn", r.bytes_in as f64),
+            ("bytesOut", r.bytes_out as f64),
+        ] {
+            let _ = Reflect::set(&o, &k.into(), &v.into());
+        }
+        Ok(o.into())
+    })
+}

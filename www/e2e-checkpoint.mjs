@@ -1,0 +1,363 @@
+// Checkpoints of any size in the browser and in Node (openCheckpoint and
+// convertCheckpoint), end to end. Made at test time in a temporary folder and removed
+// after: one file of about 5 GiB with one tensor over 2 GiB, and a sharded checkpoint
+// of more than 4 GiB in three shards (NXRIG_CHECKPOINT_SCALE shrinks both, for a quick
+// run). In a fresh headless Chromium, served by www/e2e-server.mjs:
+//   1. the file from a `File` (setInputFiles), on the host, into a stream the server
+//      writes to disk; from its URL (HTTP Range), on WebGPU, the same;
+//   2. the sharded one from its files, on the host, into OPFS (a directory handle);
+//      from its index's URL, on WebGPU, into a stream a file;
+//   each output's SHA-256 equal to `nxrig convert`'s; wasm memory and the renderer's
+//   peak memory measured and asserted under the bound;
+//   3. an abort half-way through into OPFS leaves no file there; a server that
+//      ignores Range is refused; a tensor loaded alone onto WebGPU;
+// and in Node: the file and the sharded folder from paths into paths, its peak memory
+// asserted.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkpointServer } from './e2e-server.mjs';
+
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+const BLOCK = 16 * MiB;
+/** The bound on wasm memory and on JavaScript's share of the renderer during a conversion. */
+const WASM_BOUND = 512 * MiB;
+const RENDERER_BOUND = 1536 * MiB;
+
+const log = (s) => console.log(`--- ${s}`);
+
+/** SHA-256 of the file at `path`, streamed. */
+function shaOf(path) {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha256');
+    createReadStream(path).on('data', (c) => h.update(c)).on('end', () => resolve(h.digest('hex'))).on('error', reject);
+  });
+}
+
+const WIDTH = { F32: 4, BF16: 2, F16: 2, I64: 8, I32: 4 };
+
+/** A block of patterned bytes: every 32-bit pattern's low bits over the block, and
+ * the block's number `k` in its first word (no two blocks alike, so a piece read from
+ * the wrong offset changes the output). */
+const pattern = (() => {
+  const w = new Uint32Array(BLOCK / 4);
+  for (let i = 0; i < w.length; i++) w[i] = Math.imul(i, 2654435761) >>> 0;
+  return w;
+})();
+
+/** Writes a `.safetensors` file of `tensors` ([name, dtype, shape]) with patterned data. */
+function writeCheckpoint(path, tensors, metadata) {
+  const header = {};
+  if (metadata) header.__metadata__ = metadata;
+  let at = 0;
+  const sizes = tensors.map(([, d, shape]) => shape.reduce((a, b) => a * b, 1) * WIDTH[d]);
+  tensors.forEach(([name, dtype, shape], i) => {
+    header[name] = { dtype, shape, data_offsets: [at, at + sizes[i]] };
+    at += sizes[i];
+  });
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const fd = openSync(path, 'w');
+  try {
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64LE(BigInt(json.length));
+    writeSync(fd, len);
+    writeSync(fd, json);
+    let k = 0;
+    for (const n of sizes) {
+      for (let done = 0; done < n; done += BLOCK) {
+        pattern[0] = k++;
+        writeSync(fd, new Uint8Array(pattern.buffer, 0, Math.min(BLOCK, n - done)));
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return at;
+}
+
+/** The test's checkpoints in `dir`: `big.safetensors` and `sharded/` (index and
+ * three shards), `scale` times their full sizes. */
+export function makeCheckpoints(dir, scale) {
+  const n = (bytes, w) => Math.max(2, Math.round((bytes * scale) / w / 4096)) * 4096 / 1;
+  const big = [
+    ['huge', 'F32', [n(2.25 * GiB, 4) / 4096, 4096]],
+    ['w', 'F32', [n(2.5 * GiB, 4)]],
+    ['emb', 'BF16', [n(0.25 * GiB, 2) / 1024, 1024]],
+    ['ids', 'I64', [n(8 * MiB, 8)]],
+    ['half', 'F16', [n(16 * MiB, 2)]],
+  ];
+  const bytes = writeCheckpoint(join(dir, 'big.safetensors'), big, { format: 'pt' });
+  mkdirSync(join(dir, 'sharded'));
+  const shards = [
+    ['model-00001-of-00003.safetensors', [['a', 'F32', [n(1.5 * GiB, 4)]]]],
+    ['model-00002-of-00003.safetensors', [['b', 'F32', [n(1.5 * GiB, 4) / 2048, 2048]], ['c', 'I32', [n(4 * MiB, 4)]]]],
+    ['model-00003-of-00003.safetensors', [['d', 'BF16', [n(1.25 * GiB, 2)]], ['e', 'F32', [n(MiB, 4)]]]],
+  ];
+  const weightMap = {};
+  let total = 0;
+  for (const [file, ts] of shards) {
+    total += writeCheckpoint(join(dir, 'sharded', file), ts, { format: 'pt' });
+    for (const [name] of ts) weightMap[name] = file;
+  }
+  writeFileSync(join(dir, 'sharded', 'model.safetensors.index.json'), JSON.stringify({ metadata: { total_size: total }, weight_map: weightMap }, null, 2));
+  return { bytes, shardBytes: total };
+}
+
+/** The peak resident memory (VmHWM) of Chromium's renderer and GPU processes. */
+async function peaks(b) {
+  const cdp = await b.newBrowserCDPSession();
+  const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+  const out = {};
+  for (const p of processInfo) {
+    if (p.type !== 'renderer' && p.type !== 'GPU') continue;
+    try {
+      const s = (await import('node:fs')).readFileSync(`/proc/${p.id}/status`, 'utf8');
+      const kb = Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? 0);
+      out[p.type] = Math.max(out[p.type] ?? 0, kb * 1024);
+    } catch { /* gone */ }
+  }
+  await cdp.detach();
+  return out;
+}
+
+/** In the page: a WritableStream to the test server (a WebSocket it writes to
+ * disk), a comparison of a Blob with a URL's bytes, and a file input. */
+function pageHelpers() {
+  window.uploadStream = (name) => {
+    let ws;
+    const reply = () => new Promise((resolve) => { ws.onmessage = resolve; });
+    return new WritableStream({
+      async start() {
+        ws = new WebSocket(`ws://${location.host}/upload/${encodeURIComponent(name)}`);
+        ws.binaryType = 'arraybuffer';
+        await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = () => reject(new Error(`upload of ${name}: no WebSocket`)); });
+      },
+      async write(chunk) {
+        ws.send(chunk);
+        while (ws.bufferedAmount > 64 << 20) await new Promise((r) => setTimeout(r, 5));
+      },
+      async close() { const r = reply(); ws.send('close'); await r; ws.close(); },
+      async abort() { const r = reply(); ws.send('abort'); await r; ws.close(); },
+    });
+  };
+  // The first byte where `blob` and the bytes at `url` differ, or -1 (-2: lengths).
+  window.firstDifference = async (blob, url) => {
+    const size = Number((await fetch(url, { method: 'HEAD' })).headers.get('content-length'));
+    if (size !== blob.size) return -2;
+    const step = 64 << 20;
+    for (let at = 0; at < size; at += step) {
+      const end = Math.min(size, at + step);
+      const [a, b] = await Promise.all([
+        blob.slice(at, end).arrayBuffer(),
+        fetch(url, { headers: { Range: `bytes=${at}-${end - 1}` } }).then((r) => r.arrayBuffer()),
+      ]);
+      const x = new Uint8Array(a);
+      const y = new Uint8Array(b);
+      if (x.length !== y.length) return at;
+      const n = x.length & ~3;
+      const x4 = new Uint32Array(a, 0, n / 4);
+      const y4 = new Uint32Array(b, 0, n / 4);
+      for (let i = 0; i < x4.length; i++) if (x4[i] !== y4[i]) return at + i * 4;
+      for (let i = n; i < x.length; i++) if (x[i] !== y[i]) return at + i;
+    }
+    return -1;
+  };
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.multiple = true;
+  input.id = 'ckfiles';
+  document.body.append(input);
+}
+
+/** Runs the checkpoint tests: `browser()` launches a Chromium, `root` the repo, `bin`
+ * the release `nxrig`. */
+export async function checkpoints({ browser, root, bin }) {
+  const scale = Number(process.env.NXRIG_CHECKPOINT_SCALE ?? 1);
+  const dir = mkdtempSync(join(tmpdir(), 'nxrig-ck-'));
+  const uploads = join(dir, 'uploads');
+  mkdirSync(uploads);
+  let t0;
+  let server;
+  let b;
+  try {
+    log(`checkpoints made at test time (scale ${scale})`);
+    t0 = Date.now();
+    const { bytes, shardBytes } = makeCheckpoints(dir, scale);
+    console.log(`big.safetensors ${(bytes / GiB).toFixed(2)} GiB of tensors, sharded ${(shardBytes / GiB).toFixed(2)} GiB, made in ${(Date.now() - t0) / 1000} s`);
+
+    // nxrig convert's outputs: kept for the comparisons (served at /data/ref/), their
+    // hashes for the stream to the server and for Node.
+    const ref = join(dir, 'ref');
+    mkdirSync(ref);
+    const cli = (...a) => execFileSync(bin, ['convert', ...a], { stdio: 'inherit' });
+    cli(join(dir, 'big.safetensors'), join(ref, 'big.safetensors'), '--to', 'bfloat16');
+    cli(join(dir, 'big.safetensors'), join(ref, 'big.e4m3.safetensors'), '--to', 'float8_e4m3');
+    cli(join(dir, 'sharded', 'model.safetensors.index.json'), join(ref, 'sharded'), '--to', 'bfloat16');
+    const want = await shaOf(join(ref, 'big.safetensors'));
+    const want8 = await shaOf(join(ref, 'big.e4m3.safetensors'));
+    rmSync(join(ref, 'big.e4m3.safetensors'));
+    const wantShards = {};
+    for (const f of readdirSync(join(ref, 'sharded'))) wantShards[f] = await shaOf(join(ref, 'sharded', f));
+
+    server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads });
+    b = await browser();
+    const page = await b.newPage();
+    page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+    await page.evaluate(pageHelpers);
+    const rate = (r, t) => `${(r.bytesIn / GiB).toFixed(2)} GiB in ${((Date.now() - t) / 1000).toFixed(1)} s (${(r.bytesIn / (Date.now() - t) / 1e6).toFixed(2)} GB/s)`;
+
+    // 1. One file over 4 GiB with a tensor over 2 GiB, from a File, on the host, into
+    // a stream the test server writes to disk.
+    log('big.safetensors from a File on the host into a stream the server writes to disk (float8_e4m3)');
+    await page.setInputFiles('#ckfiles', join(dir, 'big.safetensors'));
+    t0 = Date.now();
+    const one = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const ck = await openCheckpoint(document.getElementById('ckfiles').files[0]);
+      let last = null;
+      const report = await convertCheckpoint(ck, window.uploadStream('big-e4m3'), {
+        to: 'float8_e4m3', onProgress: (p) => { last = p; },
+      });
+      return { report, last, tensors: ck.tensors, wasm: window.nxrigWasmBytes() };
+    });
+    console.log(`${rate(one.report, t0)}, wasm memory ${(one.wasm / MiB).toFixed(0)} MiB`);
+    assert.equal(one.tensors.length, 5);
+    if (scale >= 1) assert.ok(one.tensors.find((t) => t.name === 'huge').byteLength > 2 * GiB, 'one tensor over 2 GiB');
+    assert.equal(one.last.bytesDone, one.last.bytesTotal, 'progress reached the end');
+    const st = server.uploads.get('big-e4m3');
+    assert.ok(st?.done, 'the upload was closed whole');
+    assert.equal(await shaOf(st.file), want8, "the stream's file is nxrig convert's, byte for byte");
+    rmSync(st.file);
+
+    // 2. The same file from its URL (HTTP Range), on WebGPU, into an OPFS file.
+    log('big.safetensors from its URL on WebGPU into an OPFS file (bfloat16)');
+    t0 = Date.now();
+    const two = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
+      const ck = await openCheckpoint('/data/big.safetensors');
+      const root = await navigator.storage.getDirectory();
+      const h = await root.getFileHandle('big.bf16.safetensors', { create: true });
+      const report = await convertCheckpoint(ck, await h.createWritable(), { to: 'bfloat16', device: await Device.gpu() });
+      const t = performance.now();
+      const diff = await window.firstDifference(await h.getFile(), '/data/ref/big.safetensors');
+      await root.removeEntry('big.bf16.safetensors');
+      return { report, diff, compare: performance.now() - t, wasm: window.nxrigWasmBytes() };
+    });
+    console.log(`${rate(two.report, t0)} with the comparison (${(two.compare / 1000).toFixed(1)} s), wasm memory ${(two.wasm / MiB).toFixed(0)} MiB`);
+    assert.equal(two.diff, -1, "the OPFS file is nxrig convert's, byte for byte");
+
+    // 3. Sharded, from its files, on the host, into an OPFS folder.
+    log('the sharded checkpoint from its files on the host into an OPFS folder');
+    await page.setInputFiles('#ckfiles', readdirSync(join(dir, 'sharded')).map((f) => join(dir, 'sharded', f)));
+    t0 = Date.now();
+    const three = await page.evaluate(async (names) => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const ck = await openCheckpoint(document.getElementById('ckfiles').files);
+      const root = await navigator.storage.getDirectory();
+      const out = await root.getDirectoryHandle('sharded-bf16', { create: true });
+      const report = await convertCheckpoint(ck, out, { to: 'bfloat16' });
+      const got = [];
+      for await (const [name] of out.entries()) got.push(name);
+      const diffs = {};
+      for (const name of names) diffs[name] = await window.firstDifference(await (await out.getFileHandle(name)).getFile(), `/data/ref/sharded/${name}`);
+      await root.removeEntry('sharded-bf16', { recursive: true });
+      return { report, got: got.sort(), diffs, wasm: window.nxrigWasmBytes() };
+    }, Object.keys(wantShards));
+    console.log(`${rate(three.report, t0)} with the comparisons, wasm memory ${(three.wasm / MiB).toFixed(0)} MiB`);
+    assert.deepEqual(three.got, Object.keys(wantShards).sort());
+    for (const [name, d] of Object.entries(three.diffs)) assert.equal(d, -1, `${name} in OPFS is nxrig convert's`);
+
+    // 4. Sharded, from its index's URL, on WebGPU, into a stream for each file.
+    log('the sharded checkpoint from its index URL on WebGPU into a stream for each file');
+    t0 = Date.now();
+    const four = await page.evaluate(async (names) => {
+      const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
+      const ck = await openCheckpoint('/data/sharded/model.safetensors.index.json');
+      const root = await navigator.storage.getDirectory();
+      const out = await root.getDirectoryHandle('url-bf16', { create: true });
+      const report = await convertCheckpoint(ck, async (name) => (await out.getFileHandle(name, { create: true })).createWritable(), { to: 'bfloat16', device: await Device.gpu() });
+      const diffs = {};
+      for (const name of names) diffs[name] = await window.firstDifference(await (await out.getFileHandle(name)).getFile(), `/data/ref/sharded/${name}`);
+      await root.removeEntry('url-bf16', { recursive: true });
+      return { report, files: ck.files, sharded: ck.sharded, diffs, wasm: window.nxrigWasmBytes() };
+    }, Object.keys(wantShards));
+    console.log(`${rate(four.report, t0)} with the comparisons, wasm memory ${(four.wasm / MiB).toFixed(0)} MiB`);
+    assert.equal(four.sharded, true);
+    for (const [name, d] of Object.entries(four.diffs)) assert.equal(d, -1, `${name} via its URL on WebGPU is nxrig convert's`);
+    for (const r of [one, two, three, four]) assert.ok(r.wasm <= WASM_BOUND, `wasm memory ${r.wasm} within ${WASM_BOUND}`);
+
+    // 3. An abort half-way; a server that ignores Range; a tensor alone.
+    log('an abort half-way leaves nothing; Range ignored is refused; a tensor loaded alone');
+    const edge = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
+      const out = {};
+      const ck = await openCheckpoint('/data/sharded/model.safetensors.index.json');
+      const root = await navigator.storage.getDirectory();
+      const dirH = await root.getDirectoryHandle('aborted', { create: true });
+      const ac = new AbortController();
+      try {
+        await convertCheckpoint(ck, dirH, { to: 'float16', signal: ac.signal, onProgress: (p) => { if (p.bytesDone * 2 >= p.bytesTotal) ac.abort(); } });
+        out.abort = 'resolved';
+      } catch (e) {
+        out.abort = [e.name, e.message];
+      }
+      out.left = [];
+      for await (const [name] of dirH.entries()) out.left.push(name);
+      await root.removeEntry('aborted', { recursive: true });
+      try {
+        await openCheckpoint('/data/big.safetensors?norange');
+        out.norange = 'opened';
+      } catch (e) {
+        out.norange = e.message;
+      }
+      const gpu = await Device.gpu();
+      const e = await ck.load('e', gpu);
+      const head = await e.slice([[0, 4]]).toTypedArray();
+      out.load = [e.dtype, e.shape, e.device.isGpu, Array.from(new Uint32Array(head.buffer, head.byteOffset, 4))];
+      try { await ck.load('nope'); out.missing = 'loaded'; } catch (err) { out.missing = err.message; }
+      return out;
+    });
+    assert.equal(edge.abort[0], 'AbortError', `the abort: ${edge.abort}`);
+    assert.deepEqual(edge.left, [], 'an aborted conversion into OPFS leaves no file');
+    assert.match(edge.norange, /^openCheckpoint: .*big\.safetensors\?norange: the server ignores HTTP Range requests/);
+    assert.equal(edge.load[0], 'float32');
+    assert.equal(edge.load[2], true);
+    // The first words of the shard's last block of e: its block number, then the pattern.
+    assert.deepEqual(edge.load[3].slice(1), [2654435761, Math.imul(2, 2654435761) >>> 0, Math.imul(3, 2654435761) >>> 0]);
+    assert.match(edge.missing, /tensor "nope": no tensor of that name/);
+
+    const mem = await peaks(b);
+    console.log(`peak memory: renderer ${((mem.renderer ?? 0) / MiB).toFixed(0)} MiB, GPU process ${((mem.GPU ?? 0) / MiB).toFixed(0)} MiB`);
+    assert.ok(mem.renderer > 0 && mem.renderer <= RENDERER_BOUND, `the renderer's peak ${mem.renderer} within ${RENDERER_BOUND}`);
+
+    // 4. Node: paths in, paths out, in a process of its own (its peak memory).
+    log('Node: the file and the sharded folder from paths into paths');
+    const script = `
+      import { init, openCheckpoint, convertCheckpoint } from ${JSON.stringify(join(root, 'js/node.js'))};
+      await init();
+      const [dir] = process.argv.slice(1);
+      const ck = await openCheckpoint(dir + '/big.safetensors');
+      await convertCheckpoint(ck, dir + '/node.safetensors', { to: 'bfloat16' });
+      const sh = await openCheckpoint(dir + '/sharded');
+      await convertCheckpoint(sh, dir + '/node-sharded', { to: 'bfloat16' });
+      console.log(JSON.stringify({ rss: process.resourceUsage().maxRSS * 1024 }));`;
+    t0 = Date.now();
+    const o = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' }).trim().split('\n').pop());
+    console.log(`Node: ${((bytes + shardBytes) / GiB).toFixed(2)} GiB in ${(Date.now() - t0) / 1000} s, peak memory ${(o.rss / MiB).toFixed(0)} MiB`);
+    assert.equal(await shaOf(join(dir, 'node.safetensors')), want, 'Node: the file');
+    for (const [name, h] of Object.entries(wantShards)) assert.equal(await shaOf(join(dir, 'node-sharded', name)), h, `Node: ${name}`);
+    assert.ok(o.rss <= RENDERER_BOUND, `Node's peak ${o.rss} within ${RENDERER_BOUND}`);
+    console.log('checkpoints: all passed');
+  } finally {
+    await b?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
