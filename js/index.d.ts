@@ -231,6 +231,136 @@ export class TensorFile {
 /** Reads `.safetensors` bytes (copied once into wasm memory). */
 export function loadSafetensors(bytes: ArrayBufferView | ArrayBuffer): TensorFile;
 /** `x + y` elementwise in a fresh array, NumPy's broadcasting, one dtype. */
+/** A tensor of a checkpoint, from its header. */
+export interface TensorInfo {
+  readonly name: string;
+  readonly dtype: DType;
+  readonly shape: number[];
+  /** Its bytes in the file. */
+  readonly byteLength: number;
+  /** The file that holds it: a shard's name, or the one file's. */
+  readonly shard: string;
+}
+
+/**
+ * Where a checkpoint's bytes come from, a range at a time (your own: a custom
+ * transport, a cache). `read` resolves to exactly `end - start` bytes.
+ */
+export interface CheckpointSource {
+  readonly name: string;
+  readonly size: number;
+  read(start: number, end: number): Promise<Uint8Array>;
+}
+
+/** What `openCheckpoint` opens. */
+export type CheckpointInput =
+  | Blob
+  | File
+  | string
+  | URL
+  | ArrayBuffer
+  | ArrayBufferView
+  | FileSystemFileHandle
+  | FileSystemDirectoryHandle
+  | Iterable<File>
+  | FileList
+  | CheckpointSource
+  | {
+      index: { name?: string; text: string };
+      shards: Record<string, CheckpointSource> | Map<string, CheckpointSource> | ((name: string) => CheckpointSource | undefined);
+    };
+
+/** A checkpoint opened from its headers (no tensor's bytes read): one file, or a sharded checkpoint. */
+export class Checkpoint {
+  private constructor();
+  /** Every tensor, shard by shard in order of name. */
+  readonly tensors: TensorInfo[];
+  /** A file's `__metadata__`, or a sharded checkpoint's index `metadata`. */
+  readonly metadata: Record<string, unknown>;
+  /** The files: one, or the shards in order of name. */
+  readonly files: string[];
+  /** Whether it is a sharded checkpoint (an index and its shards). */
+  readonly sharded: boolean;
+  /** The bytes of every tensor. */
+  readonly byteLength: number;
+  /** One tensor on `device` (the host when absent), reading only its bytes, a piece at a time. */
+  load(name: string, device?: Device): Promise<NxArray>;
+  /** Elements `start..start + count` (C order) of a tensor, one axis, reading only their bytes. */
+  loadRange(name: string, start: number, count: number, device?: Device): Promise<NxArray>;
+  /** Gives the handle up (idempotent). */
+  free(): void;
+  dispose(): void;
+  [Symbol.dispose](): void;
+  /** `Checkpoint(N files, M tensors)`. */
+  toString(): string;
+}
+
+/** Options of `openCheckpoint`. */
+export interface OpenCheckpointOptions {
+  /** What `fetch` gets for a URL source (headers, credentials). */
+  requestInit?: RequestInit;
+}
+
+/**
+ * Opens a checkpoint of any size: reads its headers only. In Node also a path (a
+ * file, an index, or a folder) or a `FileHandle` (from `nxrig`'s Node entry).
+ */
+export function openCheckpoint(source: CheckpointInput | object, options?: OpenCheckpointOptions): Promise<Checkpoint>;
+
+/** Where a conversion is, after each piece. */
+export interface ConvertProgress {
+  readonly bytesDone: number;
+  readonly bytesTotal: number;
+  readonly tensor: string;
+}
+
+/** Options of `convertCheckpoint`. */
+export interface ConvertOptions {
+  /** The dtype the picked tensors are cast into. */
+  to: DType;
+  /** A glob (`*`, `?`, `[...]`) of the tensors to cast, whatever their dtype; every float when absent. */
+  tensors?: string;
+  /** Where to cast: the host when absent. */
+  device?: Device;
+  onProgress?: (progress: ConvertProgress) => void;
+  /** Stops the conversion: the promise rejects with its reason, every stream is aborted. */
+  signal?: AbortSignal;
+  /** The single output file's name, for its format (by extension) and errors. */
+  fileName?: string;
+}
+
+/** What a conversion wrote. */
+export interface ConvertReport {
+  readonly files: number;
+  readonly tensors: number;
+  readonly converted: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+/** A sink of your own: files written in order, then committed together, or aborted. */
+export interface CheckpointSink {
+  open(name: string): Promise<void>;
+  write(bytes: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/** Where `convertCheckpoint` writes. */
+export type CheckpointOutput =
+  | WritableStream<Uint8Array>
+  | FileSystemDirectoryHandle
+  | ((name: string) => WritableStream<Uint8Array> | Promise<WritableStream<Uint8Array>>)
+  | CheckpointSink;
+
+/**
+ * Converts `checkpoint` as `nxrig convert` does, byte for byte, a piece at a time
+ * (memory bounded by a piece, whatever the file). A sharded checkpoint needs a
+ * folder handle or a function from file name to stream. In Node also a path.
+ */
+export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput | string, options: ConvertOptions): Promise<ConvertReport>;
+
 export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** The 19 dtypes' names, in the order of their codes. */
 export function dtypes(): DType[];

@@ -15,14 +15,33 @@ export function checked(ctx) {
   if (s?.aborted) throw s.reason ?? new DOMException('The conversion was aborted', 'AbortError');
 }
 
+/** `read(start, end)` that starts reading the next range of the same length as it
+ * returns one, so that reading overlaps nxrig's work on the piece before (one piece
+ * ahead: a conversion reads a tensor's pieces in order). */
+function readingAhead(read, size) {
+  let next = null;
+  return (start, end) => {
+    const p = next && next.start === start && next.end === end ? next.promise : read(start, end);
+    next = null;
+    const len = end - start;
+    if (len >= 1 << 20 && end < size) {
+      const promise = read(end, Math.min(size, end + len));
+      promise.catch(() => {});
+      next = { start: end, end: Math.min(size, end + len), promise };
+    }
+    return p;
+  };
+}
+
 /** A source over a `Blob` or `File`. */
 export function blobSource(blob, name, ctx) {
+  const read = readingAhead(async (start, end) => new Uint8Array(await blob.slice(start, end).arrayBuffer()), blob.size);
   return {
     name: name ?? blob.name ?? 'checkpoint.safetensors',
     size: blob.size,
     async read(start, end) {
       checked(ctx);
-      return new Uint8Array(await blob.slice(start, end).arrayBuffer());
+      return read(start, end);
     },
   };
 }
@@ -89,39 +108,45 @@ export async function urlSource(url, init, ctx) {
   const version = (h) => h.get('etag') ?? h.get('last-modified');
   const first = version(r.headers);
   const size = Number(range[1]);
+  const ahead = readingAhead((start, end) => readRange(start, end), size);
   return {
     name: href,
     size,
     async read(start, end) {
-      if (end <= start) return new Uint8Array(0);
-      const p = await get(href, init, ctx, { Range: `bytes=${start}-${end - 1}` });
-      if (p.status !== 206) {
-        await p.body?.cancel().catch(() => {});
-        throw urlError(href, `bytes ${start}-${end - 1}: the server answered ${p.status} ${p.statusText}, not 206`);
-      }
-      const v = version(p.headers);
-      if (first && v && v !== first) {
-        await p.body?.cancel().catch(() => {});
-        throw urlError(href, `the file changed while it was read (its version went from ${first} to ${v})`);
-      }
-      const got = /bytes (\d+)-(\d+)\/(\d+)/.exec(p.headers.get('content-range') ?? '');
-      if (got && (Number(got[1]) !== start || Number(got[3]) !== size)) {
-        await p.body?.cancel().catch(() => {});
-        throw urlError(href, `bytes ${start}-${end - 1}: the server sent ${got[0]}`);
-      }
-      let bytes;
-      try {
-        bytes = new Uint8Array(await p.arrayBuffer());
-      } catch (e) {
-        checked(ctx);
-        throw urlError(href, `bytes ${start}-${end - 1}: the body broke off: ${e.message}`, e);
-      }
-      if (bytes.byteLength !== end - start) {
-        throw urlError(href, `bytes ${start}-${end - 1}: a short body (${bytes.byteLength} bytes of ${end - start})`);
-      }
-      return bytes;
+      checked(ctx);
+      return ahead(start, end);
     },
   };
+
+  async function readRange(start, end) {
+    if (end <= start) return new Uint8Array(0);
+    const p = await get(href, init, ctx, { Range: `bytes=${start}-${end - 1}` });
+    if (p.status !== 206) {
+      await p.body?.cancel().catch(() => {});
+      throw urlError(href, `bytes ${start}-${end - 1}: the server answered ${p.status} ${p.statusText}, not 206`);
+    }
+    const v = version(p.headers);
+    if (first && v && v !== first) {
+      await p.body?.cancel().catch(() => {});
+      throw urlError(href, `the file changed while it was read (its version went from ${first} to ${v})`);
+    }
+    const got = /bytes (\d+)-(\d+)\/(\d+)/.exec(p.headers.get('content-range') ?? '');
+    if (got && (Number(got[1]) !== start || Number(got[3]) !== size)) {
+      await p.body?.cancel().catch(() => {});
+      throw urlError(href, `bytes ${start}-${end - 1}: the server sent ${got[0]}`);
+    }
+    let bytes;
+    try {
+      bytes = new Uint8Array(await p.arrayBuffer());
+    } catch (e) {
+      checked(ctx);
+      throw urlError(href, `bytes ${start}-${end - 1}: the body broke off: ${e.message}`, e);
+    }
+    if (bytes.byteLength !== end - start) {
+      throw urlError(href, `bytes ${start}-${end - 1}: a short body (${bytes.byteLength} bytes of ${end - start})`);
+    }
+    return bytes;
+  }
 }
 
 function emptyUrl(href) {

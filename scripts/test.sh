@@ -19,9 +19,11 @@
 #      test in headless Chromium (www/e2e.mjs: the JS API's cases and conventions, 600 MiB
 #      arrays, the checkpoint converted on WebGPU and on the CPU byte-identical to nxrig
 #      convert, the npm tarball used from a fresh project: the README's TypeScript under
-#      tsc --strict, a Vite build and its page, a Node script);
+#      tsc --strict, a Vite build and its page, a Node script; checkpoints of 5 GiB and a
+#      sharded 4 GiB one made at test time, converted from Files and URLs on the host and
+#      WebGPU into streams and OPFS, and in Node, byte-identical to nxrig convert);
 #      the wasm tests in headless Chromium (wasm-pack test --headless --chrome): the
-#      conversion vectors and array tests compiled to wasm32;
+#      conversion vectors, array tests and the converter compiled to wasm32;
 #   4. the GPU runtime on WebGPU in headless Chromium (SwiftShader): cast against the
 #      vectors, float32 add exact on subnormals where SwiftShader flushes them,
 #      placement, cases K5, K8, K11 and K13;
@@ -56,7 +58,7 @@ CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
   CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu" \
   CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
   cargo test --release --target aarch64-unknown-linux-gnu --test vectors --test layout \
-  --test arrays --test views --test placement --test door --test kernels -- --skip gpu
+  --test arrays --test views --test placement --test door --test kernels --test convert -- --skip gpu
 
 step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes, on the host and the GPU"
 src=$(scripts/fetch-checkpoint.sh)
@@ -81,7 +83,7 @@ npm run build
 NXRIG_CHECKPOINT="$src" NXRIG_BIN=./target/release/nxrig npm test
 
 step "wasm32 in headless Chromium"
-wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop
+wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
 
 step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, K5, K8, K11, K13"
 WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --no-default-features --test gpu_web

@@ -16,7 +16,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chromium } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointServer } from './e2e-server.mjs';
@@ -50,7 +51,7 @@ const pattern = (() => {
 })();
 
 /** Writes a `.safetensors` file of `tensors` ([name, dtype, shape]) with patterned data. */
-function writeCheckpoint(path, tensors, metadata) {
+export function writeCheckpoint(path, tensors, metadata) {
   const header = {};
   if (metadata) header.__metadata__ = metadata;
   let at = 0;
@@ -108,20 +109,30 @@ export function makeCheckpoints(dir, scale) {
   return { bytes, shardBytes: total };
 }
 
-/** The peak resident memory (VmHWM) of Chromium's renderer and GPU processes. */
-async function peaks(b) {
-  const cdp = await b.newBrowserCDPSession();
-  const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-  const out = {};
-  for (const p of processInfo) {
-    if (p.type !== 'renderer' && p.type !== 'GPU') continue;
+/** The peak resident memory (VmHWM) of the Chromium of the profile `profile` and of
+ * its child processes, by type (`browser`, `renderer`, `gpu-process`, ...), the
+ * largest of each. */
+function peaks(profile) {
+  const procs = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      const s = (await import('node:fs')).readFileSync(`/proc/${p.id}/status`, 'utf8');
-      const kb = Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? 0);
-      out[p.type] = Math.max(out[p.type] ?? 0, kb * 1024);
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1];
+      const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      procs.push({ pid, ppid, cmd, bytes: kb * 1024 });
     } catch { /* gone */ }
   }
-  await cdp.detach();
+  const ours = new Set(procs.filter((p) => p.cmd.some((a) => a.includes(profile)) && !p.cmd.some((a) => a.startsWith('--type='))).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) { ours.add(p.pid); grew = true; }
+  }
+  const out = {};
+  for (const p of procs) {
+    if (!ours.has(p.pid)) continue;
+    const type = p.cmd.find((a) => a.startsWith('--type='))?.slice(7) ?? 'browser';
+    out[type] = Math.max(out[type] ?? 0, p.bytes);
+  }
   return out;
 }
 
@@ -174,9 +185,10 @@ function pageHelpers() {
   document.body.append(input);
 }
 
-/** Runs the checkpoint tests: `browser()` launches a Chromium, `root` the repo, `bin`
- * the release `nxrig`. */
-export async function checkpoints({ browser, root, bin }) {
+/** Runs the checkpoint tests: `flags` Chromium's, `root` the repo, `bin` the release
+ * `nxrig`. Chromium runs on a profile of its own on disk (a persistent context): a
+ * fresh context is off the record, and keeps OPFS in memory, under a small quota. */
+export async function checkpoints({ flags, root, bin }) {
   const scale = Number(process.env.NXRIG_CHECKPOINT_SCALE ?? 1);
   const dir = mkdtempSync(join(tmpdir(), 'nxrig-ck-'));
   const uploads = join(dir, 'uploads');
@@ -205,8 +217,9 @@ export async function checkpoints({ browser, root, bin }) {
     for (const f of readdirSync(join(ref, 'sharded'))) wantShards[f] = await shaOf(join(ref, 'sharded', f));
 
     server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads });
-    b = await browser();
-    const page = await b.newPage();
+    const profile = join(dir, 'profile');
+    b = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: flags });
+    const page = b.pages()[0] ?? await b.newPage();
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     await page.goto(`${server.url}/index.html`);
     await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
@@ -293,6 +306,34 @@ export async function checkpoints({ browser, root, bin }) {
     for (const [name, d] of Object.entries(four.diffs)) assert.equal(d, -1, `${name} via its URL on WebGPU is nxrig convert's`);
     for (const r of [one, two, three, four]) assert.ok(r.wasm <= WASM_BOUND, `wasm memory ${r.wasm} within ${WASM_BOUND}`);
 
+    // The demo page: the sharded checkpoint through its folder input, on the CPU,
+    // into the browser's storage; its progress bar reaches the end and its files are
+    // nxrig convert's.
+    log("the demo converts the sharded checkpoint through its folder input");
+    await page.setInputFiles('#folder', join(dir, 'sharded'));
+    await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 5, null, { timeout: 60000 });
+    await page.selectOption('#dtype', 'bfloat16');
+    await page.selectOption('#device', 'wasm');
+    await page.evaluate(() => { window.nxrigDone = null; });
+    t0 = Date.now();
+    await page.click('#convert');
+    await page.waitForFunction(() => window.nxrigDone, null, { timeout: 900000 });
+    const demo = await page.evaluate(async (names) => {
+      const root = await navigator.storage.getDirectory();
+      const diffs = {};
+      for await (const [dirName, h] of root.entries()) {
+        if (h.kind !== 'directory' || !dirName.startsWith('nxrig-')) continue;
+        for (const name of names) diffs[name] = await window.firstDifference(await (await h.getFileHandle(name)).getFile(), `/data/ref/sharded/${name}`);
+        await root.removeEntry(dirName, { recursive: true });
+      }
+      return { done: window.nxrigDone, diffs, links: document.querySelectorAll('#downloads a').length, summary: document.getElementById('summary').textContent, rate: document.getElementById('rate').textContent };
+    }, Object.keys(wantShards));
+    console.log(`demo: ${demo.summary} (${((Date.now() - t0) / 1000).toFixed(1)} s with the comparisons; last progress: ${demo.rate})`);
+    assert.equal(demo.done.progress, 1, 'the progress bar reached the end');
+    assert.deepEqual(demo.done.files, Object.keys(wantShards).sort());
+    assert.equal(demo.links, Object.keys(wantShards).length, 'a download link a file');
+    for (const [name, d] of Object.entries(demo.diffs)) assert.equal(d, -1, `the demo's ${name} is nxrig convert's`);
+
     // 3. An abort half-way; a server that ignores Range; a tensor alone.
     log('an abort half-way leaves nothing; Range ignored is refused; a tensor loaded alone');
     const edge = await page.evaluate(async () => {
@@ -317,24 +358,50 @@ export async function checkpoints({ browser, root, bin }) {
       } catch (e) {
         out.norange = e.message;
       }
+      try {
+        const moving = await openCheckpoint('/data/big.safetensors?changing');
+        await moving.load('ids');
+        out.changing = 'loaded';
+      } catch (err) {
+        out.changing = err.message;
+      }
       const gpu = await Device.gpu();
       const e = await ck.load('e', gpu);
       const head = await e.slice([[0, 4]]).toTypedArray();
       out.load = [e.dtype, e.shape, e.device.isGpu, Array.from(new Uint32Array(head.buffer, head.byteOffset, 4))];
       try { await ck.load('nope'); out.missing = 'loaded'; } catch (err) { out.missing = err.message; }
+      // The tensor over 2 GiB onto WebGPU alone, a piece at a time; its last elements.
+      const big = await openCheckpoint('/data/big.safetensors');
+      const t = big.tensors.find((x) => x.name === 'huge');
+      const h = await big.load('huge', gpu);
+      const [rows, cols] = t.shape;
+      const last = await h.slice([[rows - 1, rows], [cols - 4, cols]]).toTypedArray();
+      out.huge = [t.byteLength, h.shape, Array.from(new Uint32Array(last.buffer, last.byteOffset, 4))];
+      h.dispose();
+      try { await big.load('huge'); out.hugeHost = 'loaded'; } catch (err) { out.hugeHost = err.message; }
       return out;
     });
     assert.equal(edge.abort[0], 'AbortError', `the abort: ${edge.abort}`);
     assert.deepEqual(edge.left, [], 'an aborted conversion into OPFS leaves no file');
     assert.match(edge.norange, /^openCheckpoint: .*big\.safetensors\?norange: the server ignores HTTP Range requests/);
+    assert.match(edge.changing, /big\.safetensors\?changing: tensor "ids": .*the file changed while it was read/, 'a file changed between reads');
     assert.equal(edge.load[0], 'float32');
     assert.equal(edge.load[2], true);
     // The first words of the shard's last block of e: its block number, then the pattern.
     assert.deepEqual(edge.load[3].slice(1), [2654435761, Math.imul(2, 2654435761) >>> 0, Math.imul(3, 2654435761) >>> 0]);
     assert.match(edge.missing, /tensor "nope": no tensor of that name/);
+    // The generator's words: element i of huge (the file's first tensor) is word
+    // i % (BLOCK / 4) of block i / (BLOCK / 4), the pattern but for each block's first.
+    const hugeBytes = edge.huge[0];
+    const wantLast = [4, 3, 2, 1].map((k) => {
+      const w = (hugeBytes / 4 - k) % (BLOCK / 4);
+      return w === 0 ? Math.floor((hugeBytes / 4 - k) / (BLOCK / 4)) : Math.imul(w, 2654435761) >>> 0;
+    });
+    assert.deepEqual(edge.huge[2], wantLast, 'the last elements of the tensor over 2 GiB, loaded onto WebGPU');
+    if (scale >= 1) assert.match(edge.hugeHost, /one allocation holds at most/, 'a host array past one wasm32 allocation is refused');
 
-    const mem = await peaks(b);
-    console.log(`peak memory: renderer ${((mem.renderer ?? 0) / MiB).toFixed(0)} MiB, GPU process ${((mem.GPU ?? 0) / MiB).toFixed(0)} MiB`);
+    const mem = peaks(profile);
+    console.log(`peak memory: renderer ${((mem.renderer ?? 0) / MiB).toFixed(0)} MiB, GPU process ${((mem['gpu-process'] ?? 0) / MiB).toFixed(0)} MiB, browser ${((mem.browser ?? 0) / MiB).toFixed(0)} MiB`);
     assert.ok(mem.renderer > 0 && mem.renderer <= RENDERER_BOUND, `the renderer's peak ${mem.renderer} within ${RENDERER_BOUND}`);
 
     // 4. Node: paths in, paths out, in a process of its own (its peak memory).

@@ -1,6 +1,7 @@
 // The checkpoint tests' server, on 127.0.0.1: the demo page (www/) at /, the test's
 // checkpoints at /data/... with HTTP Range (206, Content-Range, an ETag; `?norange`
-// answers 200 with the whole file, as a server that ignores Range does), and a
+// answers 200 with the whole file, as a server that ignores Range does; `?changing` moves
+// the ETag on every request, as a file replaced while it is read), and a
 // WebSocket at /upload/NAME, where a page's WritableStream sends its chunks in order,
 // then `close` or `abort` (an aborted upload is removed). A WebSocket, not POSTs:
 // Chromium uploads a POST body at about 20 MB/s here, a WebSocket at about 70.
@@ -27,7 +28,9 @@ export function checkpointServer({ www, data, uploads }) {
       res.writeHead(404).end();
       return;
     }
-    const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ETag: `"${s.size}-${s.mtimeMs}"`, 'Cache-Control': 'no-store' };
+    // `?changing`: a file that changes between requests (its ETag moves each time).
+    const etag = u.searchParams.has('changing') ? `"${s.size}-${Date.now()}-${Math.random()}"` : `"${s.size}-${s.mtimeMs}"`;
+    const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ETag: etag, 'Cache-Control': 'no-store' };
     const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     if (!range || u.searchParams.has('norange')) {
       res.writeHead(200, { ...headers, 'Content-Length': s.size });

@@ -9,7 +9,11 @@
 //   4. checks the JS API's conventions (www/e2e-api.mjs: shapes validated, TypedArray
 //      kinds, reads, dispose, text; 600 MiB arrays on the host and on WebGPU);
 //   5. uses the `npm pack` tarball as a user would (www/e2e-package.mjs): the README's
-//      TypeScript under tsc --strict, a Vite project, a Node script.
+//      TypeScript under tsc --strict, a Vite project, a Node script;
+//   6. checkpoints of any size (www/e2e-checkpoint.mjs): a 5 GiB file and a 4 GiB
+//      sharded checkpoint made at test time, from Files and URLs, on the host and
+//      WebGPU, into streams and OPFS, each byte nxrig convert's; an abort, a server
+//      without Range, the demo's folder input; and in Node from paths into paths.
 // Needs `npm run build`, the release `nxrig` binary and the checkpoint (scripts/test.sh
 // does all three). Env: NXRIG_CHECKPOINT, NXRIG_BIN.
 import assert from 'node:assert/strict';
@@ -20,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { big, conventions, panics } from './e2e-api.mjs';
+import { checkpoints } from './e2e-checkpoint.mjs';
 import { tarball } from './e2e-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -227,6 +232,7 @@ async function main() {
     await big(b, url);
     await panics(b, url);
     await tarball(b, { root, out, serve });
+    await checkpoints({ flags: FLAGS, root, bin });
     console.log('e2e: all passed');
   } finally {
     await b.close();

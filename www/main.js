@@ -1,12 +1,16 @@
-// The demo page: load a .safetensors file (picked, dropped, or the sample), list its
-// tensors, convert the floating-point ones into a narrower dtype on WebGPU or on the
-// CPU (wasm), plot each tensor's error and throughput, and offer the result.
+// The demo page: open a checkpoint (a file, a sharded checkpoint's files or folder, a
+// URL, or the sample), list its tensors, convert the floating-point ones into a
+// narrower dtype on WebGPU or on the CPU (wasm) a piece at a time with a progress bar
+// and a Cancel button, save the files (into the browser's storage and offered for
+// download, or where the user picks with the File System Access API), and plot each
+// tensor's error over a sample and its throughput.
 import init, * as nxrig from './js/index.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { bytes: null, name: null, file: null, gpu: null };
+const state = { ck: null, name: null, gpu: null, abort: null, urls: [] };
 const FLOATS = new Set(['float16', 'bfloat16', 'float8_e4m3', 'float8_e5m2', 'float32', 'float64']);
-
+/** The elements of each tensor the error is measured over. */
+const SAMPLE = 1 << 16;
 function say(text, error = false) {
   $('status').textContent = text;
   $('status').classList.toggle('error', error);
@@ -32,39 +36,56 @@ function row(cells) {
   return tr;
 }
 
-// Reads `bytes` (an ArrayBuffer) as the current file and lists its tensors.
-function load(bytes, name) {
-  let file;
+/** A duration in seconds as text. */
+function secondsText(s) {
+  return s >= 90 ? `${Math.round(s / 60)} min` : `${s.toFixed(s < 10 ? 1 : 0)} s`;
+}
+
+/** Opens `source` (what openCheckpoint takes) as the current checkpoint, named `name`
+ * in messages, and lists its tensors. */
+async function open(source, name) {
+  say(`Opening ${name}...`);
+  let ck;
   try {
-    file = nxrig.loadSafetensors(bytes);
+    ck = await nxrig.openCheckpoint(source);
   } catch (e) {
-    say(`Cannot read ${name}: ${e.message}`, true);
+    say(`Cannot read ${name}: ${e.message.replace(/^openCheckpoint: /, '')}`, true);
     $('convert').disabled = true;
     return;
   }
-  if (state.file) state.file.free();
-  Object.assign(state, { bytes, name, file });
+  state.ck?.free();
+  Object.assign(state, { ck, name });
   const body = $('tensors').tBodies[0];
   body.replaceChildren();
-  let total = 0;
-  for (const n of file.names) {
-    const a = file.get(n);
-    total += a.byteLength;
-    const tr = row([[n], [a.dtype], [`[${a.shape.join(', ')}]`], [a.byteLength, true], [''], ['', true], ['', true]]);
-    tr.dataset.name = n;
+  for (const t of ck.tensors) {
+    const tr = row([[t.name], [t.dtype], [`[${t.shape.join(', ')}]`], [t.byteLength, true], [ck.sharded ? t.shard : ''], [''], ['', true], ['', true]]);
+    tr.dataset.name = t.name;
     body.appendChild(tr);
-    a.free();
   }
-  say(`${name}: ${file.length} tensors, ${mb(total)}.`);
+  const files = ck.sharded ? `${ck.files.length} shards, ` : '';
+  say(`${name}: ${files}${ck.tensors.length} tensors, ${mb(ck.byteLength)}.`);
   $('convert').disabled = false;
-  $('download').hidden = true;
+  clearOutputs();
   $('plots').hidden = true;
   $('summary').textContent = '';
+  $('progress').value = 0;
+  $('rate').textContent = '';
 }
 
-async function loadFile(f) {
-  say(`Reading ${f.name}...`);
-  load(await f.arrayBuffer(), f.name);
+function clearOutputs() {
+  for (const u of state.urls) URL.revokeObjectURL(u);
+  state.urls = [];
+  $('downloads').replaceChildren($('download'));
+  $('download').hidden = true;
+}
+
+/** The files of an input or a drop: one checkpoint's (a file, or an index and its
+ * shards). */
+function openFiles(files) {
+  const list = Array.from(files);
+  if (list.length === 0) return;
+  const index = list.find((f) => /\.index\.json$/.test(f.name));
+  open(list.length === 1 ? list[0] : list, index ? index.name : list.length === 1 ? list[0].name : `${list.length} files`);
 }
 
 // The relative RMS error of `got` against `want` over the values finite in both.
@@ -103,77 +124,148 @@ function barChart(canvas, values, label, log) {
   });
 }
 
+/** Where the conversion's files go: `[sink, done()]`, `done` giving each file as a
+ * `File` to download (empty where the user picked the place). */
+async function sinkFor(ck, outName) {
+  if ($('save').value === 'picker') {
+    if (ck.sharded) {
+      if (!window.showDirectoryPicker) throw new Error('this browser cannot save into a folder you pick: save in the browser\'s storage');
+      const dir = await window.showDirectoryPicker({ mode: 'readwrite' });
+      return [dir, async () => []];
+    }
+    if (!window.showSaveFilePicker) throw new Error('this browser cannot save where you pick: save in the browser\'s storage');
+    const h = await window.showSaveFilePicker({ suggestedName: outName });
+    return [await h.createWritable(), async () => []];
+  }
+  const root = await navigator.storage.getDirectory();
+  // A folder of its own a conversion: a file of an earlier one is never overwritten
+  // while its download may be under way.
+  const dir = await root.getDirectoryHandle(`nxrig-${Date.now()}`, { create: true });
+  const files = async () => {
+    const out = [];
+    for await (const [, h] of dir.entries()) if (h.kind === 'file') out.push(await h.getFile());
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  };
+  if (ck.sharded) return [dir, files];
+  const h = await dir.getFileHandle(outName, { create: true });
+  return [await h.createWritable(), files];
+}
+
+/** The relative RMS errors of the converted tensors over their first elements: the
+ * source's sample against the output's (both read back as float32). */
+async function sampleErrors(ck, out, names) {
+  const errors = {};
+  for (const n of names) {
+    const t = ck.tensors.find((x) => x.name === n);
+    const count = Math.min(SAMPLE, t.shape.reduce((a, b) => a * b, 1));
+    const a = await ck.loadRange(n, 0, count);
+    const b = await out.loadRange(n, 0, count);
+    const [fa, fb] = [a.cast('float32'), b.cast('float32')];
+    errors[n] = rmsError(await fa.toTypedArray(), await fb.toTypedArray());
+    for (const x of [a, b, fa, fb]) x.dispose();
+  }
+  return errors;
+}
+
 async function convert() {
   const dtype = $('dtype').value;
   const onGpu = $('device').value === 'webgpu';
-  $('convert').disabled = true;
-  $('download').hidden = true;
-  const host = nxrig.Device.host();
-  let device = host;
+  const ck = state.ck;
+  let device = nxrig.Device.host();
   if (onGpu) {
     try {
       state.gpu ??= await nxrig.Device.gpu();
       device = state.gpu;
     } catch (e) {
       say(`WebGPU is not available (${e.message}): choose the CPU (wasm).`, true);
-      $('convert').disabled = false;
       return;
     }
   }
-  const src = state.file;
-  const out = nxrig.loadSafetensors(state.bytes);
-  const names = src.names;
-  let total = 0;
-  for (const n of names) { const a = src.get(n); total += a.byteLength; a.free(); }
-  let done = 0, converted = 0, seconds = 0;
-  const errors = [], speeds = [];
-  const started = performance.now();
-  for (const n of names) {
-    const a = src.get(n);
-    const tr = [...$('tensors').tBodies[0].rows].find((r) => r.dataset.name === n);
-    if (FLOATS.has(a.dtype)) {
-      const t0 = performance.now();
-      const there = device.isGpu ? await a.toDevice(device) : a;
-      const c = there.cast(dtype);
-      const back = device.isGpu ? await c.toDevice(host) : c;
-      const t1 = performance.now();
-      out.set(n, back);
-      const wantA = a.cast('float32'), gotA = back.cast('float32');
-      const err = rmsError(await wantA.toTypedArray(), await gotA.toTypedArray());
-      for (const x of new Set([wantA, gotA, c, back])) x.dispose();
-      if (there !== a) there.free();
-      const rate = a.byteLength / Math.max(t1 - t0, 1e-3) / 1e3;
-      errors.push(err);
-      speeds.push(rate);
-      seconds += (t1 - t0) / 1e3;
-      converted += 1;
-      tr.cells[4].textContent = dtype;
-      tr.cells[5].textContent = err.toExponential(2);
-      tr.cells[6].textContent = rateText(rate);
-    }
-    done += a.byteLength;
-    a.free();
-    $('progress').value = done / total;
-    say(`Converting: ${converted} tensors, ${mb(done)} of ${mb(total)}...`);
+  const outName = ck.sharded ? ck.files[0] : `${state.name.replace(/\.safetensors$/, '')}.${dtype}.safetensors`;
+  let sink, files;
+  try {
+    [sink, files] = await sinkFor(ck, outName);
+  } catch (e) {
+    if (e.name === 'AbortError') return say('Nothing saved: no place was picked.');
+    throw e;
   }
-  const bytes = out.toBytes();
-  out.free();
-  const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-  const link = $('download');
-  if (link.href) URL.revokeObjectURL(link.href);
-  link.href = url;
-  link.download = state.name.replace(/\.safetensors$/, '') + `.${dtype}.safetensors`;
-  link.textContent = `Download ${link.download} (${mb(bytes.length)})`;
-  link.hidden = false;
+  $('convert').disabled = true;
+  $('cancel').hidden = false;
+  clearOutputs();
+  state.abort = new AbortController();
+  const started = performance.now();
+  const seen = new Map();
+  let last = { at: started, done: 0, tensor: null };
+  const tensorRows = new Map([...$('tensors').tBodies[0].rows].map((r) => [r.dataset.name, r]));
+  const onProgress = ({ bytesDone, bytesTotal, tensor }) => {
+    const now = performance.now();
+    const s = seen.get(tensor) ?? { bytes: 0, ms: 0 };
+    s.bytes += bytesDone - last.done;
+    s.ms += now - last.at;
+    seen.set(tensor, s);
+    last = { at: now, done: bytesDone, tensor };
+    const secs = (now - started) / 1e3;
+    const rate = bytesDone / 1e6 / Math.max(secs, 1e-3);
+    $('progress').value = bytesTotal ? bytesDone / bytesTotal : 1;
+    $('rate').textContent = `${mb(bytesDone)} of ${mb(bytesTotal)}, ${rateText(rate)} MB/s, ${secondsText((bytesTotal - bytesDone) / 1e6 / Math.max(rate, 1e-6))} left`;
+    say(`Converting ${tensor}...`);
+  };
+  let report;
+  try {
+    report = await nxrig.convertCheckpoint(ck, sink, { to: dtype, device, onProgress, signal: state.abort.signal, fileName: outName });
+  } catch (e) {
+    $('cancel').hidden = true;
+    $('convert').disabled = false;
+    if (e.name === 'AbortError') {
+      say('Cancelled: nothing was saved.');
+      $('progress').value = 0;
+      $('rate').textContent = '';
+      return;
+    }
+    throw e;
+  }
+  $('cancel').hidden = true;
+  $('progress').value = 1;
   const wall = (performance.now() - started) / 1e3;
-  $('summary').textContent = `${converted} tensors converted to ${dtype} on ${device.name} in ${wall.toFixed(2)} s ` +
-    `(${rateText(total / 1e6 / seconds)} MB/s in the conversions); ${mb(total)} in, ${mb(bytes.length)} out.`;
+  const made = await files();
+  const links = made.map((f) => {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(f);
+    state.urls.push(a.href);
+    a.download = f.name;
+    a.textContent = `Download ${f.name} (${mb(f.size)})`;
+    return a;
+  });
+  if (links.length) {
+    // The first keeps the id the page's test clicks.
+    links[0].id = 'download';
+    $('downloads').replaceChildren(...links.flatMap((a) => [a, ' ']));
+  }
+  // Each converted tensor's row, and its error over a sample of the output, read back
+  // through the same API from the file made.
+  const converted = ck.tensors.filter((t) => FLOATS.has(t.dtype) && t.dtype !== dtype).map((t) => t.name);
+  let errors = {};
+  if (made.length) {
+    const out = await nxrig.openCheckpoint(made.length === 1 && !ck.sharded ? made[0] : made);
+    errors = await sampleErrors(ck, out, converted);
+    out.free();
+  }
+  for (const n of converted) {
+    const tr = tensorRows.get(n);
+    const s = seen.get(n);
+    tr.cells[5].textContent = dtype;
+    tr.cells[6].textContent = n in errors ? errors[n].toExponential(2) : '';
+    tr.cells[7].textContent = s ? rateText(s.bytes / 1e3 / Math.max(s.ms, 1e-3)) : '';
+  }
+  $('summary').textContent = `${report.converted} tensors converted to ${dtype} on ${device.name} in ${wall.toFixed(2)} s ` +
+    `(${rateText(report.bytesIn / 1e6 / wall)} MB/s); ${mb(report.bytesIn)} in, ${mb(report.bytesOut)} out` +
+    `${ck.sharded ? `, ${report.files} shards and the index` : ''}.`;
   say(`Done: ${state.name} into ${dtype}.`);
   $('plots').hidden = false;
-  barChart($('errors'), errors, 'relative RMS error, one bar a converted tensor', true);
-  barChart($('speed'), speeds, 'MB/s, one bar a converted tensor', false);
+  barChart($('errors'), converted.map((n) => errors[n] ?? NaN), 'relative RMS error over a sample, one bar a converted tensor', true);
+  barChart($('speed'), converted.map((n) => { const s = seen.get(n); return s ? s.bytes / 1e3 / Math.max(s.ms, 1e-3) : NaN; }), 'MB/s, one bar a converted tensor', false);
   $('convert').disabled = false;
-  window.nxrigDone = { dtype, converted, bytes: bytes.length };
+  window.nxrigDone = { dtype, converted: report.converted, bytes: report.bytesOut, files: made.map((f) => f.name), progress: $('progress').value };
 }
 
 async function main() {
@@ -185,7 +277,7 @@ async function main() {
     e.preventDefault();
     drop.classList.remove('over');
     if (!window.nxrigReady) say('nxrig is still loading: drop the file again in a moment.');
-    else if (e.dataTransfer.files[0]) loadFile(e.dataTransfer.files[0]);
+    else openFiles(e.dataTransfer.files);
   });
   const wasm = await init();
   window.nxrig = nxrig;
@@ -198,19 +290,31 @@ async function main() {
   } else {
     say(`nxrig ${nxrig.version()} is ready. Pick a file, or use the sample.`);
   }
-  $('file').addEventListener('change', (e) => e.target.files[0] && loadFile(e.target.files[0]));
+  if (!window.showSaveFilePicker) $('save').options[1].disabled = true;
+  $('file').addEventListener('change', (e) => openFiles(e.target.files));
+  $('folder').addEventListener('change', (e) => openFiles(e.target.files));
+  $('url-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const u = $('url').value.trim();
+    if (u) open(u, u);
+  });
   $('sample').addEventListener('click', async () => {
-    const r = await fetch('sample.safetensors');
-    load(await r.arrayBuffer(), 'sample.safetensors');
+    try {
+      const r = await fetch('sample.safetensors');
+      await open(new Uint8Array(await r.arrayBuffer()), 'sample.safetensors');
+    } catch (e) {
+      say(`Cannot fetch the sample: ${e.message}`, true);
+    }
   });
   $('convert').addEventListener('click', () => convert().catch((e) => {
-    say(`The conversion failed: ${e.message}`, true);
+    say(`The conversion failed: ${e.message.replace(/^convertCheckpoint: /, '')}`, true);
+    $('cancel').hidden = true;
     $('convert').disabled = false;
   }));
+  $('cancel').addEventListener('click', () => state.abort?.abort());
   // The inputs stay disabled until their handlers are here: a click while the
   // WebAssembly loads would otherwise do nothing.
-  $('file').disabled = false;
-  $('sample').disabled = false;
+  for (const id of ['file', 'folder', 'url', 'open-url', 'sample']) $(id).disabled = false;
   window.nxrigReady = true;
 }
 

@@ -58,6 +58,6 @@ pub use checkpoint::{Checkpoint, Shard};
 #[cfg(not(target_arch = "wasm32"))]
 pub use file_sink::FileSink;
 pub use plan::{OutFile, Pick, Plan};
-pub use run::{load, run, Progress, Report, PIECE_BYTES};
+pub use run::{load, load_range, run, Progress, Report, PIECE_BYTES};
 pub use sink::{MemorySink, Sink};
 pub use source::{BufferSource, Source};

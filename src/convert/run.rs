@@ -191,6 +191,63 @@ async fn write_all<S: Source, K: Sink>(
     Ok(())
 }
 
+/// The tensor `name` of `checkpoint`, with its shard.
+fn found<'a, S: Source>(
+    checkpoint: &'a Checkpoint<S>,
+    name: &str,
+) -> Result<(&'a Shard<S>, &'a Entry), Error> {
+    checkpoint.find(name).ok_or_else(|| Error::Format {
+        path: checkpoint
+            .index
+            .as_ref()
+            .map(|(n, _)| n.clone())
+            .unwrap_or_else(|| checkpoint.shards[0].source.name().to_owned()),
+        tensor: Some(name.to_owned()),
+        reason: "no tensor of that name".into(),
+    })
+}
+
+/// Elements `from..from + n` (in C order) of the tensor `name` of `checkpoint`, as a
+/// one-axis array on `device`, reading only their bytes: a sample of a tensor of any
+/// size.
+///
+/// # Errors
+/// [`Error::Format`] naming the checkpoint and the tensor: no tensor of that name, a
+/// range past its elements, a Fortran-order tensor, an odd `from` of a 4-bit dtype (its
+/// elements start inside a byte); a source that fails to read.
+pub async fn load_range<S: Source>(
+    checkpoint: &Checkpoint<S>,
+    name: &str,
+    from: u64,
+    n: u64,
+    device: &Rig,
+) -> Result<AnyArray, Error> {
+    let (shard, e) = found(checkpoint, name)?;
+    let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
+    let refuse = |reason: String| {
+        Err(Error::Format {
+            path: shard.source.name().to_owned(),
+            tensor: Some(e.name.clone()),
+            reason,
+        })
+    };
+    if from.checked_add(n).is_none_or(|end| end > numel) {
+        return refuse(format!(
+            "elements {from}..{from}+{n} are not inside its {numel}"
+        ));
+    }
+    if e.fortran {
+        return refuse("a range of a Fortran-order tensor is not one run of the file".into());
+    }
+    if e.dtype.is_sub_byte() && from % 2 == 1 {
+        return refuse(format!(
+            "a range of {} must start at an even element (two a byte)",
+            e.dtype
+        ));
+    }
+    read_piece(shard, e, from, n).await?.to_device(device)
+}
+
 /// The tensor `name` of `checkpoint` on `device`, reading only its bytes, a piece at
 /// a time, each written into the new array as it is read (a GPU's memory gets pieces
 /// uploaded as they come: the host holds at most a piece).
@@ -204,17 +261,7 @@ pub async fn load<S: Source>(
     name: &str,
     device: &Rig,
 ) -> Result<AnyArray, Error> {
-    let Some((shard, e)) = checkpoint.find(name) else {
-        return Err(Error::Format {
-            path: checkpoint
-                .index
-                .as_ref()
-                .map(|(n, _)| n.clone())
-                .unwrap_or_else(|| checkpoint.shards[0].source.name().to_owned()),
-            tensor: Some(name.to_owned()),
-            reason: "no tensor of that name".into(),
-        });
-    };
+    let (shard, e) = found(checkpoint, name)?;
     if e.fortran {
         return read_piece(shard, e, 0, 0).await?.to_device(device);
     }

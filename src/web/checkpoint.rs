@@ -32,10 +32,14 @@ fn message(e: &JsValue) -> String {
 
 /// `obj[method](...args)` awaited, failures as [`Error::Format`] naming `path`.
 async fn call(path: &str, obj: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, Error> {
-    let fail = |e: JsValue| Error::Format {
-        path: path.to_owned(),
-        tensor: None,
-        reason: message(&e),
+    // The adapters' messages name their file already: not twice.
+    let fail = |e: JsValue| {
+        let m = message(&e);
+        Error::Format {
+            path: path.to_owned(),
+            tensor: None,
+            reason: m.strip_prefix(&format!("{path}: ")).unwrap_or(&m).to_owned(),
+        }
     };
     let f: Function = Reflect::get(obj, &method.into())
         .map_err(fail)?
@@ -283,6 +287,31 @@ impl Checkpoint {
         let rig = device.map(|d| d.rig).unwrap_or_else(crate::Rig::host);
         future_to_promise(async move {
             let a = convert::load(&ck, &name, &rig).await.map_err(js_error)?;
+            Ok(NxArray::new(a).into())
+        })
+    }
+
+    /// Elements `start..start + count` (C order) of the tensor `name` as a one-axis
+    /// array on `device` (the host when absent), reading only their bytes: a sample of
+    /// a tensor of any size.
+    ///
+    /// Errors: no such tensor; a range past its elements; an odd `start` of int4 or
+    /// uint4; a read that fails.
+    #[wasm_bindgen(js_name = loadRange, unchecked_return_type = "Promise<NxArray>")]
+    pub fn load_range(&self, name: String, start: f64, count: f64, device: Option<Device>) -> Promise {
+        let ck = self.ck.clone();
+        let rig = device.map(|d| d.rig).unwrap_or_else(crate::Rig::host);
+        future_to_promise(async move {
+            let whole = |x: f64| x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53);
+            if !whole(start) || !whole(count) {
+                return Err(JsError::new(&format!(
+                    "Checkpoint.loadRange: start and count must be non-negative integers, got {start} and {count}"
+                ))
+                .into());
+            }
+            let a = convert::load_range(&ck, &name, start as u64, count as u64, &rig)
+                .await
+                .map_err(js_error)?;
             Ok(NxArray::new(a).into())
         })
     }

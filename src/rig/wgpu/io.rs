@@ -17,6 +17,16 @@ use crate::rig::timeline::Stamp;
 /// WebGPU's copy alignment, in bytes.
 pub(crate) const COPY_ALIGN: usize = 4;
 
+/// The largest chunk of GPU memory in the browser: an allocation larger is split into
+/// chunks of this size, whatever the adapter's `maxBufferSize`. Chromium's SwiftShader
+/// admits a 1 GiB `maxBufferSize` but fails to allocate one 1 GiB buffer (the device is
+/// then lost), while buffers of 256 MiB add up to many GiB.
+#[cfg(target_arch = "wasm32")]
+const BROWSER_CHUNK: usize = 256 << 20;
+/// Natively, chunks are as large as the adapter allows.
+#[cfg(not(target_arch = "wasm32"))]
+const BROWSER_CHUNK: usize = usize::MAX;
+
 fn round_up(x: usize) -> usize {
     x.div_ceil(COPY_ALIGN) * COPY_ALIGN
 }
@@ -24,7 +34,8 @@ fn round_up(x: usize) -> usize {
 impl Gpu {
     /// A zeroed allocation of `len` bytes that kernels bind as storage and copies read
     /// and write: one buffer (padded to whole words, at least one), or, over the
-    /// device's largest buffer, chunks of that size (rounded down to 256 bytes). Buffers
+    /// device's largest buffer (in the browser over [`BROWSER_CHUNK`]), chunks of that
+    /// size (rounded down to 256 bytes). Buffers
     /// of the same sizes that earlier memory gave back are reused, cleared first where
     /// `clear` says so (a clear on the queue, before any later work; else their bytes
     /// are unspecified, for a caller that writes them all).
@@ -41,7 +52,9 @@ impl Gpu {
         const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
             .union(wgpu::BufferUsages::COPY_SRC)
             .union(wgpu::BufferUsages::COPY_DST);
-        let most = (self.limits().max_buffer_size as usize).max(256);
+        let most = (self.limits().max_buffer_size as usize)
+            .min(BROWSER_CHUNK)
+            .max(256);
         let chunk = if round_up(len.max(1)) <= most {
             round_up(len.max(1))
         } else {

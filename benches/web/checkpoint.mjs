@@ -1,0 +1,92 @@
+// The checkpoint converter's rate in the browser and in Node, side by side in one
+// run, rounds alternating (this machine is shared and noisy): convertCheckpoint of a
+// File, float32 -> bfloat16 and bfloat16 -> float16, on the host (wasm) and on WebGPU,
+// into a stream that drops its bytes, beside a read-only pass over the same File in
+// the same page (the source's own limit); and in Node convertCheckpoint from a path
+// into a path beside `nxrig convert`. Checkpoints of NXRIG_BENCH_GIB (default 1) GiB
+// made in a temporary folder, removed after. Needs `npm run build` and the release
+// `nxrig` (cargo build --release).
+//     npm run bench:checkpoint
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { FLAGS } from '../../www/e2e.mjs';
+import { writeCheckpoint } from '../../www/e2e-checkpoint.mjs';
+import { checkpointServer } from '../../www/e2e-server.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = join(root, 'target/release/nxrig');
+const gib = Number(process.env.NXRIG_BENCH_GIB ?? 1);
+const rounds = Number(process.env.NXRIG_BENCH_ROUNDS ?? 3);
+const dir = mkdtempSync(join(tmpdir(), 'nxrig-bench-'));
+const n = Math.round((gib * 2 ** 30) / 4 / 4096) * 4096;
+try {
+  writeCheckpoint(join(dir, 'f32.safetensors'), [['w', 'F32', [n / 4096, 4096]]]);
+  writeCheckpoint(join(dir, 'bf16.safetensors'), [['w', 'BF16', [n / 2048, 4096]]]);
+  const server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads: dir });
+  const ctx = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
+  const page = ctx.pages()[0] ?? await ctx.newPage();
+  await page.goto(`${server.url}/index.html`);
+  await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+  await page.evaluate(() => {
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.multiple = true;
+    input.id = 'bench';
+    document.body.append(input);
+  });
+  await page.setInputFiles('#bench', [join(dir, 'f32.safetensors'), join(dir, 'bf16.safetensors')]);
+  const best = {};
+  const keep = (k, gbs) => { best[k] = Math.max(best[k] ?? 0, gbs); };
+  for (let r = 0; r < rounds; r++) {
+    const got = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
+      const gpu = await Device.gpu();
+      const out = {};
+      const drop = () => new WritableStream({ write() {} });
+      for (const [file, to] of [[0, 'bfloat16'], [1, 'float16']]) {
+        const f = document.getElementById('bench').files[file];
+        let t = performance.now();
+        for (let a = 0; a < f.size; a += 64 << 20) await f.slice(a, a + (64 << 20)).arrayBuffer();
+        out[`${file}:read`] = f.size / (performance.now() - t) / 1e6;
+        for (const [name, device] of [['host', Device.host()], ['webgpu', gpu]]) {
+          const ck = await openCheckpoint(f);
+          t = performance.now();
+          await convertCheckpoint(ck, drop(), { to, device });
+          out[`${file}:${name}`] = f.size / (performance.now() - t) / 1e6;
+          ck.free();
+        }
+      }
+      return out;
+    });
+    for (const [k, v] of Object.entries(got)) keep(k, v);
+    // Node, and nxrig convert, in the same round.
+    for (const [file, to] of [['f32', 'bfloat16'], ['bf16', 'float16']]) {
+      const src = join(dir, `${file}.safetensors`);
+      let t = Date.now();
+      execFileSync(process.execPath, ['--input-type=module', '-e', `
+        import { init, openCheckpoint, convertCheckpoint } from ${JSON.stringify(join(root, 'js/node.js'))};
+        await init();
+        await convertCheckpoint(await openCheckpoint(${JSON.stringify(src)}), ${JSON.stringify(join(dir, 'node.safetensors'))}, { to: ${JSON.stringify(to)} });`]);
+      keep(`${file}:node`, (n * (file === 'f32' ? 4 : 2)) / (Date.now() - t) / 1e6);
+      t = Date.now();
+      execFileSync(bin, ['convert', src, join(dir, 'cli.safetensors'), '--to', to]);
+      keep(`${file}:cli`, (n * (file === 'f32' ? 4 : 2)) / (Date.now() - t) / 1e6);
+    }
+  }
+  await ctx.close();
+  await server.close();
+  const f = (v) => v.toFixed(2);
+  console.log(`${gib} GiB a checkpoint, best of ${rounds} rounds, GB/s of input (higher is better)\n`);
+  console.log('| conversion | read-only pass (File) | host (wasm) | host / read | WebGPU | Node | nxrig convert | Node / CLI |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const [k, label, file] of [[0, 'float32 -> bfloat16', 'f32'], [1, 'bfloat16 -> float16', 'bf16']]) {
+    const read = best[`${k}:read`];
+    console.log(`| ${label} | ${f(read)} | ${f(best[`${k}:host`])} | ${f(best[`${k}:host`] / read)} | ${f(best[`${k}:webgpu`])} | ${f(best[`${file}:node`])} | ${f(best[`${file}:cli`])} | ${f(best[`${file}:node`] / best[`${file}:cli`])} |`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,227 @@
+//! The library's checkpoint converter (`nxrig::convert`), natively and in wasm32:
+//! a conversion read and written a piece at a time equals the whole arrays cast at
+//! once; no read is larger than a piece; offsets past 4 GiB are read on every
+//! platform (a 4.5 GiB checkpoint made of nothing, its bytes made on each read); a
+//! failed read or a bad index leaves nothing committed and names the file and tensor.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use nxrig::convert::{self, BufferSource, Checkpoint, MemorySink, Pick, Plan, Source, PIECE_BYTES};
+use nxrig::formats::{self, Format, Tensor, TensorFile};
+use nxrig::rig::Buffer;
+use nxrig::{AnyArray, Array, DType, Error, Rig};
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+/// `f`'s output: every source and sink here answers at once, so one poll finishes it.
+fn ready<T>(f: impl Future<Output = T>) -> T {
+    let mut f = pin!(f);
+    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => v,
+        Poll::Pending => panic!("a host conversion waited"),
+    }
+}
+
+/// The byte at `at` of a made-up file's data.
+fn byte_at(at: u64) -> u8 {
+    (at.wrapping_mul(2654435761) >> 13) as u8
+}
+
+/// A file of `size` bytes whose first bytes are `header` and the rest `byte_at`,
+/// made on each read (nothing held); reads counted, the largest kept; a read past
+/// `fail_from` fails.
+struct Made {
+    header: Vec<u8>,
+    size: u64,
+    largest: Cell<usize>,
+    fail_from: u64,
+}
+
+impl Made {
+    fn new(header: Vec<u8>, size: u64) -> Made {
+        Made {
+            header,
+            size,
+            largest: Cell::new(0),
+            fail_from: u64::MAX,
+        }
+    }
+}
+
+impl Source for Made {
+    fn name(&self) -> &str {
+        "made.safetensors"
+    }
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    async fn read(&self, start: u64, len: usize) -> Result<Buffer, Error> {
+        if start + len as u64 > self.fail_from {
+            return Err(Error::Format {
+                path: "made.safetensors".into(),
+                tensor: None,
+                reason: "the disk went away".into(),
+            });
+        }
+        self.largest.set(self.largest.get().max(len));
+        let h = self.header.len() as u64;
+        let bytes: Vec<u8> = (start..start + len as u64)
+            .map(|p| if p < h { self.header[p as usize] } else { byte_at(p) })
+            .collect();
+        Ok(Buffer::of_vec(bytes))
+    }
+}
+
+/// A `.safetensors` header (length and JSON) for `tensors` laid out in turn.
+fn header(tensors: &[(&str, &str, &[u64], u64)]) -> (Vec<u8>, u64) {
+    let mut json = String::from("{");
+    let mut at = 0;
+    for (k, (name, dtype, shape, bytes)) in tensors.iter().enumerate() {
+        if k > 0 {
+            json.push(',');
+        }
+        json.push_str(&format!(
+            "\"{name}\":{{\"dtype\":\"{dtype}\",\"shape\":{shape:?},\"data_offsets\":[{at},{}]}}",
+            at + bytes
+        ));
+        at += bytes;
+    }
+    json.push('}');
+    while json.len() % 8 != 0 {
+        json.push(' ');
+    }
+    let mut out = (json.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(json.as_bytes());
+    let size = out.len() as u64 + at;
+    (out, size)
+}
+
+#[test]
+fn a_conversion_a_piece_at_a_time_equals_the_whole_arrays_cast() {
+    // float64 of 2.5 pieces (three reads of it), float32 and int32 beside it.
+    let n64 = PIECE_BYTES / 8 * 5 / 2 + 3;
+    let (h, size) = header(&[
+        ("big", "F64", &[n64 as u64], 8 * n64 as u64),
+        ("small", "F32", &[7], 28),
+        ("ids", "I32", &[5], 20),
+    ]);
+    let made = Made::new(h, size);
+    let ck = ready(Checkpoint::open(made, Format::Safetensors)).unwrap();
+    let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out.safetensors").unwrap();
+    assert_eq!((plan.converted, plan.tensors), (2, 3));
+    let mut sink = MemorySink::default();
+    let r = ready(convert::run(&ck, &plan, &mut sink, &Rig::host(), &mut |_| {})).unwrap();
+    assert_eq!(r.converted, 2);
+    let src = &ck.shards[0].source;
+    assert!(src.largest.get() <= PIECE_BYTES, "a read of {} bytes", src.largest.get());
+    // The oracle: every tensor whole, cast at once, written by formats::encode.
+    let whole: Vec<u8> = ready(src.read(0, size as usize)).unwrap().read(|b| b.to_vec()).unwrap();
+    let file = formats::read_safetensors_bytes("whole", Buffer::of_vec(whole)).unwrap();
+    let cast = TensorFile {
+        tensors: file
+            .tensors
+            .iter()
+            .map(|t| Tensor {
+                name: t.name.clone(),
+                array: if t.array.dtype().is_float() {
+                    t.array.cast(DType::Bfloat16).unwrap()
+                } else {
+                    t.array.clone()
+                },
+            })
+            .collect(),
+        metadata: None,
+    };
+    let want = formats::encode(Format::Safetensors, "out", &cast).unwrap();
+    assert_eq!(sink.files.len(), 1);
+    assert_eq!(sink.files[0].0, "out.safetensors");
+    assert!(sink.files[0].1 == want, "the pieces' file differs from the whole arrays'");
+}
+
+#[test]
+fn offsets_past_4_gib_are_read_on_every_platform() {
+    // 4.5 GiB of bytes before a small tensor: its offset needs 33 bits.
+    let skip = 9u64 << 29;
+    let (h, size) = header(&[("skip", "U8", &[skip], skip), ("w", "F32", &[1000], 4000)]);
+    let data_start = h.len() as u64;
+    let ck = ready(Checkpoint::open(Made::new(h, size), Format::Safetensors)).unwrap();
+    let (_, e) = ck.find("w").unwrap();
+    assert_eq!(e.start, data_start + skip);
+    let want = |k: u64| {
+        let at = data_start + skip + 4 * k;
+        u32::from_le_bytes([byte_at(at), byte_at(at + 1), byte_at(at + 2), byte_at(at + 3)])
+    };
+    let a = ready(convert::load_range(&ck, "w", 10, 20, &Rig::host())).unwrap();
+    let got: Vec<u32> = a.to_bits_vec().unwrap().iter().map(|&b| b as u32).collect();
+    assert_eq!(got, (10..30).map(want).collect::<Vec<_>>());
+    let w = ready(convert::load(&ck, "w", &Rig::host())).unwrap();
+    assert_eq!(w.shape(), [1000]);
+    let bits = w.to_bits_vec().unwrap();
+    assert_eq!(bits[999] as u32, want(999));
+    // The range past the tensor, and a tensor not there, are refused by name.
+    let e = ready(convert::load_range(&ck, "w", 990, 11, &Rig::host())).unwrap_err();
+    assert!(e.to_string().contains("tensor \"w\": elements 990..990+11 are not inside its 1000"), "{e}");
+    let e = ready(convert::load(&ck, "v", &Rig::host())).unwrap_err();
+    assert!(e.to_string().contains("tensor \"v\": no tensor of that name"), "{e}");
+}
+
+#[test]
+fn a_failed_read_aborts_and_names_the_file_and_the_tensor() {
+    let n = PIECE_BYTES / 4 + 100;
+    let (h, size) = header(&[("a", "F32", &[16], 64), ("b", "F32", &[n as u64], 4 * n as u64)]);
+    let mut made = Made::new(h, size);
+    made.fail_from = size - 8;
+    let ck = ready(Checkpoint::open(made, Format::Safetensors)).unwrap();
+    let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors").unwrap();
+    let mut sink = MemorySink::default();
+    let mut pieces = 0;
+    let e = ready(convert::run(&ck, &plan, &mut sink, &Rig::host(), &mut |_| pieces += 1)).unwrap_err();
+    assert_eq!(e.to_string(), "made.safetensors: tensor \"b\": the disk went away");
+    assert!(pieces >= 2, "the first tensor and piece went through first");
+    assert!(sink.files.is_empty(), "nothing committed");
+}
+
+#[test]
+fn a_sharded_checkpoint_converts_each_shard_and_its_index() {
+    let shard = |name: &str, v: &[f32]| {
+        let a = Array::<f32>::of_array(&[v.len()], v).unwrap();
+        let f = TensorFile {
+            tensors: vec![Tensor { name: name.into(), array: AnyArray::from(a) }],
+            metadata: None,
+        };
+        Buffer::of_vec(formats::encode(Format::Safetensors, name, &f).unwrap())
+    };
+    let one = shard("a", &[1.0, 2.5]);
+    let two = shard("b", &[-3.0]);
+    let index = r#"{"metadata":{"total_size":12,"format":"pt"},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}}"#;
+    let open = |text: &str| {
+        ready(Checkpoint::open_sharded("dir/model.safetensors.index.json", text, |n| match n {
+            "s1.safetensors" => Ok(BufferSource::new(n, one.clone())),
+            "s2.safetensors" => Ok(BufferSource::new(n, two.clone())),
+            _ => Err(Error::Format { path: n.into(), tensor: None, reason: "not given".into() }),
+        }))
+    };
+    let ck = open(index).unwrap();
+    let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out").unwrap();
+    let mut sink = MemorySink::default();
+    ready(convert::run(&ck, &plan, &mut sink, &Rig::host(), &mut |_| {})).unwrap();
+    let names: Vec<&str> = sink.files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["s1.safetensors", "s2.safetensors", "model.safetensors.index.json"]);
+    let text = String::from_utf8(sink.files[2].1.clone()).unwrap();
+    assert!(text.contains("\"total_size\": 6"), "{text}");
+    assert!(text.contains("\"format\": \"pt\""), "{text}");
+    // A tensor in another shard than the index says, and a shard not given.
+    let moved = index.replace("\"b\":\"s2.safetensors\"", "\"b\":\"s1.safetensors\"");
+    let e = open(&moved).err().unwrap();
+    assert!(e.to_string().contains("tensor \"a\"") || e.to_string().contains("tensor \"b\""), "{e}");
+    let e = open(&index.replace("s2.safetensors", "s3.safetensors")).err().unwrap();
+    assert_eq!(e.to_string(), "s3.safetensors: not given");
+}
