@@ -99,6 +99,19 @@ guardClass(Device);
 guardClass(NxArray);
 guardClass(TensorFile);
 guardClass(Checkpoint);
+// The device is the host when absent (a handle passed by value to wasm-bindgen would
+// be taken from the caller, so Rust takes it by reference, and the default is here).
+for (const key of ['load', 'loadRange']) {
+  const raw = Checkpoint.prototype[key];
+  Checkpoint.prototype[key] = function (...args) {
+    const at = key === 'load' ? 1 : 3;
+    if (args[at] === undefined) args[at] = Device.host();
+    else if (!(args[at] instanceof Device)) {
+      return Promise.reject(new TypeError(`Checkpoint.${key}: the device must be a Device, got: ${args[at]?.constructor?.name ?? typeof args[at]}`));
+    }
+    return raw.apply(this, args);
+  };
+}
 Object.defineProperty(Checkpoint.prototype, 'metadata', {
   get() {
     return JSON.parse(this.metadataJson);

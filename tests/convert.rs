@@ -74,7 +74,13 @@ impl Source for Made {
         self.largest.set(self.largest.get().max(len));
         let h = self.header.len() as u64;
         let bytes: Vec<u8> = (start..start + len as u64)
-            .map(|p| if p < h { self.header[p as usize] } else { byte_at(p) })
+            .map(|p| {
+                if p < h {
+                    self.header[p as usize]
+                } else {
+                    byte_at(p)
+                }
+            })
             .collect();
         Ok(Buffer::of_vec(bytes))
     }
@@ -104,6 +110,26 @@ fn header(tensors: &[(&str, &str, &[u64], u64)]) -> (Vec<u8>, u64) {
     (out, size)
 }
 
+/// `ck`'s floats converted into `to` on the host, into memory (`output` the single
+/// file's name).
+fn to_memory<S: Source>(
+    ck: &Checkpoint<S>,
+    to: DType,
+    output: &str,
+) -> (convert::Report, MemorySink) {
+    let plan = Plan::new(ck, &Pick::floats(to), output).unwrap();
+    let mut sink = MemorySink::default();
+    let r = ready(convert::run(
+        ck,
+        &plan,
+        &mut sink,
+        &Rig::host(),
+        &mut |_| {},
+    ))
+    .unwrap();
+    (r, sink)
+}
+
 #[test]
 fn a_conversion_a_piece_at_a_time_equals_the_whole_arrays_cast() {
     // float64 of 2.5 pieces (three reads of it), float32 and int32 beside it.
@@ -115,15 +141,19 @@ fn a_conversion_a_piece_at_a_time_equals_the_whole_arrays_cast() {
     ]);
     let made = Made::new(h, size);
     let ck = ready(Checkpoint::open(made, Format::Safetensors)).unwrap();
-    let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out.safetensors").unwrap();
-    assert_eq!((plan.converted, plan.tensors), (2, 3));
-    let mut sink = MemorySink::default();
-    let r = ready(convert::run(&ck, &plan, &mut sink, &Rig::host(), &mut |_| {})).unwrap();
-    assert_eq!(r.converted, 2);
+    let (r, sink) = to_memory(&ck, DType::Bfloat16, "out.safetensors");
+    assert_eq!((r.converted, r.tensors), (2, 3));
     let src = &ck.shards[0].source;
-    assert!(src.largest.get() <= PIECE_BYTES, "a read of {} bytes", src.largest.get());
+    assert!(
+        src.largest.get() <= PIECE_BYTES,
+        "a read of {} bytes",
+        src.largest.get()
+    );
     // The oracle: every tensor whole, cast at once, written by formats::encode.
-    let whole: Vec<u8> = ready(src.read(0, size as usize)).unwrap().read(|b| b.to_vec()).unwrap();
+    let whole: Vec<u8> = ready(src.read(0, size as usize))
+        .unwrap()
+        .read(|b| b.to_vec())
+        .unwrap();
     let file = formats::read_safetensors_bytes("whole", Buffer::of_vec(whole)).unwrap();
     let cast = TensorFile {
         tensors: file
@@ -143,21 +173,33 @@ fn a_conversion_a_piece_at_a_time_equals_the_whole_arrays_cast() {
     let want = formats::encode(Format::Safetensors, "out", &cast).unwrap();
     assert_eq!(sink.files.len(), 1);
     assert_eq!(sink.files[0].0, "out.safetensors");
-    assert!(sink.files[0].1 == want, "the pieces' file differs from the whole arrays'");
+    assert!(
+        sink.files[0].1 == want,
+        "the pieces' file differs from the whole arrays'"
+    );
 }
 
 #[test]
 fn offsets_past_4_gib_are_read_on_every_platform() {
-    // 4.5 GiB of bytes before a small tensor: its offset needs 33 bits.
+    // 4.5 GiB of bytes before a small tensor: its offset needs 33 bits (float64s, so
+    // that the element count fits wasm32's usize while the bytes do not).
     let skip = 9u64 << 29;
-    let (h, size) = header(&[("skip", "U8", &[skip], skip), ("w", "F32", &[1000], 4000)]);
+    let (h, size) = header(&[
+        ("skip", "F64", &[skip / 8], skip),
+        ("w", "F32", &[1000], 4000),
+    ]);
     let data_start = h.len() as u64;
     let ck = ready(Checkpoint::open(Made::new(h, size), Format::Safetensors)).unwrap();
     let (_, e) = ck.find("w").unwrap();
     assert_eq!(e.start, data_start + skip);
     let want = |k: u64| {
         let at = data_start + skip + 4 * k;
-        u32::from_le_bytes([byte_at(at), byte_at(at + 1), byte_at(at + 2), byte_at(at + 3)])
+        u32::from_le_bytes([
+            byte_at(at),
+            byte_at(at + 1),
+            byte_at(at + 2),
+            byte_at(at + 3),
+        ])
     };
     let a = ready(convert::load_range(&ck, "w", 10, 20, &Rig::host())).unwrap();
     let got: Vec<u32> = a.to_bits_vec().unwrap().iter().map(|&b| b as u32).collect();
@@ -168,23 +210,44 @@ fn offsets_past_4_gib_are_read_on_every_platform() {
     assert_eq!(bits[999] as u32, want(999));
     // The range past the tensor, and a tensor not there, are refused by name.
     let e = ready(convert::load_range(&ck, "w", 990, 11, &Rig::host())).unwrap_err();
-    assert!(e.to_string().contains("tensor \"w\": elements 990..990+11 are not inside its 1000"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("tensor \"w\": elements 990..990+11 are not inside its 1000"),
+        "{e}"
+    );
     let e = ready(convert::load(&ck, "v", &Rig::host())).unwrap_err();
-    assert!(e.to_string().contains("tensor \"v\": no tensor of that name"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("tensor \"v\": no tensor of that name"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_failed_read_aborts_and_names_the_file_and_the_tensor() {
     let n = PIECE_BYTES / 4 + 100;
-    let (h, size) = header(&[("a", "F32", &[16], 64), ("b", "F32", &[n as u64], 4 * n as u64)]);
+    let (h, size) = header(&[
+        ("a", "F32", &[16], 64),
+        ("b", "F32", &[n as u64], 4 * n as u64),
+    ]);
     let mut made = Made::new(h, size);
     made.fail_from = size - 8;
     let ck = ready(Checkpoint::open(made, Format::Safetensors)).unwrap();
     let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors").unwrap();
     let mut sink = MemorySink::default();
     let mut pieces = 0;
-    let e = ready(convert::run(&ck, &plan, &mut sink, &Rig::host(), &mut |_| pieces += 1)).unwrap_err();
-    assert_eq!(e.to_string(), "made.safetensors: tensor \"b\": the disk went away");
+    let e = ready(convert::run(
+        &ck,
+        &plan,
+        &mut sink,
+        &Rig::host(),
+        &mut |_| pieces += 1,
+    ))
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "made.safetensors: tensor \"b\": the disk went away"
+    );
     assert!(pieces >= 2, "the first tensor and piece went through first");
     assert!(sink.files.is_empty(), "nothing committed");
 }
@@ -194,7 +257,10 @@ fn a_sharded_checkpoint_converts_each_shard_and_its_index() {
     let shard = |name: &str, v: &[f32]| {
         let a = Array::<f32>::of_array(&[v.len()], v).unwrap();
         let f = TensorFile {
-            tensors: vec![Tensor { name: name.into(), array: AnyArray::from(a) }],
+            tensors: vec![Tensor {
+                name: name.into(),
+                array: AnyArray::from(a),
+            }],
             metadata: None,
         };
         Buffer::of_vec(formats::encode(Format::Safetensors, name, &f).unwrap())
@@ -203,25 +269,43 @@ fn a_sharded_checkpoint_converts_each_shard_and_its_index() {
     let two = shard("b", &[-3.0]);
     let index = r#"{"metadata":{"total_size":12,"format":"pt"},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}}"#;
     let open = |text: &str| {
-        ready(Checkpoint::open_sharded("dir/model.safetensors.index.json", text, |n| match n {
-            "s1.safetensors" => Ok(BufferSource::new(n, one.clone())),
-            "s2.safetensors" => Ok(BufferSource::new(n, two.clone())),
-            _ => Err(Error::Format { path: n.into(), tensor: None, reason: "not given".into() }),
-        }))
+        ready(Checkpoint::open_sharded(
+            "dir/model.safetensors.index.json",
+            text,
+            |n| match n {
+                "s1.safetensors" => Ok(BufferSource::new(n, one.clone())),
+                "s2.safetensors" => Ok(BufferSource::new(n, two.clone())),
+                _ => Err(Error::Format {
+                    path: n.into(),
+                    tensor: None,
+                    reason: "not given".into(),
+                }),
+            },
+        ))
     };
     let ck = open(index).unwrap();
-    let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out").unwrap();
-    let mut sink = MemorySink::default();
-    ready(convert::run(&ck, &plan, &mut sink, &Rig::host(), &mut |_| {})).unwrap();
+    let (_, sink) = to_memory(&ck, DType::Bfloat16, "out");
     let names: Vec<&str> = sink.files.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["s1.safetensors", "s2.safetensors", "model.safetensors.index.json"]);
+    assert_eq!(
+        names,
+        [
+            "s1.safetensors",
+            "s2.safetensors",
+            "model.safetensors.index.json"
+        ]
+    );
     let text = String::from_utf8(sink.files[2].1.clone()).unwrap();
     assert!(text.contains("\"total_size\": 6"), "{text}");
     assert!(text.contains("\"format\": \"pt\""), "{text}");
     // A tensor in another shard than the index says, and a shard not given.
     let moved = index.replace("\"b\":\"s2.safetensors\"", "\"b\":\"s1.safetensors\"");
     let e = open(&moved).err().unwrap();
-    assert!(e.to_string().contains("tensor \"a\"") || e.to_string().contains("tensor \"b\""), "{e}");
-    let e = open(&index.replace("s2.safetensors", "s3.safetensors")).err().unwrap();
+    assert!(
+        e.to_string().contains("tensor \"a\"") || e.to_string().contains("tensor \"b\""),
+        "{e}"
+    );
+    let e = open(&index.replace("s2.safetensors", "s3.safetensors"))
+        .err()
+        .unwrap();
     assert_eq!(e.to_string(), "s3.safetensors: not given");
 }

@@ -86,7 +86,7 @@ fn check(format: Format, bytes: Vec<u8>) {
         }
         Ok(h) => {
             for e in &h.entries {
-                assert!(e.start + e.len <= len, "{e:?} past {len} bytes");
+                assert!(e.start + e.len <= len as u64, "{e:?} past {len} bytes");
             }
             let file = arrays("fuzz.file", h, &Buffer::of_vec(bytes)).unwrap();
             for t in &file.tensors {

@@ -1,7 +1,7 @@
 // The checkpoint tests' server, on 127.0.0.1: the demo page (www/) at /, the test's
 // checkpoints at /data/... with HTTP Range (206, Content-Range, an ETag; `?norange`
 // answers 200 with the whole file, as a server that ignores Range does; `?changing` moves
-// the ETag on every request, as a file replaced while it is read), and a
+// the ETag after the headers were read, as a file replaced while it is read), and a
 // WebSocket at /upload/NAME, where a page's WritableStream sends its chunks in order,
 // then `close` or `abort` (an aborted upload is removed). A WebSocket, not POSTs:
 // Chromium uploads a POST body at about 20 MB/s here, a WebSocket at about 70.
@@ -15,6 +15,7 @@ const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/ja
 /** Serves `www` and `data`, uploads into `uploads`; resolves to { url, close, uploads: Map name -> state }. */
 export function checkpointServer({ www, data, uploads }) {
   const state = new Map();
+  const requests = new Map();
   const server = createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
     const path = decodeURIComponent(u.pathname);
@@ -28,8 +29,11 @@ export function checkpointServer({ www, data, uploads }) {
       res.writeHead(404).end();
       return;
     }
-    // `?changing`: a file that changes between requests (its ETag moves each time).
-    const etag = u.searchParams.has('changing') ? `"${s.size}-${Date.now()}-${Math.random()}"` : `"${s.size}-${s.mtimeMs}"`;
+    // `?changing`: a file replaced after its headers were read (its ETag moves from
+    // the fourth request on: the size, the probe and the header read the same file).
+    const seen = (requests.get(req.url) ?? 0) + 1;
+    requests.set(req.url, seen);
+    const etag = u.searchParams.has('changing') && seen > 3 ? `"${s.size}-changed-${seen}"` : `"${s.size}-${s.mtimeMs}"`;
     const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ETag: etag, 'Cache-Control': 'no-store' };
     const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     if (!range || u.searchParams.has('norange')) {

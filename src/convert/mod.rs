@@ -35,11 +35,12 @@
 //! let bytes = formats::encode(formats::Format::Safetensors, "in", &file)?;
 //! let source = BufferSource::new("in.safetensors", nxrig::rig::Buffer::of_vec(bytes));
 //!
-//! let checkpoint = pollster::block_on(Checkpoint::open(source))?;
+//! let checkpoint = pollster::block_on(Checkpoint::open(source, formats::Format::Safetensors))?;
 //! let pick = Pick::floats(DType::Bfloat16);
 //! let plan = Plan::new(&checkpoint, &pick, "out.safetensors")?;
 //! let mut sink = MemorySink::default();
-//! let report = pollster::block_on(convert::run(&checkpoint, &plan, &mut sink, &Rig::host(), &mut |_| {}))?;
+//! let host = Rig::host();
+//! let report = pollster::block_on(convert::run(&checkpoint, &plan, &mut sink, &host, &mut |_| {}))?;
 //! assert_eq!(report.converted, 1);
 //! let out = formats::read_safetensors_bytes("out", nxrig::rig::Buffer::of_vec(sink.files.remove(0).1))?;
 //! assert_eq!(out.tensors[0].array.dtype(), DType::Bfloat16);

@@ -269,13 +269,23 @@ pub async fn load<S: Source>(
     let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
     let step = piece_elements(e.dtype);
     let mut from = 0;
+    let mut queued = 0;
     while from < numel {
         let n = step.min(numel - from);
         let piece = read_piece(shard, e, from, n).await?;
         let at = (from * e.dtype.bits() as u64 / 8) as usize;
-        super::sink::host_bytes(&piece)
-            .await?
-            .read(|b| out.buffer().write_bytes(at, b))??;
+        let bytes = super::sink::host_bytes(&piece).await?;
+        bytes.read(|b| out.buffer().write_bytes(at, b))??;
+        // A GPU's queue takes writes faster than it does them (the browser keeps each in
+        // shared memory until then): every few pieces, wait until it has done them.
+        queued += bytes.len();
+        if !device.host_addressable() && queued >= 4 * PIECE_BYTES {
+            queued = 0;
+            out.buffer()
+                .view(at, bytes.len().min(4))?
+                .read_async()
+                .await?;
+        }
         from += n;
     }
     Ok(out)

@@ -141,7 +141,7 @@ pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Er
                 "data_offsets [{b}, {e}] are not a range inside the data ({data_len} bytes)"
             )));
         }
-        if e - b != need as u64 {
+        if e - b != need {
             return Err(f(format!(
                 "data_offsets [{b}, {e}] hold {} bytes; shape {shape:?} of {dtype} needs {need}",
                 e - b

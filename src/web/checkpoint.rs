@@ -38,7 +38,10 @@ async fn call(path: &str, obj: &JsValue, method: &str, args: &[JsValue]) -> Resu
         Error::Format {
             path: path.to_owned(),
             tensor: None,
-            reason: m.strip_prefix(&format!("{path}: ")).unwrap_or(&m).to_owned(),
+            reason: m
+                .strip_prefix(&format!("{path}: "))
+                .unwrap_or(&m)
+                .to_owned(),
         }
     };
     let f: Function = Reflect::get(obj, &method.into())
@@ -68,7 +71,9 @@ pub(crate) struct JsSource {
 impl JsSource {
     fn of(obj: JsValue) -> Result<JsSource, JsError> {
         let get = |k: &str| Reflect::get(&obj, &k.into()).unwrap_or(JsValue::UNDEFINED);
-        let name = get("name").as_string().unwrap_or_else(|| "the checkpoint".into());
+        let name = get("name")
+            .as_string()
+            .unwrap_or_else(|| "the checkpoint".into());
         let size = get("size")
             .as_f64()
             .filter(|s| *s >= 0.0 && s.fract() == 0.0)
@@ -131,12 +136,16 @@ struct JsSink {
 impl Sink for JsSink {
     async fn open(&mut self, name: &str) -> Result<(), Error> {
         self.name = name.to_owned();
-        call(name, &self.obj, "open", &[name.into()]).await.map(drop)
+        call(name, &self.obj, "open", &[name.into()])
+            .await
+            .map(drop)
     }
 
     async fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let u8s = Uint8Array::from(bytes);
-        call(&self.name, &self.obj, "write", &[u8s.into()]).await.map(drop)
+        call(&self.name, &self.obj, "write", &[u8s.into()])
+            .await
+            .map(drop)
     }
 
     async fn write_array(&mut self, a: &AnyArray) -> Result<(), Error> {
@@ -151,7 +160,9 @@ impl Sink for JsSink {
             }
         };
         let u8s = bytes.read_js_async().await?;
-        call(&self.name, &self.obj, "write", &[u8s.into()]).await.map(drop)
+        call(&self.name, &self.obj, "write", &[u8s.into()])
+            .await
+            .map(drop)
     }
 
     async fn close(&mut self) -> Result<(), Error> {
@@ -236,8 +247,11 @@ impl Checkpoint {
                 };
                 set("name", e.name.as_str().into());
                 set("dtype", e.dtype.name().into());
-                let shape: js_sys::Array =
-                    e.shape.iter().map(|&n| JsValue::from_f64(n as f64)).collect();
+                let shape: js_sys::Array = e
+                    .shape
+                    .iter()
+                    .map(|&n| JsValue::from_f64(n as f64))
+                    .collect();
                 set("shape", shape.into());
                 set("byteLength", (e.len as f64).into());
                 set("shard", s.name.as_str().into());
@@ -252,8 +266,14 @@ impl Checkpoint {
     pub fn metadata_json(&self) -> String {
         match &self.ck.index {
             Some((_, i)) => serde_json::Value::Object(i.metadata.clone()).to_string(),
-            None => serde_json::to_string(&self.ck.shards[0].header.metadata.clone().unwrap_or_default())
-                .unwrap_or_else(|_| "{}".into()),
+            None => serde_json::to_string(
+                &self.ck.shards[0]
+                    .header
+                    .metadata
+                    .clone()
+                    .unwrap_or_default(),
+            )
+            .unwrap_or_else(|_| "{}".into()),
         }
     }
 
@@ -275,16 +295,17 @@ impl Checkpoint {
         self.ck.bytes() as f64
     }
 
-    /// The tensor `name` on `device` (the host when absent), reading only its bytes,
+    /// The tensor `name` on `device` (the host when absent: `js/index.js` gives it),
+    /// reading only its bytes,
     /// a piece at a time: a WebGPU device gets each piece uploaded as it is read.
     ///
     /// Errors: no such tensor; a read that fails (naming the file and tensor); an
     /// array the device cannot hold (2 GiB or more on the host, whose one wasm32
     /// allocation stops below 2 GiB).
     #[wasm_bindgen(unchecked_return_type = "Promise<NxArray>")]
-    pub fn load(&self, name: String, device: Option<Device>) -> Promise {
+    pub fn load(&self, name: String, device: &Device) -> Promise {
         let ck = self.ck.clone();
-        let rig = device.map(|d| d.rig).unwrap_or_else(crate::Rig::host);
+        let rig = device.rig.clone();
         future_to_promise(async move {
             let a = convert::load(&ck, &name, &rig).await.map_err(js_error)?;
             Ok(NxArray::new(a).into())
@@ -292,15 +313,16 @@ impl Checkpoint {
     }
 
     /// Elements `start..start + count` (C order) of the tensor `name` as a one-axis
-    /// array on `device` (the host when absent), reading only their bytes: a sample of
+    /// array on `device` (the host when absent: `js/index.js` gives it), reading only
+    /// their bytes: a sample of
     /// a tensor of any size.
     ///
     /// Errors: no such tensor; a range past its elements; an odd `start` of int4 or
     /// uint4; a read that fails.
     #[wasm_bindgen(js_name = loadRange, unchecked_return_type = "Promise<NxArray>")]
-    pub fn load_range(&self, name: String, start: f64, count: f64, device: Option<Device>) -> Promise {
+    pub fn load_range(&self, name: String, start: f64, count: f64, device: &Device) -> Promise {
         let ck = self.ck.clone();
-        let rig = device.map(|d| d.rig).unwrap_or_else(crate::Rig::host);
+        let rig = device.rig.clone();
         future_to_promise(async move {
             let whole = |x: f64| x >= 0.0 && x.fract() == 0.0 && x <= 2f64.powi(53);
             if !whole(start) || !whole(count) {

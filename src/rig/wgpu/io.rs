@@ -21,11 +21,9 @@ pub(crate) const COPY_ALIGN: usize = 4;
 /// chunks of this size, whatever the adapter's `maxBufferSize`. Chromium's SwiftShader
 /// admits a 1 GiB `maxBufferSize` but fails to allocate one 1 GiB buffer (the device is
 /// then lost), while buffers of 256 MiB add up to many GiB.
+/// Natively, chunks are as large as the adapter allows.
 #[cfg(target_arch = "wasm32")]
 const BROWSER_CHUNK: usize = 256 << 20;
-/// Natively, chunks are as large as the adapter allows.
-#[cfg(not(target_arch = "wasm32"))]
-const BROWSER_CHUNK: usize = usize::MAX;
 
 fn round_up(x: usize) -> usize {
     x.div_ceil(COPY_ALIGN) * COPY_ALIGN
@@ -34,7 +32,7 @@ fn round_up(x: usize) -> usize {
 impl Gpu {
     /// A zeroed allocation of `len` bytes that kernels bind as storage and copies read
     /// and write: one buffer (padded to whole words, at least one), or, over the
-    /// device's largest buffer (in the browser over [`BROWSER_CHUNK`]), chunks of that
+    /// device's largest buffer (in the browser over 256 MiB), chunks of that
     /// size (rounded down to 256 bytes). Buffers
     /// of the same sizes that earlier memory gave back are reused, cleared first where
     /// `clear` says so (a clear on the queue, before any later work; else their bytes
@@ -52,9 +50,9 @@ impl Gpu {
         const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
             .union(wgpu::BufferUsages::COPY_SRC)
             .union(wgpu::BufferUsages::COPY_DST);
-        let most = (self.limits().max_buffer_size as usize)
-            .min(BROWSER_CHUNK)
-            .max(256);
+        let most = (self.limits().max_buffer_size as usize).max(256);
+        #[cfg(target_arch = "wasm32")]
+        let most = most.min(BROWSER_CHUNK);
         let chunk = if round_up(len.max(1)) <= most {
             round_up(len.max(1))
         } else {
