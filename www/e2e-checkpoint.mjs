@@ -229,7 +229,9 @@ export async function checkpoints({ flags, root, bin }) {
 
     server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads });
     const profile = join(dir, 'profile');
-    b = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: flags });
+    // --expose-gc: each step's peak starts after a collection, not over the garbage of
+    // the step before.
+    b = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: [...flags, '--js-flags=--expose-gc'] });
     const page = b.pages()[0] ?? await b.newPage();
     page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
     await page.goto(`${server.url}/index.html`);
@@ -245,11 +247,15 @@ export async function checkpoints({ flags, root, bin }) {
     // The page ends a conversion's measure before its comparisons (which hold the two
     // sides' pieces until the garbage collector comes), measured on their own.
     await page.exposeFunction('nxrigMeasure', (name) => measured(name));
+    const measure = async (name) => {
+      await page.evaluate(() => window.gc?.());
+      measured(name);
+    };
     const rate = (r, t) => `${(r.bytesIn / GiB).toFixed(2)} GiB in ${((Date.now() - t) / 1000).toFixed(1)} s (${(r.bytesIn / (Date.now() - t) / 1e6).toFixed(2)} GB/s)`;
 
     // 1. One file over 4 GiB with a tensor over 2 GiB, from a File, on the host, into
     // a stream the test server writes to disk.
-    measured('File, host');
+    await measure('File, host');
     log('big.safetensors from a File on the host into a stream the server writes to disk (float8_e4m3)');
     await page.setInputFiles('#ckfiles', join(dir, 'big.safetensors'));
     t0 = Date.now();
@@ -272,7 +278,7 @@ export async function checkpoints({ flags, root, bin }) {
     rmSync(st.file);
 
     // 2. The same file from its URL (HTTP Range), on WebGPU, into an OPFS file.
-    measured('URL, WebGPU');
+    await measure('URL, WebGPU');
     log('big.safetensors from its URL on WebGPU into an OPFS file (bfloat16)');
     t0 = Date.now();
     const two = await page.evaluate(async () => {
@@ -281,6 +287,7 @@ export async function checkpoints({ flags, root, bin }) {
       const root = await navigator.storage.getDirectory();
       const h = await root.getFileHandle('big.bf16.safetensors', { create: true });
       const report = await convertCheckpoint(ck, await h.createWritable(), { to: 'bfloat16', device: await Device.gpu() });
+      window.gc?.();
       await window.nxrigMeasure('comparing: URL, WebGPU');
       const t = performance.now();
       const diff = await window.firstDifference(await h.getFile(), '/data/ref/big.safetensors');
@@ -291,7 +298,7 @@ export async function checkpoints({ flags, root, bin }) {
     assert.equal(two.diff, -1, "the OPFS file is nxrig convert's, byte for byte");
 
     // 3. Sharded, from its files, on the host, into an OPFS folder.
-    measured('sharded files, host');
+    await measure('sharded files, host');
     log('the sharded checkpoint from its files on the host into an OPFS folder');
     await page.setInputFiles('#ckfiles', readdirSync(join(dir, 'sharded')).map((f) => join(dir, 'sharded', f)));
     t0 = Date.now();
@@ -301,6 +308,7 @@ export async function checkpoints({ flags, root, bin }) {
       const root = await navigator.storage.getDirectory();
       const out = await root.getDirectoryHandle('sharded-bf16', { create: true });
       const report = await convertCheckpoint(ck, out, { to: 'bfloat16' });
+      window.gc?.();
       await window.nxrigMeasure('comparing: sharded files, host');
       const got = [];
       for await (const [name] of out.entries()) got.push(name);
@@ -314,7 +322,7 @@ export async function checkpoints({ flags, root, bin }) {
     for (const [name, d] of Object.entries(three.diffs)) assert.equal(d, -1, `${name} in OPFS is nxrig convert's`);
 
     // 4. Sharded, from its index's URL, on WebGPU, into a stream for each file.
-    measured('sharded URL, WebGPU');
+    await measure('sharded URL, WebGPU');
     log('the sharded checkpoint from its index URL on WebGPU into a stream for each file');
     t0 = Date.now();
     const four = await page.evaluate(async (names) => {
@@ -323,6 +331,7 @@ export async function checkpoints({ flags, root, bin }) {
       const root = await navigator.storage.getDirectory();
       const out = await root.getDirectoryHandle('url-bf16', { create: true });
       const report = await convertCheckpoint(ck, async (name) => (await out.getFileHandle(name, { create: true })).createWritable(), { to: 'bfloat16', device: await Device.gpu() });
+      window.gc?.();
       await window.nxrigMeasure('comparing: sharded URL, WebGPU');
       const diffs = {};
       for (const name of names) diffs[name] = await window.firstDifference(await (await out.getFileHandle(name)).getFile(), `/data/ref/sharded/${name}`);
@@ -337,7 +346,7 @@ export async function checkpoints({ flags, root, bin }) {
     // The demo page: the sharded checkpoint through its folder input, on the CPU,
     // into the browser's storage; its progress bar reaches the end and its files are
     // nxrig convert's.
-    measured('the demo');
+    await measure('the demo');
     log("the demo converts the sharded checkpoint through its folder input");
     await page.setInputFiles('#folder', join(dir, 'sharded'));
     await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 5, null, { timeout: 60000 });
@@ -347,7 +356,7 @@ export async function checkpoints({ flags, root, bin }) {
     t0 = Date.now();
     await page.click('#convert');
     await page.waitForFunction(() => window.nxrigDone, null, { timeout: 900000 });
-    measured('comparing: the demo');
+    await measure('comparing: the demo');
     const demo = await page.evaluate(async (names) => {
       const root = await navigator.storage.getDirectory();
       const diffs = {};
@@ -365,7 +374,7 @@ export async function checkpoints({ flags, root, bin }) {
     for (const [name, d] of Object.entries(demo.diffs)) assert.equal(d, -1, `the demo's ${name} is nxrig convert's`);
 
     // 3. An abort half-way; a server that ignores Range; a tensor alone.
-    measured('abort, Range, load onto WebGPU');
+    await measure('an abort, a server without Range, a changed file');
     log('an abort half-way leaves nothing; Range ignored is refused; a tensor loaded alone');
     const edge = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
@@ -402,6 +411,8 @@ export async function checkpoints({ flags, root, bin }) {
       out.load = [e.dtype, e.shape, e.device.isGpu, Array.from(new Uint32Array(head.buffer, head.byteOffset, 4))];
       try { await ck.load('nope'); out.missing = 'loaded'; } catch (err) { out.missing = err.message; }
       // The tensor over 2 GiB onto WebGPU alone, a piece at a time; its last elements.
+      window.gc?.();
+      await window.nxrigMeasure('a 2.25 GiB tensor loaded onto WebGPU');
       const big = await openCheckpoint('/data/big.safetensors');
       const t = big.tensors.find((x) => x.name === 'huge');
       const h = await big.load('huge', gpu);
@@ -441,7 +452,7 @@ export async function checkpoints({ flags, root, bin }) {
     assert.match(edge.twoGiB[1], /2147483656 bytes: more than one wasm32 allocation holds/);
     assert.equal(edge.twoGiB[2], null, 'no panic');
 
-    measured(null);
+    await measure(null);
     const m = (b) => `${((b ?? 0) / MiB).toFixed(0)} MiB`;
     for (const { name, mem } of stepPeaks) {
       console.log(`peak memory, ${name}: renderer ${m(mem.renderer)}, GPU process ${m(mem['gpu-process'])}, browser ${m(mem.browser)}`);

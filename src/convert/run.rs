@@ -277,9 +277,9 @@ pub async fn load<S: Source>(
         let bytes = super::sink::host_bytes(&piece).await?;
         bytes.read(|b| out.buffer().write_bytes(at, b))??;
         // A GPU's queue takes writes faster than it does them (the browser keeps each in
-        // shared memory until then): every few pieces, wait until it has done them.
+        // shared memory until then): after each piece, wait until it has done it.
         queued += bytes.len();
-        if !device.host_addressable() && queued >= 4 * PIECE_BYTES {
+        if !device.host_addressable() && queued >= PIECE_BYTES {
             queued = 0;
             out.buffer()
                 .view(at, bytes.len().min(4))?

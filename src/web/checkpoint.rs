@@ -77,7 +77,12 @@ impl JsSource {
         let size = get("size")
             .as_f64()
             .filter(|s| *s >= 0.0 && s.fract() == 0.0)
-            .ok_or_else(|| JsError::new("nxrig bug: a source without a size"))?;
+            .ok_or_else(|| {
+                JsError::new(&format!(
+                    "{name}: a source's size must be its length in bytes, got: {}",
+                    args::show(&get("size"))
+                ))
+            })?;
         Ok(JsSource {
             name,
             size: size as u64,
@@ -107,7 +112,7 @@ impl Source for JsSource {
         let u8s: Uint8Array = v.dyn_into().map_err(|_| Error::Format {
             path: self.name.clone(),
             tensor: None,
-            reason: "nxrig bug: a read gave no Uint8Array".into(),
+            reason: "the source's read(start, end) gave no Uint8Array".into(),
         })?;
         if u8s.length() as usize != len {
             return Err(Error::Format {
@@ -224,7 +229,7 @@ pub async fn open_checkpoint_sharded(
         JsSource::of(s).map_err(|_| Error::Format {
             path: name.to_owned(),
             tensor: None,
-            reason: "nxrig bug: a shard source without a size".into(),
+            reason: "the shard's source has no size (its length in bytes)".into(),
         })
     })
     .await
