@@ -535,8 +535,13 @@ on_every_device! {
             let v = ints.to_vec().unwrap();
             assert!(v.iter().enumerate().all(|(i, &x)| x == i as i32));
         }
-        assert!(d.cached_bytes() > 0, "freed memory is kept");
-        // (Other tests of this binary free memory meanwhile: no exact count after this.)
+        // Other tests of this binary free memory and empty the host's cache meanwhile
+        // (its pool is the process's): freed memory seen kept in one of many tries.
+        let kept = (0..100).any(|_| {
+            drop(a.copy().unwrap());
+            d.cached_bytes() > 0
+        });
+        assert!(kept, "freed memory is kept");
         d.empty_cache();
     }
 }
