@@ -60,5 +60,7 @@ pub use checkpoint::{Checkpoint, Shard};
 pub use file_sink::FileSink;
 pub use plan::{OutFile, Pick, Plan};
 pub use run::{load, load_range, run, Progress, Report, PIECE_BYTES};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use sink::bytes_of;
 pub use sink::{MemorySink, Sink};
 pub use source::{BufferSource, Source};

@@ -67,10 +67,19 @@ pub async fn host_bytes(a: &AnyArray) -> Result<Buffer, Error> {
         let h = a.to_device(&Rig::host())?;
         h
     };
-    match host.own_bytes() {
+    bytes_of(&host)
+}
+
+/// The bytes of `a`'s elements on its own device: a view of them where `a` is
+/// C-contiguous from a byte, else of a compact copy.
+///
+/// # Errors
+/// A dead buffer; a lost device.
+pub(crate) fn bytes_of(a: &AnyArray) -> Result<Buffer, Error> {
+    match a.own_bytes() {
         Some(b) => b,
         None => {
-            let c = host.copy()?;
+            let c = a.copy()?;
             let len = c.dtype().bytes(c.layout().numel())?;
             c.buffer().view(0, len)
         }

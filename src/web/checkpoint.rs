@@ -156,14 +156,7 @@ impl Sink for JsSink {
     async fn write_array(&mut self, a: &AnyArray) -> Result<(), Error> {
         // A GPU's bytes go from the mapped staging into a Uint8Array, not through
         // wasm memory.
-        let bytes = match a.own_bytes() {
-            Some(b) => b?,
-            None => {
-                let c = a.copy()?;
-                let len = c.dtype().bytes(c.layout().numel())?;
-                c.buffer().view(0, len)?
-            }
-        };
+        let bytes = crate::convert::bytes_of(a)?;
         let u8s = bytes.read_js_async().await?;
         call(&self.name, &self.obj, "write", &[u8s.into()])
             .await
