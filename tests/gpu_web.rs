@@ -367,3 +367,42 @@ async fn loss_at_every_point_settles_each_operation_with_values_or_lost() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// A GPU allocation the browser cannot make in the buffers it first tries (SwiftShader
+/// admits a `maxBufferSize` of 1 GiB but cannot allocate one such buffer, and then
+/// loses the device when the failure is not awaited) is made of smaller buffers by
+/// `Buffer::create_async`: 1 GiB and 12 bytes, its first and last bytes written and
+/// read back, every buffer within the device's limit, the device usable after.
+#[wasm_bindgen_test]
+async fn a_gpu_allocation_the_browser_refuses_is_made_again_of_smaller_buffers() {
+    let gpu = gpu().await;
+    let most = gpu.wgpu().unwrap().limits().max_buffer_size;
+    let len = (1usize << 30) + 12;
+    let b = Buffer::create_async(&gpu, len, Kind::Device)
+        .await
+        .expect("1 GiB and 12 bytes of GPU memory, in buffers the device can make");
+    let sizes: Vec<u64> = {
+        let (m, _) = b.wgpu_memory().unwrap();
+        m.buffers().iter().map(|b| b.size()).collect()
+    };
+    console_log!("maxBufferSize {most}: buffers of {sizes:?}");
+    assert!(sizes.iter().all(|&s| s <= most), "{sizes:?} over {most}");
+    assert!(sizes.iter().sum::<u64>() >= len as u64);
+    let head: Vec<u8> = (1..=16).collect();
+    let tail: Vec<u8> = (101..=116).collect();
+    b.write_bytes(0, &head).unwrap();
+    b.write_bytes(len - 16, &tail).unwrap();
+    assert_eq!(b.view(0, 16).unwrap().read_async().await.unwrap(), head);
+    assert_eq!(
+        b.view(len - 16, 16).unwrap().read_async().await.unwrap(),
+        tail
+    );
+    drop(b);
+    let a = AnyArray::of_bits(DType::Float32, &[3], &[0x3f80_0000, 0x4000_0000, 0])
+        .unwrap()
+        .to_device_async(&gpu)
+        .await
+        .unwrap();
+    let c = a.cast(DType::Bfloat16).unwrap();
+    assert_eq!(bits_back(&c).await, vec![0x3f80, 0x4000, 0]);
+}

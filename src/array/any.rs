@@ -85,6 +85,18 @@ impl AnyArray {
         AnyArray::create_with(rig, kind, dtype, shape, Buffer::create)
     }
 
+    /// [`AnyArray::create`], awaiting the device's word on the allocation (see
+    /// [`Buffer::create_async`]): in the browser a GPU without room says so here,
+    /// where [`AnyArray::create`] would leave it to lose the device later.
+    ///
+    /// # Errors
+    /// As [`AnyArray::create`].
+    pub async fn create_async(rig: &Rig, dtype: DType, shape: &[usize]) -> Result<AnyArray, Error> {
+        let layout = Layout::contiguous(shape)?;
+        let buffer = Buffer::create_async(rig, dtype.bytes(layout.numel())?, Kind::Device).await?;
+        AnyArray::v(dtype, layout, buffer)
+    }
+
     /// A fresh C-contiguous array over the buffer `make` gives for its byte count.
     fn create_with(
         rig: &Rig,

@@ -265,7 +265,7 @@ pub async fn load<S: Source>(
     if e.fortran {
         return read_piece(shard, e, 0, 0).await?.to_device(device);
     }
-    let out = AnyArray::create(device, e.dtype, &e.shape)?;
+    let out = AnyArray::create_async(device, e.dtype, &e.shape).await?;
     let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
     let step = piece_elements(e.dtype);
     let mut from = 0;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 #[cfg(feature = "cuda")]
 use super::cuda::CudaBackend;
 use super::host::Host;
-use super::seam::DeviceBackend;
+use super::seam::{DeviceBackend, Store};
 use super::wgpu::Gpu;
 
 /// The backend of a device, and its state.
@@ -31,6 +31,25 @@ impl Backend {
             Backend::Wgpu(g) => &**g,
             #[cfg(feature = "cuda")]
             Backend::Cuda(c) => c,
+        }
+    }
+
+    /// [`DeviceBackend::allocate`], where the device learns of a failed allocation
+    /// only later (a GPU in the browser) awaiting it, so that it fails at the call;
+    /// the other backends allocate as `allocate` does.
+    ///
+    /// # Errors
+    /// As [`DeviceBackend::allocate`].
+    pub(crate) async fn allocate_async(
+        &self,
+        device: &str,
+        op: &'static str,
+        len: usize,
+        clear: bool,
+    ) -> Result<Store, crate::error::Error> {
+        match self {
+            Backend::Wgpu(g) => Ok(Store::Wgpu(g.create_async(op, len, clear).await?)),
+            _ => self.device().allocate(device, op, len, clear),
         }
     }
 }

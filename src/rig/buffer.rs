@@ -80,6 +80,24 @@ impl Buffer {
         Ok(Buffer::spanning(m))
     }
 
+    /// [`Buffer::create`], awaiting the device's word on the allocation: a GPU in the
+    /// browser, which reports a failed allocation only later (and then loses the
+    /// device), says so here, after trying smaller chunks of memory; it may make
+    /// memory of chunks over the 256 MiB that [`Buffer::create`] keeps to there.
+    ///
+    /// # Errors
+    /// As [`Buffer::create`]; [`Error::OutOfMemory`] where the device had no room.
+    pub async fn create_async(rig: &Rig, len: usize, kind: Kind) -> Result<Buffer, Error> {
+        const OP: &str = "Rig.Buffer.create";
+        rig.check(OP)?;
+        let store = rig
+            .backend()
+            .allocate_async(rig.name(), OP, len, true)
+            .await?;
+        let m = Memory::make(rig, store, len, kind, Access::ReadWrite, false);
+        Ok(Buffer::spanning(m))
+    }
+
     /// The bytes of `v` as a host buffer, without a copy, admitting reads and writes.
     /// nxrig owns the `Vec` from now on, so the memory stays inside the claims.
     /// Seed: `Rig.Buffer.of_bigarray`.

@@ -29,7 +29,37 @@ fn round_up(x: usize) -> usize {
     x.div_ceil(COPY_ALIGN) * COPY_ALIGN
 }
 
+/// The smallest chunk [`Gpu::create_async`] tries before it says the device is out of
+/// memory.
+const SMALLEST_TRY: usize = 16 << 20;
+
+const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+/// The chunk and the sizes of the buffers of an allocation of `len` bytes in buffers of
+/// at most `most` bytes: one buffer (padded to whole words, at least one), or chunks of
+/// `most` rounded down to 256 bytes.
+fn chunking(len: usize, most: usize) -> (usize, Vec<u64>) {
+    let most = most.max(256);
+    let chunk = if round_up(len.max(1)) <= most {
+        round_up(len.max(1))
+    } else {
+        most / 256 * 256
+    };
+    let count = len.max(1).div_ceil(chunk);
+    let sizes = (0..count)
+        .map(|c| round_up((len.max(1) - c * chunk).min(chunk)) as u64)
+        .collect();
+    (chunk, sizes)
+}
+
 impl Gpu {
+    /// The largest buffer the device allows.
+    fn largest(&self) -> usize {
+        usize::try_from(self.limits().max_buffer_size).unwrap_or(usize::MAX)
+    }
+
     /// A zeroed allocation of `len` bytes that kernels bind as storage and copies read
     /// and write: one buffer (padded to whole words, at least one), or, over the
     /// device's largest buffer (in the browser over 256 MiB), chunks of that
@@ -37,6 +67,9 @@ impl Gpu {
     /// of the same sizes that earlier memory gave back are reused, cleared first where
     /// `clear` says so (a clear on the queue, before any later work; else their bytes
     /// are unspecified, for a caller that writes them all).
+    ///
+    /// In the browser an allocation's failure is reported only later (the device is
+    /// then lost): [`Gpu::create_async`] learns it at the call.
     ///
     /// # Errors
     /// [`Error::OutOfMemory`] if the device has no room (also after the kept buffers
@@ -47,25 +80,69 @@ impl Gpu {
         len: usize,
         clear: bool,
     ) -> Result<GpuMemory, Error> {
-        const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
-            .union(wgpu::BufferUsages::COPY_SRC)
-            .union(wgpu::BufferUsages::COPY_DST);
-        let most = (self.limits().max_buffer_size as usize).max(256);
+        let most = self.largest();
         #[cfg(target_arch = "wasm32")]
         let most = most.min(BROWSER_CHUNK);
-        let chunk = if round_up(len.max(1)) <= most {
-            round_up(len.max(1))
-        } else {
-            most / 256 * 256
-        };
-        let count = len.max(1).div_ceil(chunk);
-        let sizes: Vec<u64> = (0..count)
-            .map(|c| round_up((len.max(1) - c * chunk).min(chunk)) as u64)
-            .collect();
+        let (chunk, sizes) = chunking(len, most);
+        let mut buffers = self.buffers(&sizes, clear);
+        if self.reported(op).is_err() {
+            // Out of memory, perhaps: drop what the pool keeps and try once more.
+            buffers.clear();
+            self.empty_cache();
+            buffers = self.buffers(&sizes, false);
+            if self.out_of_memory() {
+                let _ = self.reported(op);
+                return Err(self.no_room(op, len));
+            }
+            self.reported(op)?;
+        }
+        Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool))
+    }
+
+    /// [`Gpu::create`], its buffers made inside an out-of-memory error scope and the
+    /// scope awaited, so that a device that cannot allocate says so at the call and
+    /// stays usable: where it could not, the kept buffers are dropped and the memory is
+    /// made again of chunks half as large, down to 16 MiB. Chunks start at the
+    /// device's largest buffer (in the browser too, where [`Gpu::create`] stops at
+    /// 256 MiB).
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] if the device could not allocate chunks of 16 MiB (or the
+    /// memory's own size, if smaller); [`Error::Device`] for another error it reports;
+    /// [`Error::Lost`] once it is lost.
+    pub(crate) async fn create_async(
+        &self,
+        op: &'static str,
+        len: usize,
+        clear: bool,
+    ) -> Result<GpuMemory, Error> {
+        let mut most = self.largest();
+        loop {
+            let (chunk, sizes) = chunking(len, most);
+            let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+            let buffers = self.buffers(&sizes, clear);
+            let failed = scope.pop().await.is_some();
+            if !failed {
+                self.reported(op)?;
+                return Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool));
+            }
+            // Not pooled: the buffers that failed are destroyed, never reused.
+            drop(buffers);
+            self.empty_cache();
+            if chunk <= SMALLEST_TRY {
+                return Err(self.no_room(op, len));
+            }
+            most = chunk / 2;
+        }
+    }
+
+    /// Buffers of `sizes`: those that freed memory of the same sizes gave back (cleared
+    /// on the queue where `clear` says so), new ones for the rest.
+    fn buffers(&self, sizes: &[u64], clear: bool) -> Vec<wgpu::Buffer> {
         let mut kept = Vec::new();
         {
             let mut p = pool::lock(&self.pool);
-            for &size in &sizes {
+            for &size in sizes {
                 kept.push(p.take(size, USAGE));
             }
         }
@@ -84,27 +161,20 @@ impl Gpu {
                 mapped_at_creation: false,
             })
         };
-        let mut buffers: Vec<wgpu::Buffer> = sizes
+        sizes
             .iter()
             .zip(&mut kept)
             .map(|(&size, k)| k.take().unwrap_or_else(|| make(size)))
-            .collect();
-        if self.reported(op).is_err() {
-            // Out of memory, perhaps: drop what the pool keeps and try once more.
-            buffers.clear();
-            self.empty_cache();
-            buffers = sizes.iter().map(|&size| make(size)).collect();
-            if self.out_of_memory() {
-                let _ = self.reported(op);
-                return Err(Error::OutOfMemory {
-                    op,
-                    device: self.name.clone(),
-                    bytes: len,
-                });
-            }
-            self.reported(op)?;
+            .collect()
+    }
+
+    /// The error of an allocation of `len` bytes that found no room.
+    fn no_room(&self, op: &'static str, len: usize) -> Error {
+        Error::OutOfMemory {
+            op,
+            device: self.name.clone(),
+            bytes: len,
         }
-        Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool))
     }
 
     /// A memory holding `data` (padded with zeros to whole words), to be bound as a
