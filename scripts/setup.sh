@@ -33,6 +33,12 @@ for t in wasm32-unknown-unknown aarch64-apple-darwin x86_64-pc-windows-msvc aarc
     rustup target add "$t"
   fi
 done
+for c in clippy rustfmt; do
+  if ! rustup component list --installed | grep -q "^$c"; then
+    say "rustup component add $c"
+    rustup component add "$c"
+  fi
+done
 if ! command -v wasm-pack >/dev/null 2>&1; then
   say "cargo install wasm-pack"
   cargo install --locked wasm-pack

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Every test of nxrig, after installing what is missing (scripts/setup.sh):
+#   0. the checks (scripts/lint.sh): cargo fmt, clippy -D warnings on every target built,
+#      the docs with warnings as errors, the claimed rust-version built, a library
+#      user's dependencies, cargo package;
 #   1. cargo tests (unit, vectors, layouts, CLI, the C header against the vectors, the
 #      GPU runtime on lavapipe with native types; the conformance suites, arrays, views,
 #      placement, door and kernels, on every device: the host, each GPU, the first GPU
@@ -36,6 +39,8 @@ step() { printf '\n=== %s\n' "$*"; }
 
 step setup
 scripts/setup.sh
+
+scripts/lint.sh
 
 step "cargo test (with the CUDA backend: its device tests say they are skipped where there is no CUDA)"
 cargo test --release --features cuda
@@ -83,10 +88,10 @@ npm run build
 NXRIG_CHECKPOINT="$src" NXRIG_BIN=./target/release/nxrig npm test
 
 step "wasm32 in headless Chromium"
-wasm-pack test --headless --chrome --release -- --no-default-features --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
+wasm-pack test --headless --chrome --release -- --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
 
 step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, K5, K8, K11, K13"
-WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --no-default-features --test gpu_web
+WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --test gpu_web
 
 step "loom: the claims racing on two and three threads"
 CARGO_TARGET_DIR=target/loom RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims

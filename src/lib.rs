@@ -38,6 +38,23 @@ pub use array::{AnyArray, Array};
 pub use layout::{Layout, Move, Slice};
 pub use rig::Rig;
 
+// The crates whose types nxrig's API takes and gives, re-exported at the versions nxrig
+// uses, so that a user names them without depending on them at exactly these versions.
+
+/// `half`, for the `f16` and `bf16` elements.
+#[doc(no_inline)]
+pub use half;
+/// `ndarray`, for [`Array::from_ndarray`], [`Array::to_ndarray`] and the views of
+/// [`Array::read_nd`] and [`Array::write_nd`].
+#[doc(no_inline)]
+pub use ndarray;
+/// `num_complex`, for the complex64 and complex128 elements.
+#[doc(no_inline)]
+pub use num_complex;
+/// `wgpu`, for a GPU device's own handles ([`Rig::wgpu`]) and kernels of your own.
+#[doc(no_inline)]
+pub use wgpu;
+
 /// The README's examples, run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -68,7 +68,7 @@ impl AnyArray {
             let empty = l.is_empty();
             if !empty
                 && (strides[k - 1] != 1
-                    || l.offset() % r != 0
+                    || !l.offset().is_multiple_of(r)
                     || strides[..k - 1]
                         .iter()
                         .zip(&shape[..k - 1])

@@ -136,7 +136,8 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
         return Ok(());
     }
     let whole = |a: &AnyArray| {
-        a.layout.is_contiguous() && (!d.is_sub_byte() || (a.layout.offset() % 2 == 0 && n % 2 == 0))
+        a.layout.is_contiguous()
+            && (!d.is_sub_byte() || (a.layout.offset().is_multiple_of(2) && n.is_multiple_of(2)))
     };
     if whole(src) && whole(dst) {
         let (s0, d0) = (byte_of(src), byte_of(dst));

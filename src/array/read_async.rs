@@ -16,7 +16,7 @@ impl AnyArray {
     pub(crate) fn own_bytes(&self) -> Option<Result<Buffer, Error>> {
         let (d, l) = (self.dtype, &self.layout);
         let first_bits = l.offset() as u64 * d.bits() as u64;
-        if !l.is_contiguous() || first_bits % 8 != 0 {
+        if !l.is_contiguous() || !first_bits.is_multiple_of(8) {
             return None;
         }
         let len = d.bytes(l.numel()).ok()?;

@@ -56,7 +56,7 @@ pub(crate) fn copy_threads(w: Width, s: &[u8], src: &Layout, d: &mut [u8], dst: 
         use rayon::prelude::*;
         let n = dst.numel();
         let threads = rayon::current_num_threads();
-        let aligned = w != Width::Nibble || dst.offset() % 2 == 0;
+        let aligned = w != Width::Nibble || dst.offset().is_multiple_of(2);
         let large = n >= PARALLEL_MIN && threads > 1 && aligned;
         if let Some(k) = large.then(|| band_axis(dst)).flatten() {
             let rows = dst.shape()[k];

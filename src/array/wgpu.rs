@@ -18,7 +18,7 @@ impl AnyArray {
         // more bits than a usize holds.
         let bits = self.dtype.bits() as u64;
         let start_bits = self.buffer.start() as u64 * 8;
-        if start_bits % bits != 0 {
+        if !start_bits.is_multiple_of(bits) {
             return Err(Error::Invalid {
                 op,
                 reason: format!(

@@ -14,7 +14,7 @@
 //!
 //! Memory is bounded by a piece, never by a file or a tensor: natively the source is
 //! a memory map ([`BufferSource`]) and the sink a temporary renamed once whole
-//! ([`FileSink`]); in the browser the source is a `File`, a `Blob`, a URL read with
+//! (`FileSink`, native only); in the browser the source is a `File`, a `Blob`, a URL read with
 //! HTTP Range requests or a Node file handle, and the sink a `WritableStream`
 //! (`src/web/checkpoint.rs`). The output's bytes do not depend on the source, the
 //! sink, the device or the piece size.

@@ -5,7 +5,7 @@
 //! file's bytes where they are aligned and in the host's byte order, a copy otherwise.
 //! So `nxrig info` reads headers only, and `convert` holds one tensor's output at a
 //! time. Files are written to a temporary name beside the target and renamed: a
-//! failure, or an interrupt that the command line catches ([`remove_temporaries`]),
+//! failure, or an interrupt that the command line catches (`remove_temporaries`, native only),
 //! leaves no file behind.
 //!
 //! Sits above [`crate::array`]: a file is a list of named arrays.
@@ -373,7 +373,7 @@ pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFi
 }
 
 /// The bytes of `file` in `format` (named `name` in errors), in memory: as
-/// [`write()`](fn@write) writes them.
+/// `write` (native only) writes them.
 ///
 /// # Errors
 /// As [`Format::header_bytes`].

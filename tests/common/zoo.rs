@@ -73,7 +73,7 @@ pub fn positions(l: &Layout) -> Vec<usize> {
 pub fn element(d: DType, bytes: &[u8], p: usize) -> u128 {
     if d.is_sub_byte() {
         let b = bytes[p / 2];
-        return (if p % 2 == 0 { b & 15 } else { b >> 4 }) as u128;
+        return (if p.is_multiple_of(2) { b & 15 } else { b >> 4 }) as u128;
     }
     let w = d.storage_bytes();
     let mut buf = [0u8; 16];

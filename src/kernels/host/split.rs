@@ -30,7 +30,7 @@ pub(crate) fn split(
         use rayon::prelude::*;
         let threads = rayon::current_num_threads();
         // Sub-byte outputs split only at whole bytes.
-        let even = !dt.is_sub_byte() || d0 % 2 == 0;
+        let even = !dt.is_sub_byte() || d0.is_multiple_of(2);
         if n >= 2 * PARALLEL_MIN && threads > 1 && even {
             // Several ranges a thread, so that a thread slowed by the machine's other
             // load leaves its share to the others (rayon steals them).

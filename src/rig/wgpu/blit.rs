@@ -65,7 +65,7 @@ impl Gpu {
         if len == 0 {
             return Ok(());
         }
-        if s0 % 4 == 0 && d0 % 4 == 0 && len % 4 == 0 {
+        if s0.is_multiple_of(4) && d0.is_multiple_of(4) && len.is_multiple_of(4) {
             let mut enc = self.device.create_command_encoder(&Default::default());
             for (sc, so, n, done) in src.segments(s0, len) {
                 for (dc, doff, m, within) in dst.segments(d0 + done, n) {

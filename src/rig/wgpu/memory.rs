@@ -24,7 +24,7 @@ pub(crate) type Segment = (usize, usize, usize, usize);
 
 impl GpuMemory {
     pub(crate) fn new(buffers: Vec<wgpu::Buffer>, chunk: usize, len: usize) -> GpuMemory {
-        debug_assert!(chunk % 256 == 0 || buffers.len() == 1);
+        debug_assert!(chunk.is_multiple_of(256) || buffers.len() == 1);
         GpuMemory {
             buffers,
             chunk,
