@@ -28,6 +28,10 @@ export function named(fn, e) {
   if (e?.name === 'AbortError') return e;
   const m = e?.message ?? String(e);
   if (m.startsWith(`${fn}: `)) return e;
+  if (e instanceof Error && m.startsWith('nxrig: ') && !m.startsWith('nxrig: internal error')) {
+    e.message = `${fn}: ${m.slice('nxrig: '.length)}`;
+    return e;
+  }
   return new Error(`${fn}: ${m}`, { cause: e });
 }
 

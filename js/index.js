@@ -34,10 +34,20 @@ export function lastPanic() {
   }
 }
 
-// A WebAssembly trap as an Error with the panic's message; other errors as they are.
-function translated(e) {
+// A WebAssembly trap as an Error with the panic's message; an error of nxrig's
+// (`nxrig: ...`) as one naming the function called (`NxArray.cast: ...`); others as
+// they are.
+function translated(e, name) {
   if (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError) {
     return new Error(lastPanic() ?? `nxrig: internal error: ${e.message}`, { cause: e });
+  }
+  return called(e, name);
+}
+
+/** `e` naming the function `name` where it says `nxrig: `, as nxrig's errors do. */
+function called(e, name) {
+  if (name && e instanceof Error && e.message.startsWith('nxrig: ') && !e.message.startsWith('nxrig: internal error')) {
+    e.message = `${name}: ${e.message.slice('nxrig: '.length)}`;
   }
   return e;
 }
@@ -51,15 +61,15 @@ function guarded(f, name, of) {
       throw new Error(`nxrig: call \`await init()\` before ${name} (nxrig's WebAssembly is not loaded yet)`);
     }
     if (of && !this?.__wbg_ptr) {
-      throw new Error(`nxrig: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors' : of === 'Checkpoint' ? 'openCheckpoint' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
+      throw new Error(`${name}: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors' : of === 'Checkpoint' ? 'openCheckpoint' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
     }
     let r;
     try {
       r = f.apply(this, args);
     } catch (e) {
-      throw translated(e);
+      throw translated(e, name);
     }
-    return r instanceof Promise ? r.catch((e) => { throw translated(e); }) : r;
+    return r instanceof Promise ? r.catch((e) => { throw translated(e, name); }) : r;
   };
 }
 
@@ -71,7 +81,7 @@ function guardClass(cls) {
       // A class's own `name`, `length` and `prototype` are the function's, not nxrig's.
       if (target === cls && ['prototype', 'length', 'name'].includes(key)) continue;
       const d = Object.getOwnPropertyDescriptor(target, key);
-      const label = `${cls.name}${target === cls ? '.' : '#'}${key}`;
+      const label = `${cls.name}.${key}`;
       // free() of a handle already freed is a no-op (freeOnce), not an error.
       const of = target === cls || key === 'free' || key === 'dispose' ? undefined : cls.name;
       if (typeof d.value === 'function') {

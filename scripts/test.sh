@@ -88,10 +88,10 @@ npm run build
 NXRIG_CHECKPOINT="$src" NXRIG_BIN=./target/release/nxrig npm test
 
 step "wasm32 in headless Chromium"
-wasm-pack test --headless --chrome --release -- --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
+wasm-pack test --headless --chrome --release -- -p nxrig --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
 
 step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, K5, K8, K11, K13"
-WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- --test gpu_web
+WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- -p nxrig --test gpu_web
 
 step "loom: the claims racing on two and three threads"
 CARGO_TARGET_DIR=target/loom RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims

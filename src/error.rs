@@ -4,8 +4,6 @@
 //! says what the seed's says: the function the user called, the reason, and each
 //! operand's dtype and shape. A panic is a bug in nxrig, never a user's mistake.
 
-use crate::dtype::DType;
-
 /// Everything that can go wrong in nxrig.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -23,14 +21,14 @@ pub enum Error {
         op: &'static str,
         /// What overflowed.
         what: &'static str,
-        /// The dtype involved.
-        dtype: DType,
+        /// The dtype involved, by name (`"uint8"` for a size in bytes).
+        dtype: &'static str,
     },
     /// A layout or movement argument that is not valid (seed: `Invalid_argument` from
     /// `Layout` and `Move`).
     #[error("{op}: {reason}")]
     Layout {
-        /// The function called, as `"Layout.v"` or `"Move.reshape"`.
+        /// The function called, as `"Layout::new"` or `"Move::Reshape"`.
         op: &'static str,
         /// Why.
         reason: String,
@@ -38,7 +36,7 @@ pub enum Error {
     /// An argument that is not valid for an array function.
     #[error("{op}: {reason}{}", operands_of(.operands))]
     Invalid {
-        /// The function the user called, as `"Nx_array.get"`.
+        /// The function the user called, as `"Array::get"`.
         op: &'static str,
         /// Why.
         reason: String,
@@ -50,10 +48,10 @@ pub enum Error {
     WrongDtype {
         /// The function called.
         op: &'static str,
-        /// The dtype asked for.
-        expected: DType,
-        /// The array's dtype.
-        found: DType,
+        /// The dtype asked for, by name (`DType::from_str` gives it back).
+        expected: &'static str,
+        /// The array's dtype, by name.
+        found: &'static str,
     },
     /// A buffer whose memory was consumed (seed: a dead buffer).
     #[error("{op}: the buffer is dead: {why}")]
@@ -99,7 +97,7 @@ pub enum Error {
     /// No device could be opened: no adapter, or the adapter refused a device.
     #[error("{op}: {reason}")]
     NoDevice {
-        /// The function called, as `"Rig.device"`.
+        /// The function called, as `"Rig::by_name"`.
         op: &'static str,
         /// Why, with what to do about it.
         reason: String,
@@ -153,6 +151,77 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl Error {
+    /// The op of the error, the function it names: `None` for the errors that name
+    /// a file or a dtype instead ([`Error::UnknownDtype`], [`Error::Io`],
+    /// [`Error::Format`]).
+    pub fn op(&self) -> Option<&'static str> {
+        match self {
+            Error::TooLarge { op, .. }
+            | Error::Layout { op, .. }
+            | Error::Invalid { op, .. }
+            | Error::WrongDtype { op, .. }
+            | Error::Dead { op, .. }
+            | Error::HeldExclusive { op, .. }
+            | Error::ReadOnly { op, .. }
+            | Error::Claim { op, .. }
+            | Error::OutOfMemory { op, .. }
+            | Error::NoDevice { op, .. }
+            | Error::Device { op, .. }
+            | Error::Unsupported { op, .. }
+            | Error::Lost { op, .. } => Some(op),
+            Error::UnknownDtype { .. } | Error::Io { .. } | Error::Format { .. } => None,
+        }
+    }
+
+    /// The error as the function `op` gives it: the same error, naming `op` (a
+    /// function that calls another names itself in what the other refused, so that
+    /// the error names the function the user called). Errors without an op are as
+    /// they were.
+    ///
+    /// ```
+    /// use nxrig::{AnyArray, DType, Error, Rig};
+    ///
+    /// let e = AnyArray::create(&Rig::host(), DType::Float32, &[usize::MAX]).unwrap_err();
+    /// assert!(e.to_string().starts_with("AnyArray::create: "), "{e}");
+    /// assert!(e.called("NxArray.zeros").to_string().starts_with("NxArray.zeros: "));
+    /// ```
+    #[must_use]
+    pub fn called(mut self, name: &'static str) -> Error {
+        match &mut self {
+            Error::TooLarge { op, .. }
+            | Error::Layout { op, .. }
+            | Error::Invalid { op, .. }
+            | Error::WrongDtype { op, .. }
+            | Error::Dead { op, .. }
+            | Error::HeldExclusive { op, .. }
+            | Error::ReadOnly { op, .. }
+            | Error::Claim { op, .. }
+            | Error::OutOfMemory { op, .. }
+            | Error::NoDevice { op, .. }
+            | Error::Device { op, .. }
+            | Error::Unsupported { op, .. }
+            | Error::Lost { op, .. } => *op = name,
+            Error::UnknownDtype { .. } | Error::Io { .. } | Error::Format { .. } => {}
+        }
+        self
+    }
+
+    /// The message without the function it names (`the operands' shapes ...` of
+    /// `add: the operands' shapes ...`): for a caller that names the function in its
+    /// own words (JavaScript's names).
+    pub fn detail(&self) -> String {
+        let text = self.to_string();
+        match self.op() {
+            Some(op) => text
+                .strip_prefix(op)
+                .and_then(|t| t.strip_prefix(": "))
+                .map_or_else(|| text.clone(), str::to_owned),
+            None => text,
+        }
+    }
 }
 
 /// `s` on one line with nothing a terminal acts on: control characters (newlines,

@@ -1,20 +1,53 @@
 //! nxrig: n-dimensional arrays over device buffers.
 //!
-//! Every dtype of the field on every device, views that move no element, copies that
-//! keep every bit, and claims that let a function donate an input's memory with no
-//! race. The layers, each using only those before it (`DESIGN.md`): [`dtype`],
-//! [`layout`], [`wgsl`], [`rig`], [`mod@array`], [`kernels`], [`formats`], [`convert`].
+//! Every dtype of the field ([`DType`]: the 19 of float16 to complex128, int4 and
+//! uint4 packed two a byte) on every device ([`Rig`]: the host, GPUs through wgpu,
+//! CUDA devices with the feature `cuda`), views that move no element ([`Move`]), copies
+//! that keep every bit, conversions rounded once to nearest even, and claims that let
+//! a function donate an input's memory with no race.
 //!
 //! ```
-//! use nxrig::{Array, Move};
+//! use nxrig::Array;
 //! use nxrig::dtype::F8E4m3;
 //!
 //! let a = Array::<f32>::of_array(&[2, 2], &[1.0, 4.25, -2.5, 1e6])?;
-//! let t = a.move_(&Move::Permute(vec![1, 0]))?.expect("a permutation is a view");
+//! let t = a.permute(&[1, 0])?; // a view: no element moves
 //! let q = t.cast::<F8E4m3>()?; // one rounding, ties to even; 1e6 overflows to NaN
 //! assert_eq!(q.to_vec()?, [F8E4m3(0x38), F8E4m3(0xc2), F8E4m3(0x48), F8E4m3(0x7f)]);
 //! # Ok::<(), nxrig::Error>(())
 //! ```
+//!
+//! # The map
+//!
+//! The modules are layers, each using only those before it:
+//!
+//! | module | holds |
+//! | --- | --- |
+//! | [`Error`] | the one error type: each names the function called and why |
+//! | [`dtype`] | the dtype table ([`DType`]: bits, alignment, DLPack code, range), element types ([`dtype::F8E4m3`], ...), [`dtype::convert_bits`] (every dtype into every dtype, the reference) |
+//! | [`layout`] | [`Layout`] (shape, strides, offset, in elements), [`Move`] (reshape, permute, expand, slices, flip, unsqueeze, squeeze) |
+//! | [`wgsl`] | the WGSL of the GPU kernels, generated from the dtype table |
+//! | [`rig`] | the runtime: [`Rig`] (a device), [`rig::Buffer`] (bytes of one allocation), [`rig::Claim`] (who reads and writes it), [`Rig::submit`]; [`rig::wgpu`] (GPU devices), `rig::cuda` (feature `cuda`) |
+//! | [`mod@array`] | [`AnyArray`] and [`Array`] (dtype, layout, buffer): views, bitcast, placement between devices bit for bit, `ndarray` interop, the door (the claims of a kernel call) |
+//! | [`kernels`] | [`kernels::add`], [`kernels::add_donated`], [`kernels::fill`] and the cast ([`AnyArray::cast`]), on every device |
+//! | [`formats`] | `.safetensors` and `.npy`, header first; sharded indexes |
+//! | [`convert`] | the checkpoint converter: [`convert::Checkpoint`], [`convert::Plan`], [`convert::run`], [`convert::load`] |
+//! | `web` | the JavaScript API (wasm32 only; the npm package `nxrig`) |
+//!
+//! # Devices
+//!
+//! [`Rig::host()`] is always there. Natively, `Rig::gpus` opens a device per wgpu
+//! adapter and [`Rig::by_name`] takes `"host"`, `"gpu"`, `"gpu1"`, `"cuda0"`; in the
+//! browser, [`Rig::gpu_async`]. Blocking reads ([`AnyArray::to_device`]) are native
+//! only; [`AnyArray::to_device_async`] works everywhere.
+//!
+//! # Features
+//!
+//! `cuda`: CUDA devices through cudarc, the driver and NVRTC loaded at run time (the
+//! crate builds and runs without them).
+//!
+//! Re-exported for the types of the API: [`half`], [`ndarray`], [`num_complex`],
+//! [`wgpu`].
 
 #![warn(missing_docs)]
 

@@ -269,7 +269,7 @@ on_every_device! {
                 matches!(
                     e,
                     Error::Invalid {
-                        op: "Nx_array.get",
+                        op: "Array::get",
                         ..
                     }
                 ),
@@ -473,7 +473,7 @@ on_every_device! {
         .expect::<i32>()
         .unwrap();
         let e = a.set(&[0], 1).unwrap_err();
-        assert!(matches!(e, Error::ReadOnly { op: "Nx_array.set" }), "{e}");
+        assert!(matches!(e, Error::ReadOnly { op: "Array::set" }), "{e}");
         assert_eq!(a.get(&[1]).unwrap(), 0);
     }
 }

@@ -49,7 +49,7 @@ fn read_nd_lends_a_view_under_a_read_claim() {
     assert!(matches!(
         t.read_nd(|_| ()),
         Err(Error::Invalid {
-            op: "Nx_array.read",
+            op: "Array::read_nd",
             ..
         })
     ));
@@ -78,7 +78,7 @@ fn bigarray_exports_the_memory_for_good() {
     assert!(matches!(
         t.bigarray(),
         Err(Error::Invalid {
-            op: "Nx_array.bigarray",
+            op: "Array::bigarray",
             ..
         })
     ));

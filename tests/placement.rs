@@ -156,7 +156,7 @@ on_every_device! {
             matches!(
                 e,
                 Error::Invalid {
-                    op: "Nx_array.transfer",
+                    op: "AnyArray::transfer",
                     ..
                 }
             ),

@@ -102,34 +102,34 @@ export async function conventions(page) {
     return out;
   });
   assert.deepEqual(r.misuse, [
-    'nxrig: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: 5',
-    'nxrig: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool)',
-    'nxrig: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: object',
-    'nxrig: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
-    'nxrig: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
-    'Rig.Buffer.create: host cannot hold 4294967292 bytes in one array: one allocation holds at most 2147483631 bytes on this platform; read such a tensor a piece at a time, or place it on a GPU',
-    'nxrig: a slice is [start, stop, step] (each an integer or null), got: an array',
+    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: 5',
+    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool)',
+    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: object',
+    'NxArray.fromTypedArray: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
+    'NxArray.zeros: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
+    'NxArray.zeros: host cannot hold 4294967292 bytes in one array: one allocation holds at most 2147483631 bytes on this platform; read such a tensor a piece at a time, or place it on a GPU',
+    'NxArray.slice: a slice is [start, stop, step] (each an integer or null), got: an array',
   ]);
-  assert.equal(r.asString, 'nxrig: toTypedArray\'s options are an object such as { as: \'float32\' }, got: "float16"');
-  assert.match(r.deviceGone[0], /^nxrig: this Device was disposed/);
+  assert.equal(r.asString, 'NxArray.toTypedArray: the options are an object such as { as: \'float32\' }, got: "float16"');
+  assert.match(r.deviceGone[0], /^Device.name: this Device was disposed/);
   assert.equal(r.deviceGone[1], 'Device(disposed)');
-  assert.match(r.made, /^nxrig: this NxArray was disposed \(or made with `new`/);
+  assert.match(r.made, /^NxArray.shape: this NxArray was disposed \(or made with `new`/);
   assert.equal(r.f32text, 'NxArray(float32 [4] on host: 0.1, 1e30, 1e-10, -0)');
   assert.deepEqual(r.shapes, [
-    'nxrig: shape[0] is 1099511627776, more than this platform\'s arrays can hold',
-    'nxrig: shape[0] is 4294967300, more than this platform\'s arrays can hold',
-    'nxrig: shape[0] must be a non-negative integer, got: 1.5',
-    'nxrig: shape[0] must be a non-negative integer, got: NaN',
-    'nxrig: shape[0] must be a non-negative integer, got: "4"',
-    'nxrig: shape must be an array of non-negative integers, got: 4',
-    'nxrig: shape[0] must be a non-negative integer, got: -1',
-    'nxrig: shape[1] must be a non-negative integer, got: -3',
+    'NxArray.zeros: shape[0] is 1099511627776, more than this platform\'s arrays can hold',
+    'NxArray.zeros: shape[0] is 4294967300, more than this platform\'s arrays can hold',
+    'NxArray.zeros: shape[0] must be a non-negative integer, got: 1.5',
+    'NxArray.zeros: shape[0] must be a non-negative integer, got: NaN',
+    'NxArray.zeros: shape[0] must be a non-negative integer, got: "4"',
+    'NxArray.zeros: shape must be an array of non-negative integers, got: 4',
+    'NxArray.zeros: shape[0] must be a non-negative integer, got: -1',
+    'NxArray.zeros: shape[1] must be a non-negative integer, got: -3',
   ]);
-  assert.equal(r.axes, 'nxrig: axes[1] must be a non-negative integer, got: 1.5');
-  assert.equal(r.slice, 'nxrig: a slice\'s entries must be integers or null, got: "2"');
+  assert.equal(r.axes, 'NxArray.permute: axes[1] must be a non-negative integer, got: 1.5');
+  assert.equal(r.slice, 'NxArray.slice: a slice\'s entries must be integers or null, got: "2"');
   assert.match(r.kinds[0], /a Float64Array holds float64 or complex128 elements, not float32/);
   assert.match(r.kinds[1], /an? Int32Array holds int32 elements, not uint32/);
-  assert.equal(r.kinds[2], 'nxrig: a Float32Array of 3 values does not hold a complex64 array of shape [1] (1 elements, each two values: real and imaginary)');
+  assert.equal(r.kinds[2], 'NxArray.fromTypedArray: a Float32Array of 3 values does not hold a complex64 array of shape [1] (1 elements, each two values: real and imaginary)');
   assert.match(r.kinds[3], /expected a TypedArray, a DataView or an ArrayBuffer, got: an array/);
   assert.deepEqual(r.raw, [1.5, -2]);
   assert.deepEqual(r.complex, [[1, 2], [3, 4]]);
@@ -153,7 +153,7 @@ export async function conventions(page) {
   assert.deepEqual(r.bool, [true, true, true]);
   assert.equal(r.scalar, -2);
   assert.deepEqual(r.gpuNested, [[4, 5, 6], [1, -2, 3]]);
-  assert.deepEqual(r.dispose, [true, 'nxrig: the array was disposed', 'nxrig: the array was disposed', 'NxArray(disposed)']);
+  assert.deepEqual(r.dispose, [true, 'NxArray.shape: the array was disposed', 'NxArray.cast: the array was disposed', 'NxArray(disposed)']);
   assert.deepEqual(r.memory, [1, 'number']);
   assert.equal(r.symbolDispose, true);
   assert.deepEqual(r.text.slice(0, 3), [
@@ -254,7 +254,7 @@ export async function panics(browser, url) {
     });
     assert.equal(r.thrown[0], true);
     assert.equal(r.thrown[1], 'Error', 'an Error, not a RuntimeError');
-    assert.match(r.thrown[2], /^nxrig: internal error \(a panic at src\/web\/panic\.rs:\d+:\d+\): a panic for the tests$/);
+    assert.match(r.thrown[2], /^nxrig: internal error \(a panic at src\/web\/device\.rs:\d+:\d+\): a panic for the tests$/);
     assert.match(r.thrown[3], /RuntimeError: unreachable/);
     assert.match(r.last, /a panic for the tests/);
     assert.equal(r.lost, true, 'the GPU device is marked lost');

@@ -18,9 +18,9 @@ function step(s) {
   console.log(`--- ${s}`);
 }
 
-/** The ```ts blocks of the README, in order. */
+/** The ```ts blocks of the README and of docs/javascript.md, in order. */
 function readmeSnippets(root) {
-  const text = readFileSync(join(root, 'README.md'), 'utf8');
+  const text = ['README.md', 'docs/javascript.md'].map((f) => readFileSync(join(root, f), 'utf8')).join('\n');
   return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
 }
 
@@ -121,7 +121,7 @@ console.log(JSON.stringify(out));
   assert.equal(got.text, 'NxArray(float32 [2, 3] on host: 1, 2, 3, 4, 5, 6)');
   assert.deepEqual(got.nested, [[1, 4], [2, 5], [3, 6]]);
   assert.ok(got.file[0] > 0);
-  assert.equal(got.gpu, 'nxrig: this environment has no WebGPU (navigator.gpu): use Device.host()');
+  assert.equal(got.gpu, 'Device.gpu: this environment has no WebGPU (navigator.gpu): use Device.host()');
   assert.ok(got.gpuMs < 1000, 'Device.gpu() rejects at once');
   console.log(`Node ${process.version}: nxrig ${got.version}, ${got.file[0]} tensors read, Device.gpu() rejected: ok`);
 }

@@ -33,9 +33,9 @@ impl AnyArray {
     /// buffer's bytes, or its first element's byte offset (its address, on the host) is
     /// not a multiple of the dtype's alignment.
     pub fn v(dtype: DType, layout: Layout, buffer: Buffer) -> Result<AnyArray, Error> {
-        buffer.check("Nx_array.v")?;
+        buffer.check("AnyArray::v")?;
         let invalid = |reason: String| Error::Invalid {
-            op: "Nx_array.v",
+            op: "AnyArray::v",
             reason,
             operands: describe(dtype, &layout),
         };
@@ -83,6 +83,7 @@ impl AnyArray {
         shape: &[usize],
     ) -> Result<AnyArray, Error> {
         AnyArray::create_with(rig, kind, dtype, shape, Buffer::create)
+            .map_err(|e| e.called("AnyArray::create"))
     }
 
     /// [`AnyArray::create`], awaiting the device's word on the allocation (see
@@ -92,8 +93,12 @@ impl AnyArray {
     /// # Errors
     /// As [`AnyArray::create`].
     pub async fn create_async(rig: &Rig, dtype: DType, shape: &[usize]) -> Result<AnyArray, Error> {
-        let layout = Layout::contiguous(shape)?;
-        let buffer = Buffer::create_async(rig, dtype.bytes(layout.numel())?, Kind::Device).await?;
+        const OP: &str = "AnyArray::create_async";
+        let layout = Layout::contiguous(shape).map_err(|e| e.called(OP))?;
+        let bytes = dtype.bytes(layout.numel()).map_err(|e| e.called(OP))?;
+        let buffer = Buffer::create_async(rig, bytes, Kind::Device)
+            .await
+            .map_err(|e| e.called(OP))?;
         AnyArray::v(dtype, layout, buffer)
     }
 

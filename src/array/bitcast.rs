@@ -36,7 +36,7 @@ impl AnyArray {
     /// [`Error::Dead`] if the buffer is dead; [`Error::Layout`] on a narrowing of an
     /// array of rank [`MAX_RANK`].
     pub fn bitcast(&self, dtype: DType) -> Result<Option<AnyArray>, Error> {
-        const OP: &str = "Nx_array.bitcast";
+        const OP: &str = "AnyArray::bitcast";
         self.buffer.check(OP)?;
         let (from, to) = (self.dtype.bits() as usize, dtype.bits() as usize);
         let l = &self.layout;

@@ -100,14 +100,14 @@ impl Answer {
 /// let reversed = x.move_(&Move::Flip(vec![0]))?.unwrap();
 /// let a = door(&[&x], &[&reversed], || unreachable!())?; // shares bytes, not identical
 /// assert_eq!(a, Answer::Overlapping);
-/// assert!(refused("Nx.add", a, &[&x, &reversed]).to_string().starts_with("Nx.add: "));
+/// assert!(refused("add", a, &[&x, &reversed]).to_string().starts_with("add: "));
 /// # Ok::<(), nxrig::Error>(())
 /// ```
 ///
 /// # Errors
 /// [`Error::Lost`], without running `f`, if an array's memory is a lost device's.
 pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Result<Answer, Error> {
-    const OP: &str = "Nx_array.door";
+    const OP: &str = "door";
     let all = || written.iter().chain(read);
     for a in all() {
         a.rig().check(OP)?;
@@ -156,7 +156,7 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
 }
 
 /// The error for the refusal `answer` that a kernel called by `name` (the function
-/// the user called, as `"Nx.add"`) answered for `operands`: the reason, and each
+/// the user called, as `"add"`) answered for `operands`: the reason, and each
 /// operand's dtype and shape. For `DeadBuffer`, and for `HeldExclusive` once the
 /// holder consumed the memory, the reason names each dead operand in order, as
 /// `float32 [3] was donated to Nx.mul`. `Done` and `Declined` refuse nothing, and say

@@ -44,14 +44,24 @@ impl<E: Element + bytemuck::Pod> Array<E> {
 
     /// `f` of an `ndarray` view of the array's own elements, under a read claim and
     /// after the device work a read must follow; the claim ends when `f` returns. The
-    /// array must be C-contiguous. Seed: `Nx_array.read`.
+    /// array must be C-contiguous. On the host the view is of the array's memory; on a
+    /// GPU the memory is first copied back to the host, blocking (as [`Buffer::read`]
+    /// does: native only), and the view is of that copy.
+    ///
+    /// ```
+    /// use nxrig::Array;
+    /// let a = Array::<f32>::of_array(&[2, 2], &[1.0, 2.0, 3.0, 4.0])?;
+    /// let trace = a.read_nd(|v| v[[0, 0]] + v[[1, 1]])?;
+    /// assert_eq!(trace, 5.0);
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming `Nx_array.read` if the array is not C-contiguous or
-    /// the host does not address its memory; [`Error::Dead`], [`Error::HeldExclusive`],
-    /// [`Error::Lost`].
+    /// [`Error::Invalid`] naming `Array::read_nd` if the array is not C-contiguous, or
+    /// its memory is a GPU's in the browser (which cannot block); [`Error::Dead`],
+    /// [`Error::HeldExclusive`], [`Error::Lost`].
     pub fn read_nd<R>(&self, f: impl FnOnce(ArrayViewD<'_, E>) -> R) -> Result<R, Error> {
-        const OP: &str = "Nx_array.read";
+        const OP: &str = "Array::read_nd";
         self.check_c(OP)?;
         let (shape, off, n) = (
             self.shape().to_vec(),
@@ -67,12 +77,13 @@ impl<E: Element + bytemuck::Pod> Array<E> {
     }
 
     /// `f` of a mutable `ndarray` view of the array's own elements (C-contiguous), to
-    /// write them in place.
+    /// write them in place. On a GPU the memory is copied back, changed and written
+    /// again, blocking (as [`Buffer::write`] does: native only).
     ///
     /// # Errors
     /// As [`Array::read_nd`], and [`Error::ReadOnly`] if the memory admits only reads.
     pub fn write_nd<R>(&self, f: impl FnOnce(ArrayViewMutD<'_, E>) -> R) -> Result<R, Error> {
-        const OP: &str = "Nx_array.write";
+        const OP: &str = "Array::write_nd";
         self.check_c(OP)?;
         let (shape, off, n) = (
             self.shape().to_vec(),
@@ -127,7 +138,7 @@ impl<E: Element + bytemuck::Pod> Array<E> {
     /// on a device the host addresses; [`Error::Dead`], [`Error::HeldExclusive`],
     /// [`Error::Lost`].
     pub fn bigarray(&self) -> Result<Exported<E>, Error> {
-        const OP: &str = "Nx_array.bigarray";
+        const OP: &str = "Array::bigarray";
         self.check_c(OP)?;
         self.buffer().read_as(OP, |_| ())?;
         self.buffer().export()?;

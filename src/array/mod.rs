@@ -13,12 +13,15 @@ mod overlap;
 mod placement;
 mod read_async;
 mod strided;
+mod text;
 mod transpose;
 mod typed;
 #[cfg(nx_vectors)]
 mod vec128;
+mod views;
 mod wgpu;
 
+pub(crate) use any::describe;
 pub use any::AnyArray;
 #[cfg(feature = "cuda")]
 pub(crate) use cuda::transfer as cuda_transfer;
@@ -26,5 +29,7 @@ pub use door::{door, refused, Answer, MAX_OPERANDS};
 pub use interop::Exported;
 pub(crate) use overlap::identical;
 pub use placement::PositionIter;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use text::text;
 pub use typed::Array;
 pub(crate) use wgpu::transfer as wgpu_transfer;

@@ -38,9 +38,9 @@ impl AnyArray {
     /// [`Error::Dead`], [`Error::HeldExclusive`], [`Error::Lost`]; what
     /// [`Buffer::create`] returns.
     pub fn to_device(&self, rig: &Rig) -> Result<AnyArray, Error> {
-        const OP: &str = "Nx_array.to_device";
+        const OP: &str = "AnyArray::to_device";
         let c = self.compact(OP)?;
-        c.place(self.dtype, rig).map_err(|e| rename(e, OP))
+        c.place(self.dtype, rig).map_err(|e| e.called(OP))
     }
 
     /// Stores `src`'s elements into `dst`, of the same shape and dtype, bit for bit. It
@@ -55,7 +55,7 @@ impl AnyArray {
     /// browser) `src` is on a GPU and `dst` elsewhere; [`Error::Dead`], [`Error::HeldExclusive`],
     /// [`Error::ReadOnly`], [`Error::Lost`].
     pub fn transfer(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
-        transfer(src, dst, "Nx_array.transfer")
+        transfer(src, dst, "AnyArray::transfer")
     }
 
     /// `Some` of the array over a borrow of its buffer for `rig`, sharing its memory
@@ -66,22 +66,13 @@ impl AnyArray {
     /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] for a lost device.
     pub fn borrow(&self, rig: &Rig) -> Result<Option<AnyArray>, Error> {
         if self.rig() == rig {
-            self.buffer.check("Nx_array.borrow")?;
+            self.buffer.check("AnyArray::borrow")?;
             return Ok(Some(self.clone()));
         }
         Ok(self.buffer.borrow(rig)?.map(|buffer| AnyArray {
             buffer,
             ..self.clone()
         }))
-    }
-}
-
-pub(crate) fn rename(e: Error, op: &'static str) -> Error {
-    match e {
-        Error::Dead { why, .. } => Error::Dead { op, why },
-        Error::HeldExclusive { .. } => Error::HeldExclusive { op },
-        Error::Lost { device, .. } => Error::Lost { op, device },
-        e => e,
     }
 }
 
@@ -98,8 +89,10 @@ impl AnyArray {
     /// # Errors
     /// What [`AnyArray::create`] and [`AnyArray::transfer`] return.
     pub fn copy(&self) -> Result<AnyArray, Error> {
-        let out = AnyArray::create_to_fill(self.rig(), self.dtype, self.shape())?;
-        transfer(self, &out, "Nx_array.copy")?;
+        const OP: &str = "AnyArray::copy";
+        let out = AnyArray::create_to_fill(self.rig(), self.dtype, self.shape())
+            .map_err(|e| e.called(OP))?;
+        transfer(self, &out, OP)?;
         Ok(out)
     }
 }
@@ -142,7 +135,7 @@ fn copy_elements(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Result<(),
     if whole(src) && whole(dst) {
         let (s0, d0) = (byte_of(src), byte_of(dst));
         let len = d.bytes(n)?;
-        return Buffer::blit(&src.buffer, s0, &dst.buffer, d0, len).map_err(|e| rename(e, op));
+        return Buffer::blit(&src.buffer, s0, &dst.buffer, d0, len).map_err(|e| e.called(op));
     }
     if src.rig() != dst.rig() {
         // Across devices: a compact copy on the destination's device first.

@@ -2,7 +2,6 @@
 //! an array's own bytes. Seed: `Nx_array` § Placement; DESIGN.md decision 7.
 
 use super::any::AnyArray;
-use super::placement::rename;
 use crate::error::Error;
 use crate::rig::{Buffer, Rig};
 
@@ -31,7 +30,7 @@ impl AnyArray {
     /// # Errors
     /// As [`AnyArray::to_device`].
     pub async fn to_device_async(&self, rig: &Rig) -> Result<AnyArray, Error> {
-        const OP: &str = "Nx_array.to_device";
+        const OP: &str = "AnyArray::to_device_async";
         if self.rig().host_addressable() || self.rig() == rig {
             return self.to_device(rig);
         }
@@ -46,7 +45,7 @@ impl AnyArray {
         let host = match &c.bytes {
             None => c.place(self.dtype, &on),
             Some(b) => {
-                let bytes = b.read_async().await.map_err(|e| rename(e, OP))?;
+                let bytes = b.read_async().await.map_err(|e| e.called(OP))?;
                 c.on_host(self.dtype, &on, bytes)
             }
         }?;

@@ -26,9 +26,9 @@ impl AnyArray {
     pub fn expect<E: Element>(self) -> Result<Array<E>, Error> {
         if self.dtype != E::DTYPE {
             return Err(Error::WrongDtype {
-                op: "Nx_array.expect",
-                expected: E::DTYPE,
-                found: self.dtype,
+                op: "AnyArray::expect",
+                expected: E::DTYPE.name(),
+                found: self.dtype.name(),
             });
         }
         Ok(Array {
@@ -125,7 +125,7 @@ impl<E: Element> Array<E> {
         let n = numel(shape)?;
         if n != v.len() {
             return Err(Error::Invalid {
-                op: "Nx_array.of_bigarray",
+                op: "Array::from_vec",
                 reason: format!(
                     "{} values for shape {shape:?}, which has {n} indices",
                     v.len()
@@ -147,11 +147,11 @@ impl<E: Element> Array<E> {
             .any
             .layout
             .position(index)
-            .ok_or_else(|| index_error("Nx_array.get", &self.any, index))?;
+            .ok_or_else(|| index_error("Array::get", &self.any, index))?;
         let bits = self
             .any
             .buffer
-            .read_as("Nx_array.get", |b| read_bits(E::DTYPE, b, p))?;
+            .read_as("Array::get", |b| read_bits(E::DTYPE, b, p))?;
         Ok(E::from_bits(bits))
     }
 
@@ -166,17 +166,17 @@ impl<E: Element> Array<E> {
             .any
             .layout
             .position(index)
-            .ok_or_else(|| index_error("Nx_array.set", &self.any, index))?;
+            .ok_or_else(|| index_error("Array::set", &self.any, index))?;
         if !self.any.layout.is_distinct() {
             return Err(Error::Invalid {
-                op: "Nx_array.set",
+                op: "Array::set",
                 reason: "the array reaches an element twice".into(),
                 operands: describe(E::DTYPE, &self.any.layout),
             });
         }
         self.any
             .buffer
-            .write_as("Nx_array.set", |b| write_bits(E::DTYPE, b, p, x.to_bits()))
+            .write_as("Array::set", |b| write_bits(E::DTYPE, b, p, x.to_bits()))
     }
 
     /// The elements in C order of indices. Seed: `Nx_array.to_array`.
@@ -185,7 +185,7 @@ impl<E: Element> Array<E> {
     /// What [`Buffer::read`] returns.
     pub fn to_vec(&self) -> Result<Vec<E>, Error> {
         let mut out = Vec::with_capacity(self.any.layout.numel());
-        self.any.buffer.read_as("Nx_array.to_array", |b| {
+        self.any.buffer.read_as("Array::to_vec", |b| {
             self.any
                 .layout
                 .for_each_position(|p| out.push(E::from_bits(read_bits(E::DTYPE, b, p))))
@@ -254,13 +254,13 @@ impl AnyArray {
         let n = numel(shape)?;
         if n != len {
             return Err(Error::Invalid {
-                op: "Nx_array.of_array",
+                op: "AnyArray::of_bits",
                 reason: format!("{len} values for shape {shape:?}, which has {n} indices"),
                 operands: format!("{dtype} {shape:?}"),
             });
         }
         let a = AnyArray::create(&Rig::host(), dtype, shape)?;
-        a.buffer.write_as("Nx_array.of_array", |d| {
+        a.buffer.write_as("AnyArray::of_bits", |d| {
             for (i, b) in bits.enumerate() {
                 write_bits(dtype, d, i, b);
             }
@@ -275,7 +275,7 @@ impl AnyArray {
     /// What [`Buffer::read`] returns.
     pub fn to_bits_vec(&self) -> Result<Vec<u128>, Error> {
         let mut out = Vec::with_capacity(self.layout.numel());
-        self.buffer.read_as("Nx_array.to_array", |b| {
+        self.buffer.read_as("AnyArray::to_bits_vec", |b| {
             self.layout
                 .for_each_position(|p| out.push(read_bits(self.dtype, b, p)))
         })?;
@@ -294,6 +294,7 @@ impl AnyArray {
             self.copy()?
         };
         let len = self.dtype.bytes(self.layout.numel())?;
-        c.buffer.read_as("Nx_array.to_bytes", |b| b[..len].to_vec())
+        c.buffer
+            .read_as("AnyArray::to_bytes", |b| b[..len].to_vec())
     }
 }

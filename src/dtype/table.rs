@@ -255,9 +255,9 @@ impl DType {
     pub fn bytes(self, n: usize) -> Result<usize, Error> {
         let bits = n as u128 * self.bits() as u128;
         usize::try_from(bits.div_ceil(8)).map_err(|_| Error::TooLarge {
-            op: "Dtype.bytes",
+            op: "DType::bytes",
             what: "byte count",
-            dtype: self,
+            dtype: self.name(),
         })
     }
 

@@ -325,7 +325,7 @@ pub(crate) fn host_size(n: u64) -> Result<usize, Error> {
     usize::try_from(n).map_err(|_| Error::TooLarge {
         op: "read",
         what: "file offset",
-        dtype: DType::Uint8,
+        dtype: "uint8",
     })
 }
 

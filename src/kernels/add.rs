@@ -12,14 +12,12 @@
 //! reference the tests hold the loops to.
 
 use super::answered;
-use crate::array::{door, Answer, AnyArray};
+use crate::array::{door, AnyArray};
 use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, Class, DType};
 use crate::error::Error;
 use crate::layout::Move;
 use crate::rig::backend::Backend;
 use crate::rig::Claim;
-
-const NAME: &str = "Nx.add";
 
 /// The sum of two elements' bits of dtype `d`, one element at a time: the reference
 /// the typed sums are tested against (`kernels::reference`). A NaN operand gives that
@@ -68,7 +66,7 @@ pub(crate) fn broadcast(a: &AnyArray, shape: &[usize]) -> Result<Option<AnyArray
     }
     let mut b = a.clone();
     while b.shape().len() < shape.len() {
-        b = b.move_(&Move::Unsqueeze(0))?.expect("unsqueeze is a view");
+        b = b.unsqueeze(0)?;
     }
     if b.shape().iter().zip(shape).any(|(&n, &m)| n != m && n != 1) {
         return Ok(None);
@@ -105,59 +103,92 @@ fn broadcast_shape(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
 /// may be identical to `x` or `y` (an add in place).
 ///
 /// # Errors
-/// [`Error::Invalid`] naming `Nx.add` for the door's refusals (a wrong dtype, shapes
-/// that do not broadcast, a dead buffer, memory held exclusive or read-only, an `out`
+/// [`Error::Invalid`] naming `add_into`, in this order: operands of another dtype
+/// than `out`'s; `x` or `y` that do not broadcast to `out`'s shape (the shapes given);
+/// the door's refusals (a dead buffer, memory held exclusive or read-only, an `out`
 /// that reaches an element twice or shares bytes with `x` or `y` without being
 /// identical to it); [`Error::Lost`].
 pub fn add_into(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
-    let ops = [out, x, y];
-    check_add(out, x, y)?;
+    sum_into("add_into", out, x, y, &[out, x, y])
+}
+
+/// [`add_into`] as the function `name` does it, its refusals listing `shown` (the
+/// operands the user passed).
+fn sum_into(
+    name: &'static str,
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+    shown: &[&AnyArray],
+) -> Result<(), Error> {
+    check_add(name, out, x, y, shown)?;
     let (Some(xb), Some(yb)) = (broadcast(x, out.shape())?, broadcast(y, out.shape())?) else {
-        return answered(NAME, Answer::ShapeMismatch, &ops);
+        return Err(not_broadcast(name, out, x, y));
     };
     let mut r = Ok(());
-    let a = door(&[out], &[&xb, &yb], || r = add_claimed(out, &xb, &yb))?;
-    answered(NAME, a, &ops)?;
+    let a = door(&[out], &[&xb, &yb], || r = add_claimed(out, &xb, &yb, name))
+        .map_err(|e| e.called(name))?;
+    answered(name, a, shown)?;
     r
 }
 
 /// The refusal of an add whose operands' dtypes differ.
-pub(crate) fn check_add(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
+pub(crate) fn check_add(
+    name: &'static str,
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+    shown: &[&AnyArray],
+) -> Result<(), Error> {
     if x.dtype() != out.dtype() || y.dtype() != out.dtype() {
-        return answered(NAME, Answer::WrongDtype, &[out, x, y]);
+        return Err(Error::Invalid {
+            op: name,
+            reason: "the operands' dtypes differ (cast one first)".into(),
+            operands: listed(shown),
+        });
     }
     Ok(())
 }
 
-/// `Err` naming `op` unless `x`, `y` and `out` are on one device (what a device's own
-/// kernel needs; the host's add reads any host memory).
-pub(crate) fn on_one_device(
-    op: &'static str,
+/// The refusal of an [`add_into`] whose `x` or `y` does not broadcast to `out`.
+pub(crate) fn not_broadcast(
+    name: &'static str,
     out: &AnyArray,
     x: &AnyArray,
     y: &AnyArray,
-) -> Result<(), Error> {
-    if x.rig() == out.rig() && y.rig() == out.rig() {
-        return Ok(());
-    }
-    Err(Error::Invalid {
-        op,
+) -> Error {
+    Error::Invalid {
+        op: name,
         reason: format!(
-            "the operands are on {}, {} and {}: move them to one device first",
-            out.rig().name(),
-            x.rig().name(),
-            y.rig().name()
+            "shape mismatch: x {:?} and y {:?} do not broadcast to out {:?}",
+            x.shape(),
+            y.shape(),
+            out.shape()
         ),
         operands: String::new(),
-    })
+    }
 }
 
-fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
+/// Each operand's dtype and shape, as refusals list them.
+fn listed(operands: &[&AnyArray]) -> String {
+    operands
+        .iter()
+        .map(|a| crate::array::describe(a.dtype(), a.layout()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn add_claimed(
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+    name: &'static str,
+) -> Result<(), Error> {
     match out.rig().backend() {
-        Backend::Host(_) => super::host::add(out, x, y, NAME),
-        Backend::Wgpu(g) => super::wgpu::add(g, out, x, y, NAME),
+        Backend::Host(_) => super::host::add(out, x, y, name),
+        Backend::Wgpu(g) => super::wgpu::add(g, out, x, y, name),
         #[cfg(feature = "cuda")]
-        Backend::Cuda(c) => super::cuda::add(&c.0, out, x, y, NAME),
+        Backend::Cuda(c) => super::cuda::add(&c.0, out, x, y, name),
     }
 }
 
@@ -176,18 +207,34 @@ fn add_claimed(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> 
 /// # Errors
 /// As [`add_into`], and what [`AnyArray::create`] returns.
 pub fn add(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
+    sum("add", x, y)
+}
+
+/// [`add`] as the function `name` does it.
+fn sum(name: &'static str, x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
+    if x.dtype() != y.dtype() {
+        check_add(name, x, x, y, &[x, y])?;
+    }
     let Some(shape) = broadcast_shape(x.shape(), y.shape()) else {
-        return Err(crate::array::refused(NAME, Answer::ShapeMismatch, &[x, y]));
+        return Err(Error::Invalid {
+            op: name,
+            reason: format!(
+                "shape mismatch: {:?} and {:?} do not broadcast",
+                x.shape(),
+                y.shape()
+            ),
+            operands: listed(&[x, y]),
+        });
     };
-    let out = AnyArray::create_to_fill(x.rig(), x.dtype(), &shape)?;
-    add_into(&out, x, y)?;
+    let out = AnyArray::create_to_fill(x.rig(), x.dtype(), &shape).map_err(|e| e.called(name))?;
+    sum_into(name, &out, x, y, &[x, y])?;
     Ok(out)
 }
 
 /// `x + y`, donating `x`: where the call holds `x`'s memory exclusive (nothing else
 /// claims it, its buffer spans it) and `x` reaches no element twice and has the
 /// result's shape, the sum is written in place over `x`'s memory, which `x` and every
-/// buffer over it lose ("donated to Nx.add"); otherwise the sum goes into a fresh array
+/// buffer over it lose ("donated to add_donated"); otherwise the sum goes into a fresh array
 /// and `x` stays as it was.
 ///
 /// # Errors
@@ -202,11 +249,12 @@ pub fn add_donated(x: AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
             && x.dtype() == y.dtype()
             && x.layout().is_distinct();
         (fits && c.exclusive(x.buffer())).then(|| {
-            let buffer = c.consume("donated to Nx.add", x.buffer())?;
+            let buffer = c.consume("donated to add_donated", x.buffer())?;
             let out = AnyArray::v(x.dtype(), *x.layout(), buffer)?;
-            add_into(&out, &out, y)?;
+            sum_into("add_donated", &out, &out, y, &[&out, y])?;
             Ok(out)
         })
-    })?;
-    in_place.unwrap_or_else(|| add(&x, y))
+    })
+    .map_err(|e| e.called("add_donated"))?;
+    in_place.unwrap_or_else(|| sum("add_donated", &x, y))
 }

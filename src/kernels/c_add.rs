@@ -1,14 +1,14 @@
 //! The C add kernel (`nx_cpu_add` in `src/kernels/c/`, over `include/nx_array.h`)
 //! called through the door: native targets only.
 
-use super::add::{broadcast, check_add};
+use super::add::{broadcast, check_add, not_broadcast};
 use super::answered;
 use crate::array::{door, Answer, AnyArray};
 use crate::error::Error;
 use crate::layout::MAX_RANK;
 use crate::rig::Buffer;
 
-const NAME: &str = "Nx.add";
+const NAME: &str = "c_add_into";
 
 /// `nx_array.h`'s `nx_operand`.
 #[repr(C)]
@@ -49,9 +49,9 @@ fn operand(a: &AnyArray, data: *mut u8) -> NxOperand {
 /// As [`super::add_into`].
 pub fn c_add_into(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Error> {
     let ops = [out, x, y];
-    check_add(out, x, y)?;
+    check_add(NAME, out, x, y, &ops)?;
     let (Some(xb), Some(yb)) = (broadcast(x, out.shape())?, broadcast(y, out.shape())?) else {
-        return answered(NAME, Answer::ShapeMismatch, &ops);
+        return Err(not_broadcast(NAME, out, x, y));
     };
     let mut r: Result<Answer, Error> = Ok(Answer::Done);
     let a = door(&[out], &[&xb, &yb], || {

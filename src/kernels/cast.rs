@@ -7,7 +7,7 @@ use crate::dtype::DType;
 use crate::error::Error;
 use crate::rig::backend::Backend;
 
-const OP: &str = "Nx_array.cast";
+const OP: &str = "AnyArray::cast";
 
 impl AnyArray {
     /// A fresh C-contiguous array on the same device holding each element converted
@@ -17,9 +17,11 @@ impl AnyArray {
     ///
     /// # Errors
     /// What [`AnyArray::create`] returns, and the door's refusal of `self` (a dead
-    /// buffer, memory held exclusive) as [`Error::Invalid`] naming `Nx_array.cast`.
+    /// buffer, memory held exclusive) as [`Error::Invalid`]; each naming
+    /// `AnyArray::cast`.
     pub fn cast(&self, dtype: DType) -> Result<AnyArray, Error> {
-        let out = AnyArray::create_to_fill(self.rig(), dtype, self.shape())?;
+        let out =
+            AnyArray::create_to_fill(self.rig(), dtype, self.shape()).map_err(|e| e.called(OP))?;
         cast_into(self, &out)?;
         Ok(out)
     }
@@ -31,8 +33,8 @@ pub(crate) fn cast_into(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
     debug_assert_eq!(src.shape(), dst.shape());
     debug_assert!(dst.layout().is_contiguous());
     let mut r = Ok(());
-    let a = door(&[dst], &[src], || r = cast_claimed(src, dst))?;
-    super::answered(OP, a, &[dst, src])?;
+    let a = door(&[dst], &[src], || r = cast_claimed(src, dst)).map_err(|e| e.called(OP))?;
+    super::answered(OP, a, &[src])?;
     r
 }
 

@@ -102,7 +102,7 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    super::add::on_one_device(op, out, x, y)?;
+    super::on_one_device(op, out, x, y)?;
     let rig = out.rig();
     let (mut xa, mut ya, mut oa) = (
         x.cuda_address(op)?,

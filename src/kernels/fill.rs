@@ -7,13 +7,13 @@ use crate::dtype::bits_of_f64;
 use crate::error::Error;
 use crate::rig::backend::Backend;
 
-const NAME: &str = "Nx.fill";
+const NAME: &str = "fill";
 
 /// Stores `x`, converted into `out`'s dtype as [`crate::dtype::bits_of_f64`] rounds it,
 /// at every index of `out` (any layout; sub-byte neighbours keep their bits).
 ///
 /// # Errors
-/// [`Error::Invalid`] naming `Nx.fill` for the door's refusals (a dead buffer, memory
+/// [`Error::Invalid`] naming `fill` for the door's refusals (a dead buffer, memory
 /// held exclusive or read-only, an `out` that reaches an element twice); [`Error::Lost`].
 pub fn fill(out: &AnyArray, x: f64) -> Result<(), Error> {
     let d = out.dtype();
@@ -26,7 +26,8 @@ pub fn fill(out: &AnyArray, x: f64) -> Result<(), Error> {
             #[cfg(feature = "cuda")]
             Backend::Cuda(c) => super::cuda::fill(&c.0, out, bits, NAME),
         }
-    })?;
+    })
+    .map_err(|e| e.called(NAME))?;
     answered(NAME, a, &[out])?;
     r
 }

@@ -33,3 +33,26 @@ pub(crate) fn answered(name: &'static str, a: Answer, operands: &[&AnyArray]) ->
         a => Err(refused(name, a, operands)),
     }
 }
+
+/// `Err` naming `op` unless `x`, `y` and `out` are on one device (what a device's own
+/// kernel needs; the host's add reads any host memory).
+pub(crate) fn on_one_device(
+    op: &'static str,
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+) -> Result<(), Error> {
+    if x.rig() == out.rig() && y.rig() == out.rig() {
+        return Ok(());
+    }
+    Err(Error::Invalid {
+        op,
+        reason: format!(
+            "the operands are on {}, {} and {}: move them to one device first",
+            out.rig().name(),
+            x.rig().name(),
+            y.rig().name()
+        ),
+        operands: String::new(),
+    })
+}

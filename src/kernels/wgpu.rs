@@ -73,7 +73,7 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    super::add::on_one_device(op, out, x, y)?;
+    super::on_one_device(op, out, x, y)?;
     let rig = out.rig();
     let apart = |a: &AnyArray| -> Result<AnyArray, Error> {
         if a.buffer().same_memory(out.buffer()) {

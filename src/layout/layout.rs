@@ -38,7 +38,7 @@ pub fn numel(shape: &[usize]) -> Result<usize, Error> {
         .try_fold(1usize, |a, &n| a.checked_mul(n))
         .ok_or_else(|| {
             bad(
-                "Layout.numel",
+                "layout::numel",
                 format!("shape {shape:?} has more elements than usize holds"),
             )
         })
@@ -57,7 +57,12 @@ fn c_strides(shape: &[usize]) -> Result<[isize; MAX_RANK], Error> {
         acc = isize::try_from(shape[k])
             .ok()
             .and_then(|n| acc.checked_mul(n.max(1)))
-            .ok_or_else(|| bad("Layout.contiguous", format!("shape {shape:?} is too large")))?;
+            .ok_or_else(|| {
+                bad(
+                    "Layout::contiguous",
+                    format!("shape {shape:?} is too large"),
+                )
+            })?;
     }
     Ok(s)
 }
@@ -72,18 +77,18 @@ impl Layout {
     pub fn new(shape: &[usize], strides: &[isize], offset: usize) -> Result<Layout, Error> {
         if shape.len() != strides.len() {
             return Err(bad(
-                "Layout.v",
+                "Layout::new",
                 format!("shape {shape:?} and strides {strides:?} differ in rank"),
             ));
         }
         if shape.len() > MAX_RANK {
             return Err(bad(
-                "Layout.v",
+                "Layout::new",
                 format!("rank {} exceeds max_rank {MAX_RANK}", shape.len()),
             ));
         }
         let l = Layout::unchecked(shape, strides, offset);
-        l.check("Layout.v")?;
+        l.check("Layout::new")?;
         Ok(l)
     }
 
@@ -94,7 +99,7 @@ impl Layout {
     pub fn contiguous(shape: &[usize]) -> Result<Layout, Error> {
         if shape.len() > MAX_RANK {
             return Err(bad(
-                "Layout.contiguous",
+                "Layout::contiguous",
                 format!("rank {} exceeds max_rank {MAX_RANK}", shape.len()),
             ));
         }

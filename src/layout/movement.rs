@@ -39,7 +39,7 @@ impl Slice {
     pub fn indices(&self, n: usize) -> Result<(usize, usize), Error> {
         let step = self.step;
         if step == 0 {
-            return Err(bad("Move.slice", "slice step cannot be zero"));
+            return Err(bad("Move::Slice", "slice step cannot be zero"));
         }
         let n = n as isize;
         let (lower, upper) = if step > 0 { (0, n) } else { (-1, n - 1) };
@@ -95,13 +95,13 @@ impl Move {
     /// The seed's name of the movement, for messages.
     pub fn name(&self) -> &'static str {
         match self {
-            Move::Reshape(_) => "Move.reshape",
-            Move::Permute(_) => "Move.permute",
-            Move::Expand(_) => "Move.expand",
-            Move::Slice(_) => "Move.slice",
-            Move::Flip(_) => "Move.flip",
-            Move::Unsqueeze(_) => "Move.unsqueeze",
-            Move::Squeeze(_) => "Move.squeeze",
+            Move::Reshape(_) => "Move::Reshape",
+            Move::Permute(_) => "Move::Permute",
+            Move::Expand(_) => "Move::Expand",
+            Move::Slice(_) => "Move::Slice",
+            Move::Flip(_) => "Move::Flip",
+            Move::Unsqueeze(_) => "Move::Unsqueeze",
+            Move::Squeeze(_) => "Move::Squeeze",
         }
     }
 

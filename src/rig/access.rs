@@ -119,7 +119,7 @@ impl Buffer {
     /// [`Error::Invalid`] if the range is not inside the buffer; [`Error::Dead`],
     /// [`Error::HeldExclusive`], [`Error::ReadOnly`], [`Error::Lost`].
     pub fn write_bytes(&self, start: usize, data: &[u8]) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.write";
+        const OP: &str = "Buffer::write_bytes";
         if start.checked_add(data.len()).is_none_or(|e| e > self.len()) {
             return Err(Error::Invalid {
                 op: OP,
@@ -186,7 +186,7 @@ impl Buffer {
     /// At once or from the future: [`Error::Dead`], [`Error::HeldExclusive`],
     /// [`Error::Lost`] (also when the device is lost while the read is pending: K13).
     pub fn read_async(&self) -> ReadAsync {
-        const OP: &str = "Rig.Buffer.read";
+        const OP: &str = "Buffer::read_async";
         match self.memory.on() {
             On::Host => ReadAsync::ready(self.read_as(OP, |b| b.to_vec())),
             On::Wgpu(g, m) => match self.claim(OP) {
@@ -217,7 +217,7 @@ impl Buffer {
     pub fn read_js_async(
         &self,
     ) -> impl Future<Output = Result<js_sys::Uint8Array, Error>> + 'static {
-        let op = "Rig.Buffer.read";
+        let op = "Buffer::read_async";
         let started = match self.memory.on() {
             On::Host => Err(self.read_as(op, |b| js_sys::Uint8Array::from(b))),
             On::Wgpu(g, m) => Ok(self
@@ -242,7 +242,7 @@ impl Buffer {
         d: usize,
         len: usize,
     ) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.blit";
+        const OP: &str = "Buffer::blit";
         if len == 0 {
             return Ok(());
         }
@@ -306,7 +306,7 @@ impl Buffer {
     ) -> Result<(), Error> {
         dst.rig().submit(&[src], &[dst], || {
             src.memory
-                .bytes(|b| dst.upload_in_work("Rig.Buffer.blit", d, &b[s0..s0 + len]))
+                .bytes(|b| dst.upload_in_work("Buffer::blit", d, &b[s0..s0 + len]))
         })?;
         Ok(())
     }
@@ -320,7 +320,7 @@ impl Buffer {
         d: usize,
         len: usize,
     ) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.blit";
+        const OP: &str = "Buffer::blit";
         let part = src.view(s, len)?;
         dst.rig().submit(&[src], &[dst], || {
             if let On::Host = dst.memory.on() {
@@ -338,7 +338,7 @@ impl Buffer {
 
     /// Sets every byte of the buffer to `byte`, as work on its device.
     pub(crate) fn fill_bytes(&self, byte: u8) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.fill";
+        const OP: &str = "Buffer::fill";
         let n = self.len();
         self.rig().submit(&[], &[self], || match self.memory.on() {
             On::Host => {

@@ -70,7 +70,7 @@ impl Buffer {
 
     /// [`Buffer::create`], reused GPU memory cleared where `clear` says so.
     fn create_cleared(rig: &Rig, len: usize, kind: Kind, clear: bool) -> Result<Buffer, Error> {
-        const OP: &str = "Rig.Buffer.create";
+        const OP: &str = "Buffer::create";
         rig.check(OP)?;
         let store = rig
             .backend()
@@ -88,7 +88,7 @@ impl Buffer {
     /// # Errors
     /// As [`Buffer::create`]; [`Error::OutOfMemory`] where the device had no room.
     pub async fn create_async(rig: &Rig, len: usize, kind: Kind) -> Result<Buffer, Error> {
-        const OP: &str = "Rig.Buffer.create";
+        const OP: &str = "Buffer::create";
         rig.check(OP)?;
         let store = rig
             .backend()
@@ -198,7 +198,7 @@ impl Buffer {
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::Invalid`] if the range is not inside it.
     pub fn view(&self, start: usize, len: usize) -> Result<Buffer, Error> {
-        self.check("Rig.Buffer.sub")?;
+        self.check("Buffer::view")?;
         match start.checked_add(len) {
             Some(end) if end <= self.len => Ok(Buffer {
                 start: self.start + start,
@@ -206,7 +206,7 @@ impl Buffer {
                 ..self.clone()
             }),
             _ => Err(Error::Invalid {
-                op: "Rig.Buffer.sub",
+                op: "Buffer::view",
                 reason: format!(
                     "bytes {start}..{start}+{len} are not inside a buffer of {} bytes",
                     self.len
@@ -224,7 +224,7 @@ impl Buffer {
     /// [`Error::Dead`], [`Error::HeldExclusive`], [`Error::Lost`]; [`Error::Invalid`]
     /// for GPU memory in the browser.
     pub fn read<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
-        self.read_as("Rig.Buffer.read", f)
+        self.read_as("Buffer::read", f)
     }
 
     /// [`Buffer::read`], its errors naming `op`.
@@ -246,7 +246,7 @@ impl Buffer {
     /// # Errors
     /// As [`Buffer::read`], and [`Error::ReadOnly`] if the buffer admits only reads.
     pub fn write<R>(&self, f: impl FnOnce(&mut [u8]) -> R) -> Result<R, Error> {
-        self.write_as("Rig.Buffer.write", f)
+        self.write_as("Buffer::write", f)
     }
 
     /// [`Buffer::write`], its errors naming `op`.
@@ -350,8 +350,8 @@ impl Buffer {
     /// must follow is lost before that work is done.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn wait(&self, write: bool) -> Result<(), Error> {
-        self.check("Rig.Buffer.wait")?;
-        self.wait_for("Rig.Buffer.wait", write)
+        self.check("Buffer::wait")?;
+        self.wait_for("Buffer::wait", write)
     }
 
     pub(crate) fn wait_for(&self, op: &'static str, write: bool) -> Result<(), Error> {
@@ -369,7 +369,7 @@ impl Buffer {
     /// # Errors
     /// As `Buffer::wait` (native only).
     pub async fn wait_async(&self, write: bool) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.wait";
+        const OP: &str = "Buffer::wait_async";
         self.check(OP)?;
         let need = lock(&self.memory.stamps).must_follow(write);
         for (rig, s) in need {
@@ -393,7 +393,7 @@ impl Buffer {
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] if either device is lost.
     pub fn borrow(&self, rig: &Rig) -> Result<Option<Buffer>, Error> {
-        const OP: &str = "Rig.Buffer.borrow";
+        const OP: &str = "Buffer::borrow";
         self.check(OP)?;
         rig.check(OP)?;
         // Host memory is addressed by every host device; a GPU maps none of another

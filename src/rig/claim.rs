@@ -96,7 +96,7 @@ impl Claim {
     /// [`Error::Lost`] for a lost device, [`Error::HeldExclusive`] for memory held
     /// exclusive.
     pub fn hold(bs: &[&Buffer]) -> Result<Hold, Error> {
-        const OP: &str = "Rig.Claim.hold";
+        const OP: &str = "Claim::hold";
         let mut h = Hold {
             memories: Vec::with_capacity(bs.len()),
             released: AtomicBool::new(false),
@@ -117,7 +117,7 @@ impl Claim {
     /// [`Error::Dead`] if `b` is dead; [`Error::HeldExclusive`] if a `with` holds its
     /// memory exclusive.
     pub fn share(b: &Buffer) -> Result<(), Error> {
-        share_memory(b, "Rig.Claim.share")
+        share_memory(b, "Claim::share")
     }
 }
 
@@ -158,10 +158,10 @@ impl Buffer {
     /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
     /// the memory exclusive; [`Error::Claim`] while a hold holds it.
     pub fn free(&self) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.free";
+        const OP: &str = "Buffer::free";
         self.check(OP)?;
         self.may_free(OP)?;
-        self.memory.kill("freed (Rig.Buffer.free)");
+        self.memory.kill("freed (Buffer::free)");
         Ok(())
     }
 
@@ -172,7 +172,7 @@ impl Buffer {
     /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
     /// the memory exclusive.
     pub fn export(&self) -> Result<(), Error> {
-        share_memory(self, "Rig.Buffer.export")
+        share_memory(self, "Buffer::export")
     }
 
     /// `Ok` where [`Buffer::free`] may kill the memory's buffers.
@@ -253,7 +253,7 @@ impl<'b> Claims<'b> {
     /// As [`Claim::with`].
     #[doc(hidden)]
     pub fn begin(read: &[&'b Buffer], donate: &[&'b Buffer]) -> Result<Claims<'b>, Error> {
-        const OP: &str = "Rig.Claim.with_";
+        const OP: &str = "Claim::with";
         for (i, d) in donate.iter().enumerate() {
             let others = read.iter().chain(
                 donate
@@ -343,7 +343,7 @@ impl<'b> Claims<'b> {
     /// `b`'s memory, `b` does not span it, or a hold holds it; [`Error::Dead`] if `b`
     /// is dead.
     pub fn consume(&self, why: &str, b: &Buffer) -> Result<Buffer, Error> {
-        const OP: &str = "Rig.Claim.consume";
+        const OP: &str = "Claims::consume";
         let mut s = self.state.load(Ordering::Acquire);
         loop {
             if s & RETURNED != 0 {

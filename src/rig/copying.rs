@@ -23,7 +23,7 @@ impl Buffer {
         dst_start: usize,
         len: usize,
     ) -> Result<(), Error> {
-        const OP: &str = "Rig.Buffer.blit";
+        const OP: &str = "Buffer::blit";
         let bad = |what: &str, start: usize, b: &Buffer| Error::Invalid {
             op: OP,
             reason: format!(
@@ -48,7 +48,7 @@ impl Buffer {
     pub fn copy(src: &Buffer, dst: &Buffer) -> Result<(), Error> {
         if src.len() != dst.len() {
             return Err(Error::Invalid {
-                op: "Rig.Buffer.copy",
+                op: "Buffer::copy",
                 reason: format!("a buffer of {} bytes into one of {}", src.len(), dst.len()),
                 operands: String::new(),
             });

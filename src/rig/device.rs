@@ -145,12 +145,13 @@ impl Rig {
         #[cfg(all(not(target_arch = "wasm32"), not(loom)))]
         v.extend(Rig::cudas());
         #[cfg(target_arch = "wasm32")]
-        v.extend(lock(&REGISTERED).iter().cloned());
+        v.extend(lock(&REGISTERED).iter().filter(|r| !r.is_lost()).cloned());
         v
     }
 
     /// The device of [`Rig::all`] named `name`; `"gpu"` names the first GPU device,
-    /// `"gpu1"` the second, and so on.
+    /// `"gpu1"` the second, and so on. A device lost or destroyed is never handed out
+    /// again: natively its adapter is opened anew (see `Rig::gpus`).
     ///
     /// # Errors
     /// [`Error::NoDevice`] for a name of a CUDA device (`cuda0`, ...) where there is
@@ -180,12 +181,12 @@ impl Rig {
         let why = ordinal.and_then(|k| Rig::cuda_unavailable().or_else(|| Rig::cuda_not_opened(k)));
         if let Some(why) = why {
             return Err(Error::NoDevice {
-                op: "Rig.device",
+                op: "Rig::by_name",
                 reason: format!("no device named {name:?}: {why}"),
             });
         }
         Err(Error::Invalid {
-            op: "Rig.device",
+            op: "Rig::by_name",
             reason: format!(
                 "no device named {name:?} (devices: {})",
                 all.iter()
@@ -275,10 +276,15 @@ static REGISTERED: crate::sync::Mutex<Vec<Rig>> = crate::sync::Mutex::new(Vec::n
 #[cfg(target_arch = "wasm32")]
 use crate::sync::lock;
 
-/// Lists `rig` in [`Rig::all`] (in the browser; natively `all` finds the adapters).
+/// Lists `rig` in [`Rig::all`] (in the browser, where lost devices leave the list;
+/// natively `all` finds the adapters).
 pub(crate) fn register(rig: &Rig) {
     #[cfg(target_arch = "wasm32")]
-    lock(&REGISTERED).push(rig.clone());
+    {
+        let mut r = lock(&REGISTERED);
+        r.retain(|d| !d.is_lost());
+        r.push(rig.clone());
+    }
     let _ = rig;
 }
 

@@ -31,36 +31,52 @@ impl Rig {
             .request_adapter(&::wgpu::RequestAdapterOptions::default())
             .await
             .map_err(|e| Error::NoDevice {
-                op: "Rig.device",
+                op: "Rig::gpu_async",
                 reason: if cfg!(target_arch = "wasm32") {
                     format!("the browser's WebGPU offers no adapter ({e}): its GPU may be blocklisted or WebGPU turned off; use Device.host()")
                 } else {
                     format!("no GPU adapter ({e}): install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)")
                 },
             })?;
-        let rig = open_rig(&adapter, options).await?;
+        let rig = open_rig(&adapter, options)
+            .await
+            .map_err(|e| e.called("Rig::gpu_async"))?;
         super::device::register(&rig);
         Ok(rig)
     }
 
-    /// One device per adapter of wgpu's primary backends (Vulkan, Metal, DX12), opened
-    /// once for the process, in wgpu's order, with the default
-    /// [`Options`](wgpu::Options) (emulating everything where the environment has
-    /// `NXRIG_EMULATE=1`). Blocking; native only.
+    /// One device per adapter of wgpu's primary backends (Vulkan, Metal, DX12), in
+    /// wgpu's order, with the default [`Options`](wgpu::Options) (emulating everything
+    /// where the environment has `NXRIG_EMULATE=1`): opened on the first call and kept
+    /// for the process, except that a device lost or destroyed is opened anew on its
+    /// adapter by the next call (the lost one is never handed out again). Blocking;
+    /// native only.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn gpus() -> Vec<Rig> {
-        static GPUS: std::sync::OnceLock<Vec<Rig>> = std::sync::OnceLock::new();
-        GPUS.get_or_init(|| {
-            let options = wgpu::Options {
-                emulate: std::env::var("NXRIG_EMULATE").is_ok_and(|v| v == "1"),
-                ..wgpu::Options::default()
-            };
+        /// Each adapter, with its device (`None` where it failed to open: not retried).
+        type Opened = Vec<(::wgpu::Adapter, Option<Rig>)>;
+        static GPUS: std::sync::Mutex<Option<Opened>> = std::sync::Mutex::new(None);
+        let options = wgpu::Options {
+            emulate: std::env::var("NXRIG_EMULATE").is_ok_and(|v| v == "1"),
+            ..wgpu::Options::default()
+        };
+        let open = |a: &::wgpu::Adapter| pollster::block_on(open_rig(a, &options)).ok();
+        let mut g = GPUS.lock().unwrap_or_else(|e| e.into_inner());
+        let list = g.get_or_insert_with(|| {
             wgpu::primary_adapters()
-                .iter()
-                .filter_map(|a| pollster::block_on(open_rig(a, &options)).ok())
+                .into_iter()
+                .map(|a| {
+                    let rig = open(&a);
+                    (a, rig)
+                })
                 .collect()
-        })
-        .clone()
+        });
+        for (a, rig) in list.iter_mut() {
+            if rig.as_ref().is_some_and(Rig::is_lost) {
+                *rig = open(a);
+            }
+        }
+        list.iter().filter_map(|(_, r)| r.clone()).collect()
     }
 
     /// A new device of the first adapter of `Rig::gpus`, opened as `options` say: a
@@ -73,12 +89,12 @@ impl Rig {
     pub fn gpu_with(options: &wgpu::Options) -> Result<Rig, Error> {
         let found = wgpu::primary_adapters();
         let a = found.first().ok_or_else(|| Error::NoDevice {
-            op: "Rig.device",
+            op: "Rig::gpu_with",
             reason:
                 "no GPU adapter: install a Vulkan driver such as mesa-vulkan-drivers (lavapipe)"
                     .into(),
         })?;
-        pollster::block_on(open_rig(a, options))
+        pollster::block_on(open_rig(a, options)).map_err(|e| e.called("Rig::gpu_with"))
     }
 }
 

@@ -45,7 +45,7 @@ impl Rig {
         writes: &[&Buffer],
         work: impl FnOnce() -> Result<(), Error>,
     ) -> Result<Stamp, Error> {
-        const OP: &str = "Rig.submit";
+        const OP: &str = "Rig::submit";
         self.check(OP)?;
         let nth = |k: usize| match reads.get(k) {
             Some(b) => b,
@@ -120,7 +120,7 @@ impl<W: FnMut(&[&Buffer], &[&Buffer]) -> Result<(), Error>> Submission<W> {
         writes: &[&Buffer],
         work: W,
     ) -> Result<Submission<W>, Error> {
-        rig.check("Rig.Submission.make")?;
+        rig.check("Submission::make")?;
         let all: Vec<&Buffer> = reads.iter().chain(writes).copied().collect();
         let hold = Claim::hold(&all)?;
         Ok(Submission {

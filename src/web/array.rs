@@ -2,7 +2,6 @@
 //! placed on a device, disposed. Reading back is in `read.rs`. Seed: `Nx_array`.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use js_sys::Array as JsList;
 use wasm_bindgen::prelude::*;
@@ -19,13 +18,6 @@ thread_local! {
     /// Host buffers whose bytes `view()` handed to JavaScript, so that `fromTypedArray`
     /// of such a view shares them instead of copying.
     static VIEWED: RefCell<Vec<Buffer>> = const { RefCell::new(Vec::new()) };
-    /// Arrays alive (not disposed) from JavaScript, per device id.
-    static ALIVE: RefCell<HashMap<u64, usize>> = RefCell::new(HashMap::new());
-}
-
-/// Arrays alive (made and not disposed) from JavaScript on the device `rig_id`.
-pub(crate) fn alive(rig_id: u64) -> usize {
-    ALIVE.with(|m| m.borrow().get(&rig_id).copied().unwrap_or(0))
 }
 
 /// An n-dimensional array of one of nxrig's 19 dtypes on a device: a dtype, a layout
@@ -38,7 +30,7 @@ pub struct NxArray {
 
 impl NxArray {
     pub(crate) fn new(a: AnyArray) -> NxArray {
-        ALIVE.with(|m| *m.borrow_mut().entry(a.rig().id()).or_default() += 1);
+        super::alive::made(a.rig().id());
         NxArray { a: Some(a) }
     }
 
@@ -411,11 +403,7 @@ impl NxArray {
 /// What JavaScript held of `a` goes: its count, and its bytes from the viewed set
 /// once no other array shares them.
 fn forget(a: &AnyArray) {
-    ALIVE.with(|m| {
-        if let Some(n) = m.borrow_mut().get_mut(&a.rig().id()) {
-            *n = n.saturating_sub(1);
-        }
-    });
+    super::alive::disposed(a.rig().id());
     VIEWED.with(|v| v.borrow_mut().retain(|x| !x.same_memory(a.buffer())));
 }
 

@@ -7,6 +7,7 @@
 //! Above every other module; the npm package (`package.json`, `pkg/`) and the demo
 //! page (`www/`) are built on it. Seeds: `Nx_array` (arrays), `Rig` (devices).
 
+mod alive;
 mod args;
 mod array;
 mod checkpoint;
@@ -25,7 +26,9 @@ use wasm_bindgen::prelude::*;
 
 /// The JS `Error` of a Rust error, with its message.
 pub(crate) fn js_error(e: crate::Error) -> JsError {
-    JsError::new(&e.to_string())
+    // The JavaScript entry puts the name of the function called in place of `nxrig`
+    // (js/index.js), for the Rust function named in the error is not the caller's.
+    JsError::new(&format!("nxrig: {}", e.detail()))
 }
 
 /// A JS `Error` with `msg`.

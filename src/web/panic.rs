@@ -8,8 +8,6 @@ use std::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 
-use super::Device;
-
 thread_local! {
     /// The message of the last panic.
     static LAST: RefCell<Option<String>> = const { RefCell::new(None) };
@@ -60,16 +58,4 @@ pub(crate) fn watch(rig: &crate::Rig) {
 #[wasm_bindgen(js_name = lastPanic)]
 pub fn last_panic() -> Option<String> {
     LAST.with(|l| l.borrow().clone())
-}
-
-#[wasm_bindgen]
-impl Device {
-    /// Panics (a Rust bug's way out), for the end-to-end test of the hook and of the JS
-    /// entry's translation: not in the package's types; never call it otherwise (the
-    /// instance is unusable after a panic).
-    #[doc(hidden)]
-    #[wasm_bindgen(js_name = panicForTests)]
-    pub fn panic_for_tests() {
-        panic!("a panic for the tests");
-    }
 }

@@ -11,15 +11,12 @@ use wasm_bindgen::prelude::*;
 
 use super::array::NxArray;
 use super::{args, js_error, typed};
-use crate::dtype::{f64_of_bits, read_bits, Class};
+use crate::dtype::Class;
 use crate::rig::Buffer;
 use crate::{AnyArray, DType};
 
 /// A read under way, to its value (or the JS `Error`).
 type Reading = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
-
-/// Elements `toString` shows.
-const SHOWN: usize = 8;
 
 /// The buffer of `a`'s C-contiguous bytes (made C-contiguous on its own device first
 /// where it is not: a kernel, not a wait), with the array that owns it.
@@ -82,80 +79,6 @@ fn nest(d: DType, bytes: &[u8], shape: &[usize], first: usize) -> JsValue {
     }
 }
 
-/// Element bits as `toString` writes them: as JavaScript writes numbers, `true` and
-/// `false`, `re+imj` for complex.
-fn text(d: DType, bits: u128) -> String {
-    match d.class() {
-        Class::Bool => (bits != 0).to_string(),
-        Class::Signed if d.bits() == 64 => (bits as u64 as i64).to_string(),
-        Class::Unsigned if d.bits() == 64 => (bits as u64).to_string(),
-        Class::Complex => {
-            let half = d.bits() / 2;
-            let part = if half == 32 {
-                DType::Float32
-            } else {
-                DType::Float64
-            };
-            let re = f64_of_bits(part, bits & ((1u128 << half) - 1));
-            let im = f64_of_bits(part, bits >> half);
-            let sign = if im.is_sign_negative() && !im.is_nan() {
-                ""
-            } else {
-                "+"
-            };
-            let n = |x: f64| if half == 32 { num32(x as f32) } else { num(x) };
-            format!("{}{sign}{}j", n(re), n(im))
-        }
-        // float32 and narrower: the shortest text that reads back as the float32.
-        Class::Float if d.bits() <= 32 => num32(f64_of_bits(d, bits) as f32),
-        _ => num(f64_of_bits(d, bits)),
-    }
-}
-
-/// A float64 as JavaScript would write it: exponent form outside 1e-7..1e21.
-fn num(x: f64) -> String {
-    shortest(x, x)
-}
-
-/// A float32 as [`num`] writes a float64, with the float32's shortest digits.
-fn num32(x: f32) -> String {
-    shortest(x, x as f64)
-}
-
-/// `x` in its own type's shortest digits (`v` is its value), as JavaScript writes
-/// numbers: `NaN`, `Infinity`, exponent form outside 1e-7..1e21.
-fn shortest<T: std::fmt::Display + std::fmt::LowerExp>(x: T, v: f64) -> String {
-    if v.is_nan() {
-        "NaN".to_owned()
-    } else if v.is_infinite() {
-        if v > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
-    } else if v != 0.0 && (v.abs() >= 1e21 || v.abs() < 1e-7) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
-}
-
-/// The first `k` elements of a host array in C order, as text.
-fn first_values(a: &AnyArray, k: usize) -> Option<Vec<String>> {
-    let l = a.layout();
-    let (shape, strides) = (l.shape(), l.strides());
-    a.buffer()
-        .read(|b| {
-            (0..k)
-                .map(|mut i| {
-                    let mut p = l.offset() as isize;
-                    for (&n, &s) in shape.iter().zip(strides).rev() {
-                        p += (i % n) as isize * s;
-                        i /= n;
-                    }
-                    text(a.dtype(), read_bits(a.dtype(), b, p as usize))
-                })
-                .collect()
-        })
-        .ok()
-}
-
 /// The `as` option of `toTypedArray` (`{ as: 'float32' }`), if any.
 fn as_option(options: &JsValue) -> Result<Option<DType>, JsError> {
     if options.is_undefined() || options.is_null() {
@@ -163,7 +86,7 @@ fn as_option(options: &JsValue) -> Result<Option<DType>, JsError> {
     }
     if !options.is_object() || JsList::is_array(options) {
         return Err(super::js_invalid(&format!(
-            "nxrig: toTypedArray's options are an object such as {{ as: 'float32' }}, got: {}",
+            "nxrig: the options are an object such as {{ as: 'float32' }}, got: {}",
             args::show(options)
         )));
     }
@@ -251,25 +174,12 @@ impl NxArray {
     /// (`NxArray(float32 [2, 3] on host: 1, 2, 3, 4, 5, 6)`); `NxArray(disposed)`.
     #[wasm_bindgen(js_name = toString)]
     pub fn to_text(&self) -> String {
-        let Ok(a) = self.get() else {
-            return "NxArray(disposed)".into();
-        };
-        let head = format!(
-            "NxArray({} {:?} on {}",
-            a.dtype(),
-            a.shape(),
-            a.rig().name()
-        );
-        let n = a.layout().numel();
-        if !a.rig().host_addressable() {
-            return format!("{head}: values on the GPU, await toArray())");
-        }
-        match first_values(a, n.min(SHOWN)) {
-            Some(v) => {
-                let more = if n > SHOWN { ", ..." } else { "" };
-                format!("{head}: {}{more})", v.join(", "))
-            }
-            None => format!("{head}: unreadable)"),
+        match self.get() {
+            Ok(a) => format!(
+                "NxArray({})",
+                crate::array::text(a, "values on the GPU, await toArray()")
+            ),
+            Err(_) => "NxArray(disposed)".into(),
         }
     }
 }

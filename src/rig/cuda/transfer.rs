@@ -79,7 +79,7 @@ impl Cuda {
     /// Frees `ptr` on the stream, after the work submitted before. Nothing is freed
     /// on a lost device (its context is gone or failing).
     pub(super) fn free(&self, ptr: sys::CUdeviceptr) {
-        if self.current("Rig.Buffer.free").is_ok() {
+        if self.current("Buffer::free").is_ok() {
             // SAFETY: allocated by `allocate`, freed once, after the stream's work.
             unsafe {
                 if self.pools {
@@ -261,7 +261,7 @@ impl Cuda {
 
     /// Gives the memory pool's freed memory back to the driver.
     pub(super) fn trim(&self) {
-        if !self.pools || self.current("Rig.empty_cache").is_err() {
+        if !self.pools || self.current("Rig::empty_cache").is_err() {
             return;
         }
         // SAFETY: the device's default pool, which `malloc_async` allocates from.
@@ -276,7 +276,7 @@ impl Cuda {
     /// Bytes the memory pool holds beyond those in use.
     pub(super) fn pooled_bytes(&self) -> u64 {
         use sys::CUmemPool_attribute as P;
-        if !self.pools || self.current("Rig.cached_bytes").is_err() {
+        if !self.pools || self.current("Rig::cached_bytes").is_err() {
             return 0;
         }
         // SAFETY: the device's default pool; both attributes are 64-bit counts.

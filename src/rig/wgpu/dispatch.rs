@@ -8,12 +8,13 @@
 use std::num::NonZeroU64;
 use std::sync::Arc;
 
+use super::indirect::Indirect;
 use super::kernel::{Form, Kernel};
 use super::plan::{pieces, Fit, Operand, Piece};
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::wgsl::{walk_params, walk_params3};
+use crate::wgsl::{add_module_f32_again, walk_params, walk_params3};
 
 /// Invocations a workgroup (the modules' `@workgroup_size`).
 const GROUP: u32 = 256;
@@ -82,10 +83,16 @@ impl Gpu {
             match kernel.first_pass(job.form) {
                 Some((name, wgsl)) => {
                     let first = self.pipeline(&name, || wgsl);
-                    let flag = &self.indirect().flag;
-                    let fg = self.bind(&key, &first, &params, ops, job.piece, Some(flag));
+                    let ind = Indirect::of(&self.indirect, &self.device);
+                    let fg = self.bind(&key, &first, &params, ops, job.piece, Some(&ind.flag));
                     encode(&mut enc, grid, &first, &fg);
-                    self.encode_again(&mut enc, grid, &pipeline, &group);
+                    let again = self.pipeline("add float32 again", add_module_f32_again);
+                    let xy = self.buffer_with(
+                        "nxrig groups",
+                        bytemuck::cast_slice(&[grid.0, grid.1, 0, 0]),
+                        wgpu::BufferUsages::UNIFORM,
+                    );
+                    ind.encode_again(&self.device, &mut enc, (&again, &xy), &pipeline, &group);
                 }
                 None => encode(&mut enc, grid, &pipeline, &group),
             }

@@ -173,6 +173,12 @@ impl Gpu {
         }
     }
 
+    /// Marks the device's native float32 sums exact (the probe found them so).
+    pub(crate) fn set_f32_exact(&self) {
+        self.f32_exact
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The submission turn: held from a stamp's taking until its completion is
     /// registered (see [`Rig::submit`](crate::rig::Rig::submit)).
     pub(crate) fn turn(&self) -> std::sync::MutexGuard<'_, ()> {
@@ -241,8 +247,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Opens `adapter` as a device named `name`: its shader features where it has them and
-/// its own limits (the largest buffers and bindings it allows), as `options` say.
-pub(crate) async fn open(
+/// its own limits (the largest buffers and bindings it allows), as `options` say; not
+/// yet probed (`open::open` probes it).
+pub(crate) async fn open_unprobed(
     adapter: &wgpu::Adapter,
     name: &str,
     options: &Options,
@@ -266,7 +273,7 @@ pub(crate) async fn open(
         .request_device(&desc)
         .await
         .map_err(|e| Error::NoDevice {
-            op: "Rig.device",
+            op: "Rig::by_name",
             reason: format!("{name}: the adapter refused a device: {e}"),
         })?;
     let limits = device.limits();
@@ -322,10 +329,6 @@ pub(crate) async fn open(
             t.lose();
         }
     });
-    if native.f32 && !options.skip_probe && super::probe::f32_add_is_exact(&gpu).await {
-        gpu.f32_exact
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-    }
     Ok(gpu)
 }
 

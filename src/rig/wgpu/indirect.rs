@@ -8,9 +8,6 @@
 
 use std::sync::OnceLock;
 
-use super::Gpu;
-use crate::wgsl::add_module_f32_again;
-
 /// The device's flag and indirect-dispatch buffers.
 #[derive(Debug)]
 pub(crate) struct Indirect {
@@ -23,11 +20,12 @@ pub(crate) struct Indirect {
 /// The [`Indirect`] of a device, made once.
 pub(crate) type Lazy = OnceLock<Indirect>;
 
-impl Gpu {
-    pub(crate) fn indirect(&self) -> &Indirect {
-        self.indirect.get_or_init(|| {
+impl Indirect {
+    /// The buffers of `lazy`, made on `device` the first time.
+    pub(crate) fn of<'a>(lazy: &'a Lazy, device: &wgpu::Device) -> &'a Indirect {
+        lazy.get_or_init(|| {
             let make = |label, usage| {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
+                device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(label),
                     size: 16,
                     usage: wgpu::BufferUsages::STORAGE | usage,
@@ -42,23 +40,19 @@ impl Gpu {
     }
 
     /// Encodes, after a first pass over a piece, the pass that sets the full pass's
-    /// workgroups from the flag (`x` by `y` where it is up, none otherwise) and lowers
-    /// it, then the full pass: `pipeline` over `group`, dispatched indirectly.
+    /// workgroups from the flag (`x` by `y` where it is up, none otherwise, as the
+    /// uniform `xy` holds them: `[x, y, 0, 0]`) and lowers it, `again` (the module of
+    /// `wgsl::add_module_f32_again`), then the full pass: `pipeline` over `group`,
+    /// dispatched indirectly.
     pub(crate) fn encode_again(
         &self,
+        device: &wgpu::Device,
         enc: &mut wgpu::CommandEncoder,
-        (x, y): (u32, u32),
+        (again, xy): (&wgpu::ComputePipeline, &wgpu::Buffer),
         pipeline: &wgpu::ComputePipeline,
         group: &wgpu::BindGroup,
     ) {
-        let ind = self.indirect();
-        let again = self.pipeline("add float32 again", add_module_f32_again);
-        let xy = self.buffer_with(
-            "nxrig groups",
-            bytemuck::cast_slice(&[x, y, 0, 0]),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let set = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let set = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("add float32 again"),
             layout: &again.get_bind_group_layout(0),
             entries: &[
@@ -68,23 +62,23 @@ impl Gpu {
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
-                    resource: ind.flag.as_entire_binding(),
+                    resource: self.flag.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 2,
-                    resource: ind.args.as_entire_binding(),
+                    resource: self.args.as_entire_binding(),
                 },
             ],
         });
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&again);
+            pass.set_pipeline(again);
             pass.set_bind_group(0, &set, &[]);
             pass.dispatch_workgroups(1, 1, 1);
         }
         let mut pass = enc.begin_compute_pass(&Default::default());
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
-        pass.dispatch_workgroups_indirect(&ind.args, 0);
+        pass.dispatch_workgroups_indirect(&self.args, 0);
     }
 }

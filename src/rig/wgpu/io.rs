@@ -372,7 +372,7 @@ impl<'a> Future for Readback<'a> {
     type Output = Result<Out<'a>, Error>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        const OP: &str = "Rig.Buffer.read";
+        const OP: &str = "Buffer::read_async";
         let this = &mut *self;
         let taken = || Error::Invalid {
             op: OP,

@@ -17,18 +17,20 @@ mod indirect;
 mod io;
 mod kernel;
 mod memory;
+mod open;
 mod plan;
 mod pool;
 mod probe;
 
 pub(crate) use gpu::instance;
+pub(crate) use gpu::name_of;
 #[cfg(not(target_arch = "wasm32"))]
 pub(crate) use gpu::primary_adapters;
-pub(crate) use gpu::{name_of, open};
 pub use gpu::{Gpu, Options};
 pub(crate) use io::{Out, Readback};
 pub(crate) use kernel::Kernel;
 pub use memory::GpuMemory;
+pub(crate) use open::open;
 pub(crate) use plan::Operand;
 
 /// What an adapter is and offers, as `nxrig devices` lists it.

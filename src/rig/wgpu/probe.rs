@@ -30,7 +30,7 @@ const PAIRS: [(u32, u32); 14] = [
 
 /// True when `g`'s native float32 sums equal IEEE's on every probe pair.
 pub(crate) async fn f32_add_is_exact(g: &std::sync::Arc<Gpu>) -> bool {
-    const OP: &str = "Rig.device";
+    const OP: &str = "Rig::by_name";
     let bytes = |k: usize| -> Vec<u8> {
         PAIRS
             .iter()
