@@ -29,7 +29,7 @@
 #      conversion vectors, array tests and the converter compiled to wasm32;
 #   4. the GPU runtime on WebGPU in headless Chromium (SwiftShader): cast against the
 #      vectors, float32 add exact on subnormals where SwiftShader flushes them,
-#      placement, cases K5, K8, K11 and K13;
+#      placement (NaN payloads, odd tails, padding), a read pending at a loss;
 #   5. the claims under loom (every interleaving of two or three threads) and the host
 #      runtime under Miri.
 set -euo pipefail
@@ -44,6 +44,11 @@ scripts/lint.sh
 
 step "cargo test (with the CUDA backend: its device tests say they are skipped where there is no CUDA)"
 cargo test --release --features cuda
+
+step "the examples: a checkpoint converted on the GPU, a donating function, a kernel of your own"
+for e in convert_checkpoint donate own_kernel; do
+  cargo run --release --quiet --example "$e"
+done
 
 step "the GPU tests again, every type emulated (the browsers' path, forced)"
 NXRIG_EMULATE=1 cargo test --release --features cuda --test gpu_rig --test gpu_cast --test gpu_split --test cli
@@ -90,7 +95,7 @@ NXRIG_CHECKPOINT="$src" NXRIG_BIN=./target/release/nxrig npm test
 step "wasm32 in headless Chromium"
 wasm-pack test --headless --chrome --release -- -p nxrig --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
 
-step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, K5, K8, K11, K13"
+step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, a read pending at a loss"
 WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- -p nxrig --test gpu_web
 
 step "loom: the claims racing on two and three threads"

@@ -1,10 +1,24 @@
 //! nxrig's one error type.
 //!
-//! Where the seeds raise `Invalid_argument`, nxrig returns one of these; the message
-//! says what the seed's says: the function the user called, the reason, and each
-//! operand's dtype and shape. A panic is a bug in nxrig, never a user's mistake.
+//! Every failure of bad input is one of these, never a panic; the message says the
+//! function the user called, the reason, and each operand's dtype and shape. A panic
+//! is a bug in nxrig, never a user's mistake.
 
 /// Everything that can go wrong in nxrig.
+///
+/// ```
+/// use nxrig::{Array, Error};
+///
+/// let a = Array::<f32>::of_array(&[2], &[1.0, 2.0])?;
+/// match a.get(&[5]) {
+///     Err(e @ Error::Invalid { op, .. }) => {
+///         assert_eq!(op, "Array::get"); // the function called
+///         println!("{e}");
+///     }
+///     other => panic!("expected an index error, got {other:?}"),
+/// }
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -24,8 +38,7 @@ pub enum Error {
         /// The dtype involved, by name (`"uint8"` for a size in bytes).
         dtype: &'static str,
     },
-    /// A layout or movement argument that is not valid (seed: `Invalid_argument` from
-    /// `Layout` and `Move`).
+    /// A layout or movement argument that is not valid.
     #[error("{op}: {reason}")]
     Layout {
         /// The function called, as `"Layout::new"` or `"Move::Reshape"`.
@@ -43,7 +56,7 @@ pub enum Error {
         /// Each operand's dtype and shape, as `float32 [3], int8 [2, 2]`.
         operands: String,
     },
-    /// An array's dtype is not the one asked for (seed: `expect`).
+    /// An array's dtype is not the one asked for.
     #[error("{op}: expected {expected}, found {found}")]
     WrongDtype {
         /// The function called.
@@ -53,7 +66,7 @@ pub enum Error {
         /// The array's dtype, by name.
         found: &'static str,
     },
-    /// A buffer whose memory was consumed (seed: a dead buffer).
+    /// A buffer whose memory was consumed.
     #[error("{op}: the buffer is dead: {why}")]
     Dead {
         /// The function called.
@@ -74,7 +87,7 @@ pub enum Error {
         /// The function called.
         op: &'static str,
     },
-    /// A use of claims that the seed refuses (`Claim.consume` outside its `with_`, of
+    /// A use of claims the protocol refuses (`Claims::consume` outside its `with`, of
     /// memory it does not claim, of a held memory, ...).
     #[error("{op}: {reason}")]
     Claim {
@@ -124,7 +137,7 @@ pub enum Error {
         /// What it cannot do, with what to use instead where there is a way.
         what: String,
     },
-    /// A device was lost (seed: `Rig.Lost`).
+    /// A device was lost.
     #[error("{op}: device {device} was lost")]
     Lost {
         /// The function called.
@@ -265,4 +278,12 @@ fn operands_of(operands: &str) -> String {
 }
 
 /// nxrig's result type.
+///
+/// ```
+/// fn first(a: &nxrig::Array<f32>) -> nxrig::Result<f32> {
+///     a.get(&[0])
+/// }
+/// assert_eq!(first(&nxrig::Array::of_array(&[1], &[2.5])?)?, 2.5);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub type Result<T, E = Error> = core::result::Result<T, E>;

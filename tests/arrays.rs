@@ -1,5 +1,7 @@
-//! Host arrays: making, elements, views, copies and casts, and the cases of
-//! `shared/CASES.md` that concern them (K1, K2, K3, K4, K6, K7, K9).
+//! Arrays: making, elements, views, copies and casts, on every device, and the cases
+//! on which other libraries gave wrong answers (a tie rounded to even, a mantissa
+//! carrying into the exponent, a NaN of low payload bits, saturation, int4 signs, the
+//! reshape of a view, negative-step slices), each with its input and answer.
 
 use half::f16;
 use nxrig::dtype::{convert_bits, F8E4m3, I4, U4};
@@ -18,7 +20,9 @@ fn slice1(start: Option<isize>, stop: Option<isize>, step: isize) -> Move {
 }
 
 on_every_device! {
-    fn k1_float32_to_e4m3_rounds_to_nearest_even() {
+    /// float32 into float8_e4m3 rounds to nearest, ties to even: 1.8131605 (between 1.75
+    /// and 1.875, past the midpoint 1.8125) is 1.875 (0x3F); 4.25, a tie, is 4.0 (0x48).
+    fn float32_to_e4m3_rounds_to_nearest_even() {
         let a = Array::<f32>::of_array(&[2], &[1.8131605, 4.25])
             .unwrap()
             .on();
@@ -28,7 +32,9 @@ on_every_device! {
 }
 
 on_every_device! {
-    fn k2_float64_to_float16_carries_into_the_exponent() {
+    /// float64 into float16, the mantissa carrying into the exponent: 0.499994 is 0.5
+    /// (0x3800), 7.9999999 is 8.0 (0x4800).
+    fn float64_to_float16_carries_into_the_exponent() {
         let a = Array::<f64>::of_array(&[2], &[0.499994, 7.9999999])
             .unwrap()
             .on();
@@ -45,7 +51,9 @@ on_every_device! {
 }
 
 on_every_device! {
-    fn k3_low_payload_nan_stays_nan() {
+    /// A NaN whose payload lies only in bits a narrower float drops (float64 bits
+    /// 0x7FF0000000000001) is a NaN in float16 (0x7E00, or 0xFE00 by sign), never infinity.
+    fn a_nan_with_only_low_payload_bits_stays_nan() {
         let a = Array::<f64>::of_array(
             &[2],
             &[
@@ -96,7 +104,9 @@ on_every_device! {
 }
 
 on_every_device! {
-    fn k4_float_to_integer_saturates_and_nan_is_zero() {
+    /// Float into integer saturates and NaN is 0: -1.0, 300.0, NaN into uint8 are 0, 255,
+    /// 0; +inf into int32 is 2147483647.
+    fn float_to_integer_saturates_and_nan_is_zero() {
         let a = Array::<f64>::of_array(&[3], &[-1.0, 300.0, f64::NAN])
             .unwrap()
             .on();
@@ -132,7 +142,9 @@ fn int4_ramp() -> AnyArray {
 }
 
 on_every_device! {
-    fn k6_packed_int4_keeps_its_sign_at_every_nibble() {
+    /// A packed int4 keeps its sign at every nibble: [-8, ..., 7] cast to int8, at even
+    /// and odd indices and in views at odd offsets, is [-8, ..., 7].
+    fn packed_int4_keeps_its_sign_at_every_nibble() {
         let a = int4_ramp();
         let ramp: Vec<i8> = (-8..=7).collect();
         // Odd offset: the view starts on a high nibble.
@@ -209,7 +221,9 @@ on_every_device! {
 }
 
 on_every_device! {
-    fn k7_reshape_of_a_permuted_view_is_no_view() {
+    /// [[0, 1], [2, 3]] permuted (1, 0) has no view of shape [4]: `move_` answers `None`,
+    /// and the copy is [0, 2, 1, 3].
+    fn reshape_of_a_permuted_view_is_no_view() {
         let a = Array::<i32>::of_array(&[2, 2], &[0, 1, 2, 3]).unwrap().on();
         let t = a.move_(&Move::Permute(vec![1, 0])).unwrap().unwrap();
         assert!(
@@ -229,7 +243,10 @@ on_every_device! {
 }
 
 on_every_device! {
-    fn k9_negative_step_slices_mean_what_numpy_means() {
+    /// Negative-step slices as NumPy means them, over x = arange(10): x[5:2:-1] is
+    /// [5, 4, 3], x[2:5:-1] is [], x[:7:-1] is [9, 8], x[7::-1] is [7, ..., 0]; a 5x5 array
+    /// sliced on axis 0 from 0 to 0 by -1 has shape (0, 5), its offset inside the buffer.
+    fn negative_step_slices_mean_what_numpy_means() {
         let x = Array::<i64>::of_array(&[10], &(0..10).collect::<Vec<_>>())
             .unwrap()
             .on();
@@ -431,8 +448,7 @@ on_every_device! {
 
 on_every_device! {
     /// Two threads set the even and the odd nibbles of one int4 array at once: every
-    /// store is kept (seed: "Stores to the other elements of a sub-byte element's byte,
-    /// from any domain, are kept").
+    /// store is kept.
     #[cfg(not(target_arch = "wasm32"))]
     fn concurrent_sub_byte_sets_keep_each_others_nibbles() {
         let a = Array::<I4>::of_array(&[64], &[I4::new(0).unwrap(); 64])
@@ -548,7 +564,7 @@ on_every_device! {
 
 on_every_device! {
     /// Byte counts up to the platform's limit, whose bit counts overflow a 32-bit `usize`
-    /// from 512 MiB on (wasm32): reckoned wide, they are found (issue 13).
+    /// from 512 MiB on (wasm32): reckoned wide, they are found.
     fn byte_counts_past_512_mib_are_found_on_every_platform() {
         let n: usize = 600 << 20;
         assert_eq!(DType::Uint8.bytes(n).ok(), Some(600 << 20));
@@ -567,7 +583,7 @@ on_every_device! {
 
 on_every_device! {
     /// An allocation the host cannot make is a typed error naming the bytes, not a
-    /// string (issue 15). Natively only: in wasm every size a layout allows might fit.
+    /// string. Natively only: in wasm every size a layout allows might fit.
     #[cfg(not(target_arch = "wasm32"))]
     fn memory_the_host_cannot_make_is_out_of_memory() {
         let n = usize::MAX / 4;

@@ -1,6 +1,5 @@
-//! The Claim seed (`shared/seeds/002_*.txt`), sentence by sentence: one test per
-//! sentence that states a behaviour or an error, named after it, then donation
-//! scenarios.
+//! The claims protocol, rule by rule: one test per rule that states a behaviour or an
+//! error, named after it, then donation scenarios.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -637,8 +636,10 @@ fn a_prepared_submission_holds_its_fixed_memory_and_claims_a_runs_buffers_only_w
 
 // --- Donation scenarios -----------------------------------------------------------
 
+/// y = copy(x), then x donated and overwritten: y keeps its values (3s), and a later
+/// read of x errs naming what it was donated to.
 #[test]
-fn k12_copy_then_donate_keeps_the_copy_and_later_use_names_the_function() {
+fn copy_then_donate_keeps_the_copy_and_later_use_names_the_function() {
     let x = filled(8, 3);
     let y = buf(8);
     Buffer::copy(&x, &y).unwrap();
@@ -652,8 +653,10 @@ fn k12_copy_then_donate_keeps_the_copy_and_later_use_names_the_function() {
     assert!(e.to_string().contains("donated to Nx.add"), "{e}");
 }
 
+/// A call that donates x and also reads x errs at once (within a second), never
+/// hangs.
 #[test]
-fn k12_a_call_that_donates_x_and_also_reads_x_fails_at_once() {
+fn a_call_that_donates_x_and_also_reads_x_fails_at_once() {
     let x = buf(8);
     let t = std::time::Instant::now();
     let r = Claim::with(&[&x], &[&x], |_| ());

@@ -1,5 +1,5 @@
-//! The door (seed: `Nx_array.door`, `answer`, `refused`, `max_operands`): every
-//! answer, in the seed's precedence, and the refusal messages.
+//! The door: every
+//! answer, in the specification's precedence, and the refusal messages.
 
 use nxrig::array::{door, refused, Answer, MAX_OPERANDS};
 use nxrig::rig::{Buffer, Claim};

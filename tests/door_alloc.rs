@@ -1,4 +1,4 @@
-//! The door allocates nothing (seed: "The door allocates nothing"): a counting global
+//! The door allocates nothing: a counting global
 //! allocator sees no allocation while it claims, runs and releases three operands.
 #![cfg(not(target_arch = "wasm32"))]
 

@@ -1,4 +1,4 @@
-//! The file readers under mutated input (issue 14's fuzzing, bounded for CI): valid
+//! The file readers under mutated input (fuzzing, bounded for CI): valid
 //! `.safetensors` and `.npy` files with bytes of their length field, header and data
 //! changed, cut short or spliced. Whatever the bytes, reading the header returns (no
 //! panic, no allocation the file does not justify), an error is one line with no

@@ -1,4 +1,4 @@
-//! Device loss at any point, and stamps waited for under contention (issue 11): a
+//! Device loss at any point, and stamps waited for under contention: a
 //! device destroyed while threads run every kind of operation on it settles each
 //! with its values or `Error::Lost`, never a panic nor wgpu's validation text; and
 //! threads placing and reading on one GPU never see a wait give up early. Natively,

@@ -1,6 +1,6 @@
 //! The GPU device's pool of freed buffers (natively, lavapipe here): memory given back
 //! is reused for the next allocation of its size, an array created over it reads 0
-//! (the seed leaves a fresh array's elements unspecified; nxrig's are 0 everywhere),
+//! (the specification leaves a fresh array's elements unspecified; nxrig's are 0 everywhere),
 //! a kernel's output over it is right, the pool keeps no more than its cap, and
 //! emptying it or destroying the device drops what it keeps. Each test opens its own
 //! device, so that the counts are its own.

@@ -1,8 +1,8 @@
 //! The GPU backend through the runtime, natively (lavapipe here): GPU devices, memory
-//! padded to words without the padding showing (K11), placement between host and GPU
-//! and between two GPU devices bit for bit (K5), the strided blit over any layout and
-//! every dtype against the host's transfer (K8), cast and fill against the host, and
-//! device loss with a read pending (K13). A machine without an adapter fails.
+//! padded to words without the padding showing, placement between host and GPU and
+//! between two GPU devices bit for bit (NaN payloads included), the strided blit over
+//! any layout and every dtype against the host's transfer, cast and fill against the
+//! host, and device loss with a read pending. A machine without an adapter fails.
 #![cfg(not(target_arch = "wasm32"))]
 
 use nxrig::kernels::{add, fill};
@@ -59,8 +59,10 @@ fn gpu_devices_are_listed_named_by_adapter_and_backend() {
     );
 }
 
+/// A 5x5 uint8 array (25 bytes) and 5 int4 (3 bytes) uploaded and read back give
+/// exactly those bytes: the padding to 4-byte words never shows.
 #[test]
-fn k11_padding_never_shows() {
+fn padding_to_words_never_shows() {
     // 25 bytes of uint8 and 5 int4 (3 bytes), uploaded and read back.
     let u8s: Vec<u128> = (0..25).map(|i| 200 + i as u128).collect();
     let a = AnyArray::of_bits(DType::Uint8, &[5, 5], &u8s).unwrap();
@@ -88,8 +90,10 @@ fn k11_padding_never_shows() {
     ));
 }
 
+/// NaN payloads (float64 bits 0x7FF0000000000001, float32 0x7F802000) survive every
+/// placement between the host and GPUs, never quietened.
 #[test]
-fn k5_nan_payloads_survive_every_placement() {
+fn nan_payloads_survive_every_placement() {
     let d64 = AnyArray::of_bits(
         DType::Float64,
         &[3],
@@ -121,8 +125,10 @@ fn k5_nan_payloads_survive_every_placement() {
     }
 }
 
+/// A float32 arange of shape [27, 31, 31] permuted [1, 2, 0] and made contiguous on
+/// the GPU: element [30, 30, 26] is 25946, and every element is the source's.
 #[test]
-fn k8_an_odd_sized_permutation_made_contiguous_on_the_gpu() {
+fn an_odd_sized_permutation_made_contiguous_on_the_gpu() {
     let n = 27 * 31 * 31;
     let bits: Vec<u128> = (0..n).map(|i| (i as f32).to_bits() as u128).collect();
     let a = AnyArray::of_bits(DType::Float32, &[27, 31, 31], &bits).unwrap();
@@ -302,8 +308,10 @@ fn blits_between_host_and_gpu_and_within_one_gpu_memory() {
     assert_eq!(h.borrow(&gpu()).unwrap().map(|b| b.len()), None);
 }
 
+/// A read of device memory started, then the device lost: the read settles with
+/// `Error::Lost`, and later operations on the device fail at once.
 #[test]
-fn k13_a_read_pending_when_the_device_is_lost_settles_lost() {
+fn a_read_pending_when_the_device_is_lost_settles_lost() {
     let dev = Rig::gpu_with(&Options::default()).unwrap();
     let a = varied(DType::Float32, &[1 << 16], 1)
         .to_device(&dev)

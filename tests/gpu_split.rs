@@ -1,5 +1,5 @@
-//! Arrays larger than the device allows in one binding or one allocation (DESIGN.md
-//! decision 8): devices opened with small limits (1 MiB buffers; 1 MiB or 256 KiB
+//! Arrays larger than the device allows in one binding or one allocation (split,
+//! never refused): devices opened with small limits (1 MiB buffers; 1 MiB or 256 KiB
 //! bindings, which the device then enforces) move 3 MiB arrays through every kernel,
 //! equal to the host byte for byte. Never refused, never a silent zero.
 #![cfg(not(target_arch = "wasm32"))]

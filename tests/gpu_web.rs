@@ -2,7 +2,8 @@
 //! no i64, no f64), through the runtime and nothing blocking: a device from
 //! `Rig::gpu_async`, uploads, kernels, `to_device_async` and `read_async` back. Cast
 //! against the oracle vectors (every source into every target, on at most 4096 records
-//! a source: every record of the 4-bit and 8-bit sources), K5, K8, K11 and K13. Run by
+//! a source: every record of the 4-bit and 8-bit sources), NaN payloads, odd tails, the
+//! 4-byte padding, a read pending at a device loss. Run by
 //! `wasm-pack test --headless --chrome`.
 #![cfg(target_arch = "wasm32")]
 
@@ -76,10 +77,15 @@ async fn cast_on_webgpu_equals_the_oracle_vectors() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Placement on WebGPU: a 5x5 uint8 array (25 bytes) and 5 int4 (3 bytes) read back
+/// exactly those bytes, the 4-byte padding never showing; NaN payloads (float32 bits
+/// 0x7F802000) survive placement and copies; a float32 arange of shape [27, 31, 31]
+/// permuted [1, 2, 0] and made contiguous has element [30, 30, 26] = 25946, every
+/// element the source's.
 #[wasm_bindgen_test]
-async fn k5_k8_k11_placement_on_webgpu() {
+async fn placement_on_webgpu_keeps_bytes_payloads_and_odd_tails() {
     let gpu = gpu().await;
-    // K11: 25 bytes of uint8 and 5 int4 (3 bytes): exactly those bytes come back.
+    // 25 bytes of uint8 and 5 int4 (3 bytes): exactly those bytes come back.
     let u8s: Vec<u128> = (0..25).map(|i| 200 + i as u128).collect();
     let a = AnyArray::of_bits(DType::Uint8, &[5, 5], &u8s)
         .unwrap()
@@ -96,7 +102,7 @@ async fn k5_k8_k11_placement_on_webgpu() {
     m.write_bytes(0, &[9; 7]).unwrap();
     m.write_bytes(1, &[1, 2, 3]).unwrap();
     assert_eq!(m.read_async().await.unwrap(), [9, 1, 2, 3, 9, 9, 9]);
-    // K5: NaN payloads kept by placement and copies on the GPU.
+    // NaN payloads kept by placement and copies on the GPU.
     let nan = AnyArray::of_bits(DType::Float64, &[2], &[0x7FF0000000000001, 1]).unwrap();
     let on = nan.to_device(&gpu).unwrap();
     assert_eq!(
@@ -105,7 +111,7 @@ async fn k5_k8_k11_placement_on_webgpu() {
     );
     let f = AnyArray::of_bits(DType::Float32, &[1], &[0x7F802000]).unwrap();
     assert_eq!(bits_back(&f.to_device(&gpu).unwrap()).await, [0x7F802000]);
-    // K8: a permuted odd-sized arange made contiguous on the GPU.
+    // A permuted odd-sized arange made contiguous on the GPU.
     let n = 27 * 31 * 31;
     let bits: Vec<u128> = (0..n).map(|i| (i as f32).to_bits() as u128).collect();
     let x = AnyArray::of_bits(DType::Float32, &[27, 31, 31], &bits).unwrap();
@@ -126,8 +132,10 @@ async fn k5_k8_k11_placement_on_webgpu() {
     assert_eq!(got, x.move_(&p).unwrap().unwrap().to_bits_vec().unwrap());
 }
 
+/// A read of device memory started, then the device lost: the read settles with
+/// `Error::Lost`, and later operations on the device fail at once.
 #[wasm_bindgen_test]
-async fn k13_a_read_pending_when_the_device_is_lost_settles_lost() {
+async fn a_read_pending_when_the_device_is_lost_settles_lost() {
     let gpu = gpu().await;
     let a = AnyArray::of_bits(DType::Int32, &[1 << 16], &vec![7; 1 << 16])
         .unwrap()
@@ -242,7 +250,7 @@ async fn float32_add_in_two_passes_on_webgpu() {
     );
 }
 
-/// One placement, every form, in the browser (issue 11): every view of the zoo
+/// One placement, every form, in the browser: every view of the zoo
 /// (flipped, permuted, stepped, broadcast over strided axes, empty at offsets,
 /// sub-byte at odd offsets) from the host and WebGPU to each, by `to_device_async`
 /// and, where nothing blocks, `to_device`, `transfer` and `copy`.
@@ -273,7 +281,7 @@ async fn settled(bad: &mut Vec<String>, what: &str, r: Result<AnyArray, Error>, 
 }
 
 /// Device loss at every point of a script of operations, in the browser's one
-/// thread (issue 11): reads pending, kernels queued, placements started before,
+/// thread: reads pending, kernels queued, placements started before,
 /// between and after `destroy` each settle with their values or `Error::Lost`,
 /// never a panic (which aborts the wasm test) nor wgpu's validation text.
 #[wasm_bindgen_test]

@@ -1,4 +1,4 @@
-//! `ndarray` interop (seed: `Nx_array` § Bigarrays): zero copy in both directions.
+//! `ndarray` interop: zero copy in both directions.
 
 use half::f16;
 use ndarray::{ArrayD, Axis, IxDyn};

@@ -1,5 +1,5 @@
 //! Host kernels through the door: add (broadcast, negative strides, sub-byte at odd
-//! offsets, every dtype), fill, cast, and the donating add (K12). The add oracle is
+//! offsets, every dtype), fill, cast, and the donating add. The add oracle is
 //! independent of nxrig's conversions: native arithmetic, the `half` crate, and a
 //! brute-force nearest-value search over every float8 pattern.
 
@@ -346,7 +346,9 @@ on_every_device! {
 }
 
 on_every_device! {
-    fn k12_copy_then_donate_and_the_aliased_call() {
+    /// y = copy(x), then `add_donated(x, ..)`: y keeps its values and x's later use names
+    /// the function it was donated to; a call that donates x and reads x errs at once.
+    fn copy_then_donate_and_the_aliased_call() {
         let x = Array::<f64>::of_array(&[2], &[1.0, 2.0]).unwrap().on();
         let y = x.copy().unwrap();
         let one = Array::<f64>::of_array(&[1], &[1.0]).unwrap().on();

@@ -1,5 +1,5 @@
-//! Placement (seed: `Nx_array` § Placement): to_device's layout rule, transfer's
-//! errors and overlap rule, copy and borrow, all bit for bit (K5).
+//! Placement: to_device's layout rule, transfer's errors and overlap rule, copy and
+//! borrow, all bit for bit (NaN payloads included).
 
 use nxrig::dtype::U4;
 use nxrig::rig::{Buffer, Claim, Kind};
@@ -55,7 +55,7 @@ on_every_device! {
 
 on_every_device! {
     fn to_device_packs_by_decreasing_stride_otherwise() {
-        // The seed's example: shape [3, 2] at strides [2, 2] gets strides [2, 1].
+        // The specification's example: shape [3, 2] at strides [2, 2] gets strides [2, 1].
         let buf = Buffer::create(&dut(), 64, Kind::Device).unwrap();
         let l = nxrig::Layout::new(&[3, 2], &[2, 2], 0).unwrap();
         let a = AnyArray::v(DType::Int32, l, buf).unwrap();
@@ -87,7 +87,10 @@ on_every_device! {
 }
 
 on_every_device! {
-    fn k5_nan_payloads_survive_to_device_transfer_and_copy() {
+    /// NaN payloads survive placement: float64 bits 0x7FF0000000000001 and
+    /// 0xFFF0000000000002 come back the same through `to_device`, `transfer` and `copy`,
+    /// never quietened to 0x7FF8....
+    fn nan_payloads_survive_to_device_transfer_and_copy() {
         let bits = [0x7FF0000000000001u64, 0xFFF0000000000002];
         let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits))
             .unwrap()

@@ -1,4 +1,4 @@
-//! One placement, every form (issue 11): every view of a zoo (flipped, permuted,
+//! One placement, every form: every view of a zoo (flipped, permuted,
 //! sliced with steps, broadcast with strided axes, empty at offsets, sub-byte at odd
 //! offsets, rank 0, overlapping), of seven dtypes, placed from each device to each by
 //! `to_device` and `to_device_async` (which must agree on the layout too), `transfer`

@@ -1,4 +1,4 @@
-//! A stress run of the runtime (issue 11): threads draw random views of seven dtypes
+//! A stress run of the runtime: threads draw random views of seven dtypes
 //! on the host, the GPU and a second GPU that emulates every type, and random
 //! operations on them (placement blocking and async between the devices, copy, cast,
 //! add with broadcast, the donating add under holds), and check every result, read

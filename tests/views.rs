@@ -1,4 +1,4 @@
-//! Bitcast views (seed: `Nx_array.bitcast`) against the bytes they read.
+//! Bitcast views against the bytes they read.
 
 use nxrig::dtype::{I4, U4};
 use nxrig::{AnyArray, Array, DType, Move, Slice};

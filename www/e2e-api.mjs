@@ -1,4 +1,4 @@
-// The JavaScript API's conventions, checked in the demo page (issue 13): arguments
+// The JavaScript API's conventions, checked in the demo page: arguments
 // validated as onnxruntime-web does, TypedArrays of the dtype's kind, Float16Array,
 // exact values `as` float32, nested arrays, dispose as TensorFlow.js does, text, the
 // memory figure; then arrays of 600 MiB on the host and on WebGPU in a page of their
@@ -81,7 +81,7 @@ export async function conventions(page) {
       String(NxArray.zeros(host, 'uint8', [100])),
       String(await m.toDevice(gpu)).startsWith(`NxArray(int32 [2, 3] on ${gpu.name}`),
     ];
-    // Misuse a user tried (issue 13's trial): clear Errors, never a trap.
+    // Misuse a user tried: clear Errors, never a trap.
     out.misuse = [
       message(() => NxArray.zeros(host, 5, [1])),
       message(() => NxArray.zeros(host, 'f32', [1])),

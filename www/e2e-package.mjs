@@ -1,4 +1,4 @@
-// The npm package as a user has it (issue 13): the `npm pack` tarball installed
+// The npm package as a user has it: the `npm pack` tarball installed
 // offline into a fresh project, then
 //   1. the README's TypeScript snippets checked with `tsc --strict` (the DOM's lib, and
 //      again with ESNext's, where `Symbol.dispose` is the language's own);

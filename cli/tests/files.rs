@@ -1,4 +1,4 @@
-//! Files as people have them (issue 14): hostile input gets one line on stderr naming
+//! Files as people have them: hostile input gets one line on stderr naming
 //! the file (and the tensor), exit status 2, no output and no temporary left, nothing
 //! allocated that the file does not justify, never a hang; files from other writers
 //! that NumPy reads are read; conversions write the same bytes every run; `info` reads

@@ -1,8 +1,8 @@
 //! Arrays whose dtype is chosen at run time: a dtype, a layout and a buffer.
 //!
-//! Seed: `Nx_array.t` and `Nx_array.any`. Every array keeps the seed's facts: its
-//! layout reaches only bits of its buffer, at non-negative positions, and its first
-//! element lies on a multiple of its dtype's alignment.
+//! Every array keeps these facts: its layout reaches only bits of its buffer, at
+//! non-negative positions, and its first element lies on a multiple of its dtype's
+//! alignment.
 
 use crate::dtype::DType;
 use crate::error::Error;
@@ -10,7 +10,20 @@ use crate::layout::{Layout, Move};
 use crate::rig::{Buffer, Kind, Rig, RigKind};
 
 /// An array of elements of a dtype known at run time. `Clone` copies the handle, never
-/// the elements. Seed: `Nx_array.any`.
+/// the elements.
+///
+/// ```
+/// use nxrig::{AnyArray, DType, Rig};
+///
+/// let a = AnyArray::of_bits(DType::Bfloat16, &[2, 2], &[0x3f80, 0x4000, 0xbf80, 0])?;
+/// assert_eq!((a.dtype(), a.shape()), (DType::Bfloat16, &[2, 2][..]));
+/// let t = a.permute(&[1, 0])?; // a view
+/// let f = t.cast(DType::Float32)?; // exact: float32 holds every bfloat16
+/// assert_eq!(f.to_bits_vec()?, [0x3f80_0000, 0xbf80_0000, 0x4000_0000, 0]);
+/// assert_eq!(f.clone().expect::<f32>()?.to_vec()?, [1.0, -1.0, 2.0, 0.0]);
+/// let _on = f.to_device(&Rig::host())?;
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct AnyArray {
     pub(crate) dtype: DType,
@@ -25,7 +38,6 @@ pub(crate) fn describe(dtype: DType, layout: &Layout) -> String {
 
 impl AnyArray {
     /// The array of `dtype` elements laid out by `layout` over `buffer`'s bytes.
-    /// Seed: `Nx_array.v`.
     ///
     /// # Errors
     /// [`Error::Dead`] if the buffer is dead; [`Error::Invalid`] if the layout has an
@@ -63,8 +75,8 @@ impl AnyArray {
     }
 
     /// A fresh C-contiguous array of `shape` in `rig`'s device memory, at offset 0,
-    /// zeroed (the seed leaves elements unspecified; nxrig's are 0). Its buffer holds
-    /// [`DType::bytes`]`(n)` bytes for `n` elements. Seed: `Nx_array.create`.
+    /// zeroed (the specification leaves elements unspecified; nxrig's are 0). Its buffer holds
+    /// [`DType::bytes`]`(n)` bytes for `n` elements.
     ///
     /// # Errors
     /// [`Error::Layout`] as [`Layout::contiguous`]; what [`Buffer::create`] returns.
@@ -72,7 +84,7 @@ impl AnyArray {
         AnyArray::create_in(rig, Kind::Device, dtype, shape)
     }
 
-    /// [`AnyArray::create`] in memory of `kind`. Seed: `Nx_array.create ~memory`.
+    /// [`AnyArray::create`] in memory of `kind`.
     ///
     /// # Errors
     /// As [`AnyArray::create`].
@@ -158,13 +170,13 @@ impl AnyArray {
         &self.buffer
     }
 
-    /// The device the array lives on. Seed: `Nx_array.device`.
+    /// The device the array lives on.
     pub fn rig(&self) -> &Rig {
         self.buffer.rig()
     }
 
     /// The array over the same buffer laid out by [`Layout::move_`], or `Ok(None)` where
-    /// no view exists (the caller copies). Seed: `Nx_array.move`.
+    /// no view exists (the caller copies).
     ///
     /// # Errors
     /// What [`Move::shape`] returns.

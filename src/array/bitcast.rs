@@ -1,5 +1,5 @@
 //! Bitcast views: an array's bits read as elements of another dtype, over the same
-//! buffer. Seed: `Nx_array.bitcast`.
+//! buffer.
 
 use super::any::AnyArray;
 use crate::dtype::DType;
@@ -20,7 +20,7 @@ impl AnyArray {
     ///   axis of extent `r`.
     ///
     /// `Ok(None)` where widening's conditions fail or the result's first element is not
-    /// on a multiple of `dtype`'s alignment. Seed: `Nx_array.bitcast`.
+    /// on a multiple of `dtype`'s alignment.
     ///
     /// ```
     /// use nxrig::{AnyArray, Array, DType};

@@ -1,7 +1,7 @@
 //! The compact form of an array: the few bytes that hold its elements, on its own
 //! device, and their layout in them. Placement computes it once and then moves those
 //! bytes, blocking ([`AnyArray::to_device`]) or not ([`AnyArray::to_device_async`]),
-//! so both forms give the same layout and the same bits. Seed: `Nx_array.to_device`.
+//! so both forms give the same layout and the same bits.
 
 use super::any::AnyArray;
 use super::placement::transfer;

@@ -1,6 +1,6 @@
 //! Arrays on a CUDA device: the device address of an array's buffer, and element moves
 //! by the transfer kernel of `nx_kernels.cu` (any layouts, every dtype, 4-bit elements
-//! at any position). Seed: `Nx_array` § Placement.
+//! at any position).
 
 use std::sync::Arc;
 

@@ -1,6 +1,5 @@
 //! The door: claims every operand of a kernel call or none, and answers what is wrong
-//! with an operand. Seed: `Nx_array` § Kernels (`answer`, `door`, `refused`,
-//! `max_operands`).
+//! with an operand.
 //!
 //! The door allocates nothing: it claims the operands in place and releases them from
 //! the same slices.
@@ -9,13 +8,23 @@ use super::any::{describe, AnyArray};
 use crate::error::Error;
 use crate::rig::ReadClaims;
 
-/// The most operands of one kernel call: `nx_array.h`'s `NX_MAX_OPERANDS`. Seed:
-/// `Nx_array.max_operands`.
+/// The most operands of one kernel call: `nx_array.h`'s `NX_MAX_OPERANDS`.
 pub const MAX_OPERANDS: usize = 18;
 
 /// What a kernel answers: `Done`, `Declined`, or, before any write, a refusal naming
-/// what is wrong with an operand. The order is the seed's and `nx_array.h`'s enum's
-/// (`NX_DONE` = 0, ...). Seed: `Nx_array.answer`.
+/// what is wrong with an operand. The order is `nx_array.h`'s enum's
+/// (`NX_DONE` = 0, ...).
+///
+/// ```
+/// use nxrig::array::{door, Answer};
+/// use nxrig::Array;
+///
+/// let x = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0])?;
+/// let r = x.flip(&[0])?;
+/// assert_eq!(door(&[x.any()], &[r.any()], || ())?, Answer::Overlapping);
+/// assert_eq!(Answer::of_code(7), Some(Answer::RepeatedElements)); // nx_array.h's codes
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Answer {
@@ -88,8 +97,7 @@ impl Answer {
 /// `Overlapping` for a written one, in that precedence (a dead operand is
 /// `DeadBuffer` whatever else is wrong with it). Waits for no device work. `f` must
 /// touch the arrays' elements only through work it submits with
-/// [`crate::rig::Rig::submit`] (or host reads and writes). Allocates nothing. Seed:
-/// `Nx_array.door`.
+/// [`crate::rig::Rig::submit`] (or host reads and writes). Allocates nothing.
 ///
 /// ```
 /// use nxrig::array::{door, refused, Answer};
@@ -160,7 +168,7 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
 /// operand's dtype and shape. For `DeadBuffer`, and for `HeldExclusive` once the
 /// holder consumed the memory, the reason names each dead operand in order, as
 /// `float32 [3] was donated to Nx.mul`. `Done` and `Declined` refuse nothing, and say
-/// so. Seed: `Nx_array.refused`.
+/// so.
 pub fn refused(name: &'static str, answer: Answer, operands: &[&AnyArray]) -> Error {
     let list = operands
         .iter()

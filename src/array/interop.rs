@@ -1,5 +1,5 @@
 //! Host-array interop: `ndarray`'s arrays (the Bigarray of Rust) in both directions,
-//! without a copy. Seed: `Nx_array` § Bigarrays (`of_bigarray`, `read`, `bigarray`).
+//! without a copy.
 //!
 //! Rust's aliasing rules want every view of nxrig's bytes to be scoped: a view is
 //! lent to a function while the memory's host lock and a read claim are held, never
@@ -17,7 +17,7 @@ use crate::rig::Buffer;
 impl<E: Element + bytemuck::Pod> Array<E> {
     /// The host array over `a`'s own elements, without a copy, with `a`'s shape and
     /// strides (negative ones too) and the offset of its first element. nxrig owns the
-    /// elements from now on. Seed: `Nx_array.of_bigarray`.
+    /// elements from now on.
     ///
     /// # Errors
     /// [`Error::Layout`] if the rank exceeds 16; [`Error::Invalid`] as
@@ -121,7 +121,17 @@ fn c_strides(shape: &[usize]) -> Vec<usize> {
 }
 
 /// An array whose memory was exported to the host for good ([`Array::bigarray`]): no
-/// donation will ever write it, so its views need no claim. Seed: `Nx_array.bigarray`.
+/// donation will ever write it, so its views need no claim.
+///
+/// ```
+/// use nxrig::Array;
+///
+/// let a = Array::<f32>::of_array(&[2, 2], &[1.0, 2.0, 3.0, 4.0])?;
+/// let e = a.bigarray()?; // no donation will write this memory again
+/// let sum = e.view(|v| v.sum())?;
+/// assert_eq!(sum, 10.0);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Exported<E: Element> {
     array: Array<E>,
@@ -130,8 +140,7 @@ pub struct Exported<E: Element> {
 impl<E: Element + bytemuck::Pod> Array<E> {
     /// Exports the array's memory (C-contiguous, on the host): waits once for the work
     /// on it, and from then on it is never held exclusive again ([`Buffer::export`]), so
-    /// the returned handle lends views of its elements without claims. Seed:
-    /// `Nx_array.bigarray`.
+    /// the returned handle lends views of its elements without claims.
     ///
     /// # Errors
     /// [`Error::Invalid`] naming `Nx_array.bigarray` unless the array is C-contiguous

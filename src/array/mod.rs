@@ -1,6 +1,4 @@
 //! Arrays: a dtype, a layout and a buffer; views, elements, placement, the door.
-//!
-//! Seed: `Nx_array` § Arrays, Views, Elements, Placement, Kernels (the door).
 
 mod any;
 mod bitcast;

@@ -1,6 +1,5 @@
 //! Whether two arrays share bytes, or are identical: what the door and the kernels ask
-//! of their operands. Seed: `Nx_array` § Kernels (identical arrays, overlapping
-//! operands).
+//! of their operands.
 
 use super::any::AnyArray;
 
@@ -61,7 +60,7 @@ pub(crate) fn shares_bytes(a: &AnyArray, b: &AnyArray) -> bool {
 }
 
 /// True when the two arrays have one element width and place every index at the same
-/// bits of one memory. Seed: `Nx_array` § Kernels (identical arrays).
+/// bits of one memory.
 pub(crate) fn identical(a: &AnyArray, b: &AnyArray) -> bool {
     if a.dtype.bits() != b.dtype.bits()
         || a.shape() != b.shape()

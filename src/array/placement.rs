@@ -1,6 +1,6 @@
 //! Placement: an array's elements stored bit for bit on a device, into another array,
 //! or shared with a device. Runs no kernel: it computes nothing on the values (NaN
-//! payloads are kept). Seed: `Nx_array` § Placement.
+//! payloads are kept).
 
 use super::any::{describe, AnyArray};
 use super::door::{door, Answer};
@@ -21,8 +21,7 @@ impl AnyArray {
     /// sign of the source's stride, an axis of stride 0 keeps 0, and the least position
     /// is at 0 (shape `[3, 2]` at strides `[2, 2]` gets strides `[2, 1]`). Onto a GPU
     /// the bytes go through its queue; off a GPU they are read back, blocking (native
-    /// only: in the browser use [`AnyArray::to_device_async`]). Seed:
-    /// `Nx_array.to_device`.
+    /// only: in the browser use [`AnyArray::to_device_async`]).
     ///
     /// ```
     /// use nxrig::{Array, Move, Rig};
@@ -47,7 +46,7 @@ impl AnyArray {
     /// writes `dst`'s elements and no other bit of its buffer, a sub-byte neighbour
     /// included. The arrays may be on two devices (then `src` is first placed on
     /// `dst`'s, as [`AnyArray::to_device`] does); on a GPU the generated transfer
-    /// kernel moves the elements. Seed: `Nx_array.transfer`.
+    /// kernel moves the elements.
     ///
     /// # Errors
     /// [`Error::Invalid`] if the shapes or dtypes differ, `dst` reaches an element twice,
@@ -60,7 +59,7 @@ impl AnyArray {
 
     /// `Some` of the array over a borrow of its buffer for `rig`, sharing its memory
     /// (writes through either show in the other); `Some` of the array itself on `rig`;
-    /// `None` where `rig` cannot map the memory. Seed: `Nx_array.borrow`.
+    /// `None` where `rig` cannot map the memory.
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] for a lost device.
@@ -84,7 +83,7 @@ fn refusal(op: &'static str, a: Answer, src: &AnyArray, dst: &AnyArray) -> Error
 impl AnyArray {
     /// A fresh C-contiguous array on the same device holding the array's elements, bit
     /// for bit (NaN payloads included): the array [`AnyArray::create`] makes there,
-    /// filled by [`AnyArray::transfer`]. Seed: `Nx_array.copy`.
+    /// filled by [`AnyArray::transfer`].
     ///
     /// # Errors
     /// What [`AnyArray::create`] and [`AnyArray::transfer`] return.
@@ -200,6 +199,17 @@ fn byte_of(a: &AnyArray) -> usize {
 
 /// The positions (elements) of a layout in C order, one at a time, for kernels that
 /// walk several layouts together.
+///
+/// ```
+/// use nxrig::array::PositionIter;
+/// use nxrig::Layout;
+///
+/// let t = Layout::new(&[2, 2], &[1, 2], 0)?; // a transposed 2x2
+/// let mut it = PositionIter::new(&t);
+/// let pos: Vec<usize> = (0..t.numel()).map(|_| it.next_position()).collect();
+/// assert_eq!(pos, [0, 2, 1, 3]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub struct PositionIter<'a> {
     layout: &'a Layout,
     index: [usize; crate::layout::MAX_RANK],

@@ -1,5 +1,5 @@
 //! The async form of placement that the browser needs to bring GPU memory back, and
-//! an array's own bytes. Seed: `Nx_array` § Placement; DESIGN.md decision 7.
+//! an array's own bytes.
 
 use super::any::AnyArray;
 use crate::error::Error;

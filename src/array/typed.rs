@@ -1,6 +1,4 @@
 //! Arrays of a dtype known at compile time, and element access.
-//!
-//! Seed: `Nx_array.t` (`('v, 's) t`), `expect`, `get`, `set`, `to_array`, `of_array`.
 
 use std::marker::PhantomData;
 
@@ -11,7 +9,19 @@ use crate::layout::{numel, Layout, Move};
 use crate::rig::{Buffer, Rig};
 
 /// An array of `E` elements (`E` one of [`Element`]'s types, which fixes the dtype).
-/// `Clone` copies the handle, never the elements. Seed: `Nx_array.t`.
+/// `Clone` copies the handle, never the elements.
+///
+/// ```
+/// use nxrig::{Array, Slice};
+///
+/// let a = Array::<i32>::of_array(&[2, 3], &[0, 1, 2, 3, 4, 5])?;
+/// assert_eq!(a.get(&[1, 2])?, 5);
+/// let r = a.slice(&[Slice::new(None, None, -1)])?; // rows reversed, a view
+/// assert_eq!(r.to_vec()?, [3, 4, 5, 0, 1, 2]);
+/// a.set(&[0, 0], 9)?;
+/// assert_eq!(r.get(&[1, 0])?, 9); // the view sees it
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Array<E: Element> {
     any: AnyArray,
@@ -19,7 +29,7 @@ pub struct Array<E: Element> {
 }
 
 impl AnyArray {
-    /// The array as `Array<E>` if its dtype is `E`'s. Seed: `Nx_array.expect`.
+    /// The array as `Array<E>` if its dtype is `E`'s.
     ///
     /// # Errors
     /// [`Error::WrongDtype`] naming both dtypes otherwise.
@@ -53,7 +63,7 @@ fn index_error(op: &'static str, a: &AnyArray, index: &[usize]) -> Error {
 }
 
 impl<E: Element> Array<E> {
-    /// The untyped array (a handle; no copy). Seed: `Any a`.
+    /// The untyped array (a handle; no copy).
     pub fn any(&self) -> &AnyArray {
         &self.any
     }
@@ -78,7 +88,7 @@ impl<E: Element> Array<E> {
         &self.any.buffer
     }
 
-    /// A fresh zeroed C-contiguous array of `shape` on `rig`. Seed: `Nx_array.create`.
+    /// A fresh zeroed C-contiguous array of `shape` on `rig`.
     ///
     /// # Errors
     /// What [`AnyArray::create`] returns.
@@ -87,7 +97,6 @@ impl<E: Element> Array<E> {
     }
 
     /// A fresh C-contiguous host array of `shape` holding `xs` in C order of indices.
-    /// Seed: `Nx_array.of_array`.
     ///
     /// # Errors
     /// [`Error::Invalid`] if `xs` does not have one value per index of `shape`, and what
@@ -98,7 +107,7 @@ impl<E: Element> Array<E> {
 
     /// A fresh C-contiguous host array of `shape` holding each of `xs` (C order) as
     /// [`Element::from_f64`] rounds it: once, to nearest, ties to even; integers
-    /// truncate and saturate. Seed: `Nx_array.of_array` with float values.
+    /// truncate and saturate.
     ///
     /// # Errors
     /// As [`Array::of_array`].
@@ -114,7 +123,7 @@ impl<E: Element> Array<E> {
 
     /// The C-contiguous host array of `shape` over `v`'s bytes, without a copy; writes
     /// through the array write `v`'s elements. Works for every `E` stored as a plain
-    /// value (not the 4-bit ones: see [`AnyArray::of_bytes`]). Seed: `Nx_array.of_bigarray`.
+    /// value (not the 4-bit ones: see [`AnyArray::of_bytes`]).
     ///
     /// # Errors
     /// [`Error::Invalid`] if `v.len()` is not `shape`'s element count.
@@ -136,7 +145,7 @@ impl<E: Element> Array<E> {
         AnyArray::v(E::DTYPE, Layout::contiguous(shape)?, Buffer::of_vec(v))?.expect()
     }
 
-    /// The element at `index`. Seed: `Nx_array.get`.
+    /// The element at `index`.
     ///
     /// # Errors
     /// [`Error::Invalid`] unless `index` has one entry per axis, each below its extent;
@@ -155,8 +164,7 @@ impl<E: Element> Array<E> {
         Ok(E::from_bits(bits))
     }
 
-    /// Stores `x` at `index`; a sub-byte store keeps its neighbour's bits. Seed:
-    /// `Nx_array.set`.
+    /// Stores `x` at `index`; a sub-byte store keeps its neighbour's bits.
     ///
     /// # Errors
     /// [`Error::Invalid`] as [`Array::get`], if the array reaches an element twice, or
@@ -179,7 +187,7 @@ impl<E: Element> Array<E> {
             .write_as("Array::set", |b| write_bits(E::DTYPE, b, p, x.to_bits()))
     }
 
-    /// The elements in C order of indices. Seed: `Nx_array.to_array`.
+    /// The elements in C order of indices.
     ///
     /// # Errors
     /// What [`Buffer::read`] returns.
@@ -194,7 +202,6 @@ impl<E: Element> Array<E> {
     }
 
     /// The array moved by `m` over the same buffer, or `Ok(None)` where no view exists.
-    /// Seed: `Nx_array.move`.
     ///
     /// # Errors
     /// What [`Move::shape`] returns.
@@ -205,7 +212,7 @@ impl<E: Element> Array<E> {
         }))
     }
 
-    /// A fresh C-contiguous copy, bit for bit. Seed: `Nx_array.copy`.
+    /// A fresh C-contiguous copy, bit for bit.
     ///
     /// # Errors
     /// What [`AnyArray::copy`] returns.
@@ -224,7 +231,7 @@ impl<E: Element> Array<E> {
 
 impl AnyArray {
     /// The C-contiguous host array of `dtype` and `shape` over `bytes`, without a copy
-    /// (sub-byte dtypes packed two a byte, low nibble first). Seed: `Nx_array.of_bigarray`.
+    /// (sub-byte dtypes packed two a byte, low nibble first).
     ///
     /// # Errors
     /// [`Error::Invalid`] if `bytes` is shorter than the elements need or misaligned for

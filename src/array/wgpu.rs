@@ -1,6 +1,5 @@
 //! Arrays on a GPU through wgpu: where an array's elements start in its wgpu buffers,
-//! and element moves by the strided blit. Seed: `Nx_array` § Placement; DESIGN.md
-//! decision 7.
+//! and element moves by the strided blit.
 
 use super::any::AnyArray;
 use crate::error::Error;

@@ -7,6 +7,21 @@ use crate::formats::index::Index;
 use crate::formats::{stem_of, Entry, Format, Header};
 
 /// One file of a checkpoint: its name, format, header and source.
+///
+/// ```
+/// # use nxrig::convert::{BufferSource, Checkpoint};
+/// # use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// # use nxrig::{Array, DType};
+/// # let w = Array::<f32>::of_array(&[2, 3], &[0.5; 6])?;
+/// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
+/// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
+/// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let shard = &ck.shards[0];
+/// assert_eq!((shard.name.as_str(), shard.format), ("model.safetensors", Format::Safetensors));
+/// assert_eq!(shard.header.entries[0].name, "w");
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub struct Shard<S> {
     /// Its file name (a shard's name as the index gives it; a single file's source
     /// name).
@@ -21,6 +36,21 @@ pub struct Shard<S> {
 
 /// A checkpoint: one file, or the shards of a sharded checkpoint (in order of name)
 /// with its index.
+///
+/// ```
+/// # use nxrig::convert::{BufferSource, Checkpoint};
+/// # use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// # use nxrig::{Array, DType};
+/// # let w = Array::<f32>::of_array(&[2, 3], &[0.5; 6])?;
+/// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
+/// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
+/// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?; // headers only
+/// let (_, e) = ck.find("w").expect("a tensor named w");
+/// assert_eq!((e.dtype, e.shape.as_slice(), e.len), (DType::Float32, &[2, 3][..], 24));
+/// assert_eq!((ck.tensors().count(), ck.bytes(), ck.index.is_none()), (1, 24, true));
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub struct Checkpoint<S> {
     /// The files.
     pub shards: Vec<Shard<S>>,

@@ -22,6 +22,27 @@ enum Target {
 /// A sink of files on disk: each written to a temporary name beside its target
 /// (`.nxrig-PID-N.tmp`, removed on an interrupt the command line catches), all
 /// renamed into place at [`Sink::commit`]; an abort (or a drop) removes them.
+///
+/// ```
+/// # use nxrig::convert::{BufferSource, Checkpoint};
+/// # use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// # use nxrig::{Array, DType};
+/// # let w = Array::<f32>::of_array(&[2, 3], &[0.5; 6])?;
+/// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
+/// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
+/// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// # use nxrig::convert::{self, FileSink, Pick, Plan};
+/// let dir = std::env::temp_dir().join(format!("nxrig-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let out = dir.join("model.bf16.safetensors");
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), &out.display().to_string())?;
+/// let mut sink = FileSink::file(&out); // a temporary beside `out`, renamed once whole
+/// pollster::block_on(convert::run(&ck, &plan, &mut sink, &nxrig::Rig::host(), &mut |_| {}))?;
+/// assert_eq!(formats::read(&out)?.tensors[0].array.dtype(), DType::Bfloat16);
+/// std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct FileSink {
     target: Target,
     made_dir: bool,

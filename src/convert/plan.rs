@@ -9,6 +9,20 @@ use crate::formats::{Format, Planned};
 /// Which tensors a conversion casts, and into what: every floating-point tensor
 /// ([`Pick::floats`]), or those whose names a glob matches ([`Pick::matching`]),
 /// whatever their dtype.
+///
+/// ```
+/// use nxrig::convert::Pick;
+/// use nxrig::DType;
+///
+/// let floats = Pick::floats(DType::Float16);
+/// assert_eq!(floats.dtype("w", DType::Float32), DType::Float16);
+/// assert_eq!(floats.dtype("ids", DType::Int64), DType::Int64); // kept
+/// let some = Pick::matching(DType::Int8, "encoder.*")?;
+/// assert_eq!(some.dtype("encoder.ids", DType::Int64), DType::Int8);
+/// assert_eq!(some.dtype("decoder.w", DType::Float32), DType::Float32);
+/// assert!(Pick::matching(DType::Int8, "[").is_err());
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Pick {
     /// The dtype they are cast into.
@@ -54,6 +68,23 @@ impl Pick {
 }
 
 /// One file the conversion writes.
+///
+/// ```
+/// # use nxrig::convert::{BufferSource, Checkpoint};
+/// # use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// # use nxrig::{Array, DType};
+/// # let w = Array::<f32>::of_array(&[2, 3], &[0.5; 6])?;
+/// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
+/// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
+/// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// # use nxrig::convert::{Pick, Plan};
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out.safetensors")?;
+/// let f = &plan.files[0];
+/// assert_eq!((f.name.as_str(), f.shard, f.order.as_slice()), ("out.safetensors", 0, &[(0, DType::Bfloat16)][..]));
+/// assert_eq!((f.bytes_in, f.bytes_out), (24, f.header.len() as u64 + 12));
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct OutFile {
     /// Its name: the output's (a path natively) for one file, the shard's file name
@@ -73,6 +104,24 @@ pub struct OutFile {
 }
 
 /// Every file a conversion writes, planned and checked.
+///
+/// ```
+/// # use nxrig::convert::{BufferSource, Checkpoint};
+/// # use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// # use nxrig::{Array, DType};
+/// # let w = Array::<f32>::of_array(&[2, 3], &[0.5; 6])?;
+/// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
+/// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
+/// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// # use nxrig::convert::{Pick, Plan};
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out.safetensors")?;
+/// assert_eq!((plan.files.len(), plan.converted, plan.tensors), (1, 1, 1));
+/// assert_eq!((plan.bytes_in(), plan.tensor_bytes_out()), (24, 12));
+/// // Checked before a byte is written: .safetensors holds no int4.
+/// assert!(Plan::new(&ck, &Pick::floats(DType::Int4), "out.safetensors").is_err());
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// The files of tensors, in the order they are written.

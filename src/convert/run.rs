@@ -18,6 +18,25 @@ use crate::rig::Rig;
 pub const PIECE_BYTES: usize = 64 << 20;
 
 /// Where a conversion is: after each piece.
+///
+/// ```
+/// # use nxrig::convert::{BufferSource, Checkpoint};
+/// # use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// # use nxrig::{Array, DType};
+/// # let w = Array::<f32>::of_array(&[2, 3], &[0.5; 6])?;
+/// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
+/// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
+/// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// # use nxrig::convert::{self, MemorySink, Pick, Plan};
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors")?;
+/// let mut seen = Vec::new();
+/// pollster::block_on(convert::run(&ck, &plan, &mut MemorySink::default(), &nxrig::Rig::host(), &mut |p| {
+///     seen.push((p.tensor.to_owned(), p.done, p.total, p.tensor_done));
+/// }))?;
+/// assert_eq!(seen, [("w".to_owned(), 24, 24, true)]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Progress<'a> {
     /// Input bytes converted so far.
@@ -33,6 +52,22 @@ pub struct Progress<'a> {
 }
 
 /// What a conversion did.
+///
+/// ```
+/// # use nxrig::convert::{BufferSource, Checkpoint};
+/// # use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// # use nxrig::{Array, DType};
+/// # let w = Array::<f32>::of_array(&[2, 3], &[0.5; 6])?;
+/// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
+/// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
+/// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// # use nxrig::convert::{self, MemorySink, Pick, Plan, Report};
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors")?;
+/// let r = pollster::block_on(convert::run(&ck, &plan, &mut MemorySink::default(), &nxrig::Rig::host(), &mut |_| {}))?;
+/// assert_eq!(r, Report { files: 1, tensors: 1, converted: 1, bytes_in: 24, bytes_out: 12 });
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Report {
     /// The files of tensors written (the index not counted).

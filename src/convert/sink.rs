@@ -14,6 +14,20 @@ use crate::rig::{Buffer, Rig};
 /// A conversion calls `open`, then `write_bytes`/`write_array` for the file's bytes in
 /// order, then `close`, for each file; then `commit` once, or `abort` on any error
 /// (also after a failed `commit`).
+///
+/// ```
+/// use nxrig::convert::{MemorySink, Sink};
+///
+/// let mut sink = MemorySink::default();
+/// pollster::block_on(async {
+///     sink.open("a.bin").await?;
+///     sink.write_bytes(&[1, 2, 3]).await?;
+///     sink.close().await?;
+///     sink.commit().await
+/// })?;
+/// assert_eq!(sink.files, [("a.bin".to_owned(), vec![1, 2, 3])]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub trait Sink {
     /// Starts the file `name` (a plan's [`super::OutFile::name`], or a sharded
     /// checkpoint's index).
@@ -88,6 +102,21 @@ pub(crate) fn bytes_of(a: &AnyArray) -> Result<Buffer, Error> {
 
 /// A sink that keeps each file's bytes in memory (tests, small outputs): `files`
 /// holds them, by name, once committed.
+///
+/// ```
+/// use nxrig::convert::{MemorySink, Sink};
+///
+/// let mut sink = MemorySink::default();
+/// pollster::block_on(async {
+///     sink.open("a.bin").await?;
+///     sink.write_bytes(b"kept only if committed").await?;
+///     sink.close().await?;
+///     sink.abort().await;
+///     Ok::<(), nxrig::Error>(())
+/// })?;
+/// assert!(sink.files.is_empty(), "aborted: nothing kept");
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct MemorySink {
     /// The committed files, in the order written.

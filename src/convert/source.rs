@@ -10,6 +10,17 @@ use crate::rig::Buffer;
 ///
 /// A source never reads more than it is asked for, so memory stays bounded by the
 /// largest range a conversion asks (a piece, [`super::PIECE_BYTES`], or a header).
+///
+/// ```
+/// use nxrig::convert::{BufferSource, Source};
+/// use nxrig::rig::Buffer;
+///
+/// let s = BufferSource::new("bytes", Buffer::of_vec((0u8..16).collect::<Vec<_>>()));
+/// assert_eq!((s.name(), s.size()), ("bytes", 16));
+/// let piece = pollster::block_on(s.read(4, 3))?;
+/// assert_eq!(piece.read(|b| b.to_vec())?, [4, 5, 6]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub trait Source {
     /// The name errors give: a path, a URL, a `File`'s name.
     fn name(&self) -> &str;
@@ -28,6 +39,16 @@ pub trait Source {
 
 /// A source over bytes already on the host: a memory map natively, or bytes in
 /// memory. Reads are views of the buffer (no copy).
+///
+/// ```
+/// use nxrig::convert::{BufferSource, Source};
+/// use nxrig::rig::Buffer;
+///
+/// let s = BufferSource::new("in memory", Buffer::of_vec(vec![7u8; 8]));
+/// assert_eq!(pollster::block_on(s.read(6, 2))?.len(), 2); // a view, no copy
+/// assert!(pollster::block_on(s.read(6, 4)).is_err()); // past the end
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct BufferSource {
     name: String,

@@ -1,9 +1,9 @@
 //! Conversion of one element from any dtype into any dtype, correctly rounded.
 //!
-//! Seed: `Nx_array` § Dtypes (`Dtype.of_float`, conversions). Every source is decoded
+//! Every source is decoded
 //! into an exact value (a NaN with its payload, an infinity, a finite `mant * 2^exp`,
 //! or an exact integer) and encoded into the target with one rounding, to nearest,
-//! ties to even. The rules (DESIGN.md decision 1):
+//! ties to even. The rules:
 //!
 //! - float into float: one rounding; overflow gives infinity, or NaN for float8_e4m3;
 //! - a NaN stays a NaN of its sign with the quiet bit set and its high payload bits
@@ -258,8 +258,6 @@ pub(crate) fn component(d: DType) -> DType {
 /// width are ignored. The result holds the target's bits the same way, with every bit
 /// above its width zero.
 ///
-/// Seed: `Nx_array` § Dtypes (conversions); the rules are in this module's docs.
-///
 /// ```
 /// use nxrig::dtype::convert_bits;
 /// use nxrig::DType;
@@ -296,7 +294,7 @@ pub fn convert_bits(src: DType, dst: DType, bits: u128) -> u128 {
     }
 }
 
-/// The dtype's bits of the value `x` (seed: `Dtype.of_float`): rounded once to nearest,
+/// The dtype's bits of the value `x`: rounded once to nearest,
 /// ties to even, for float dtypes; truncated and saturated for integers; `x != 0` for
 /// bool; `(x, +0)` for complex.
 pub fn bits_of_f64(dst: DType, x: f64) -> u128 {

@@ -1,6 +1,6 @@
 //! Rust types of elements: one a dtype, with their raw bits.
 //!
-//! Seed: `Nx_array.Dtype` (the OCaml type an element reads as). float16 and bfloat16
+//!  float16 and bfloat16
 //! are `half`'s types; the float8 and 4-bit dtypes get small newtypes here.
 
 use core::fmt;
@@ -20,6 +20,15 @@ mod sealed {
 /// Implemented for `half::f16`, `half::bf16`, [`F8E4m3`], [`F8E5m2`], `f32`, `f64`,
 /// [`I4`], [`U4`], `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`, `u64`,
 /// `Complex<f32>`, `Complex<f64>` and `bool`. Sealed: the table is closed.
+///
+/// ```
+/// use nxrig::dtype::{Element, F8E4m3};
+/// use nxrig::DType;
+///
+/// assert_eq!(<f32 as Element>::DTYPE, DType::Float32);
+/// assert_eq!(F8E4m3::from_f64(1.8131605), F8E4m3(0x3f)); // one rounding, ties to even
+/// assert_eq!(<i8 as Element>::from_f64(300.0), 127); // saturates
+/// ```
 pub trait Element: sealed::Sealed + Copy + Send + Sync + PartialEq + fmt::Debug + 'static {
     /// The dtype whose elements this type holds.
     const DTYPE: DType;
@@ -28,8 +37,8 @@ pub trait Element: sealed::Sealed + Copy + Send + Sync + PartialEq + fmt::Debug 
     fn to_bits(self) -> u128;
     /// The element of storage bits `bits`; bits above the dtype's width are ignored.
     fn from_bits(bits: u128) -> Self;
-    /// The element nearest `x` as [`crate::dtype::convert_bits`] rounds (seed:
-    /// `Dtype.of_float`): once, to nearest, ties to even; integers truncate and saturate.
+    /// The element nearest `x` as [`crate::dtype::convert_bits`] rounds: once, to
+    /// nearest, ties to even; integers truncate and saturate.
     fn from_f64(x: f64) -> Self {
         Self::from_bits(bits_of_f64(Self::DTYPE, x))
     }
@@ -199,6 +208,17 @@ byte_float!(
 );
 
 /// A signed 4-bit integer, -8 to 7.
+///
+/// ```
+/// use nxrig::dtype::I4;
+/// use nxrig::Array;
+///
+/// let a = Array::<I4>::of_array(&[3], &[I4::new(-8).unwrap(), I4::new(7).unwrap(), I4::new(-1).unwrap()])?;
+/// assert_eq!(a.buffer().len(), 2); // packed two a byte
+/// assert_eq!(a.get(&[2])?.get(), -1);
+/// assert_eq!(I4::new(8), None); // outside -8..=7
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct I4(i8);
 
@@ -218,6 +238,16 @@ impl I4 {
 }
 
 /// An unsigned 4-bit integer, 0 to 15.
+///
+/// ```
+/// use nxrig::dtype::U4;
+/// use nxrig::Array;
+///
+/// let a = Array::<U4>::of_array(&[2], &[U4::new(15).unwrap(), U4::new(1).unwrap()])?;
+/// assert_eq!(a.any().to_bytes()?, [0x1f]); // the first element in the low nibble
+/// assert_eq!(U4::new(16), None);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
 pub struct U4(u8);
 

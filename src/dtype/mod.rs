@@ -2,7 +2,7 @@
 //!
 //! The single source of truth for element formats: `include/nx_dtype.h` is checked
 //! against it by a test, and the WGSL will be generated from it. This module uses no
-//! other module of nxrig but its error type. Seed: `Nx_array` § Dtypes.
+//! other module of nxrig but its error type.
 
 mod convert;
 mod element;

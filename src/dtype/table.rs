@@ -1,6 +1,6 @@
 //! The dtype table: the 19 element formats of the field and their facts.
 //!
-//! Seed: `Nx_array` § Dtypes. Widths are in bits (int4 and uint4 are 4, never a
+//! Widths are in bits (int4 and uint4 are 4, never a
 //! 0-byte sentinel); alignment is in bytes.
 
 use core::fmt;
@@ -11,7 +11,7 @@ use crate::error::Error;
 /// An element format: one of the 19 dtypes of the field.
 ///
 /// The discriminant is nxrig's dtype code (`nx_dtype.h`'s `NX_DTYPE_*`), stable across
-/// releases. Seed: `Nx_array.Dtype`.
+/// releases.
 ///
 /// ```
 /// use nxrig::DType;
@@ -64,6 +64,15 @@ pub enum DType {
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
+///
+/// ```
+/// use nxrig::dtype::Class;
+/// use nxrig::DType;
+///
+/// assert_eq!(DType::Bfloat16.class(), Class::Float);
+/// assert_eq!(DType::Int4.class(), Class::Signed);
+/// assert_eq!(DType::Complex64.class(), Class::Complex);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
     /// A binary floating-point format.
@@ -79,6 +88,15 @@ pub enum Class {
 }
 
 /// The bit layout of a binary floating-point format.
+///
+/// ```
+/// use nxrig::DType;
+///
+/// let e4m3 = DType::Float8E4m3.float_format().unwrap();
+/// assert_eq!((e4m3.exponent_bits, e4m3.fraction_bits, e4m3.bias, e4m3.ieee), (4, 3, 7, false));
+/// assert!(DType::Float16.float_format().unwrap().ieee);
+/// assert_eq!(DType::Int8.float_format(), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FloatFormat {
     /// Exponent field width in bits.
@@ -198,7 +216,7 @@ impl DType {
         }
     }
 
-    /// The seed's name: `"float16"`, `"bfloat16"`, `"float8_e4m3"`, ..., `"bool"`.
+    /// The dtype's name: `"float16"`, `"bfloat16"`, `"float8_e4m3"`, ..., `"bool"`.
     pub const fn name(self) -> &'static str {
         match self {
             DType::Float16 => "float16",
@@ -334,7 +352,7 @@ impl DType {
 
     /// The least value the dtype holds: `-max` for floats (the largest finite
     /// magnitude, negated), the integer minimum, 0 for bool. Complex dtypes give their
-    /// component's. Seed: `Dtype.min_value`.
+    /// component's.
     pub fn min_value(self) -> Scalar {
         match self.class() {
             Class::Signed => Scalar::Int(-(1i128 << (self.bits() - 1))),
@@ -344,7 +362,7 @@ impl DType {
     }
 
     /// The greatest value the dtype holds: the largest finite float (448 for
-    /// float8_e4m3), the integer maximum, 1 for bool. Seed: `Dtype.max_value`.
+    /// float8_e4m3), the integer maximum, 1 for bool.
     pub fn max_value(self) -> Scalar {
         match self.class() {
             Class::Signed => Scalar::Int((1i128 << (self.bits() - 1)) - 1),
@@ -373,6 +391,15 @@ impl DType {
 }
 
 /// A dtype's bound: an exact integer or a float.
+///
+/// ```
+/// use nxrig::dtype::Scalar;
+/// use nxrig::DType;
+///
+/// assert_eq!(DType::Float8E4m3.max_value(), Scalar::Float(448.0));
+/// assert_eq!(DType::Int4.min_value(), Scalar::Int(-8));
+/// assert_eq!(DType::Bool.max_value(), Scalar::Int(1));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Scalar {
     /// An integer bound (fits every integer dtype's range).
@@ -390,7 +417,7 @@ impl fmt::Display for DType {
 impl FromStr for DType {
     type Err = Error;
 
-    /// Parses a seed name (`"bfloat16"`), or a common alias: NumPy/ml_dtypes names
+    /// Parses a dtype's name (`"bfloat16"`), or a common alias: NumPy/ml_dtypes names
     /// (`"float8_e4m3fn"`, `"bool_"`), short names (`"f16"`, `"bf16"`, `"f32"`, `"i8"`,
     /// `"u8"`, `"c64"`) and safetensors codes (`"F16"`, `"BF16"`, `"F8_E4M3"`).
     ///

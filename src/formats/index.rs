@@ -1,6 +1,6 @@
 //! Sharded checkpoints, as model hubs publish them: `model.safetensors.index.json`
 //! names each tensor's shard (`weight_map`) beside `metadata.total_size` (the bytes of
-//! every tensor). Seed: none (a format at the edge).
+//! every tensor).
 
 use std::collections::BTreeMap;
 
@@ -10,6 +10,16 @@ use crate::error::Error;
 const MAX_INDEX: usize = 100_000_000;
 
 /// A sharded checkpoint's index.
+///
+/// ```
+/// use nxrig::formats::index::Index;
+///
+/// let text = r#"{"metadata": {"total_size": 24}, "weight_map": {"w": "model-00001-of-00002.safetensors"}}"#;
+/// let ix = Index::parse("model.safetensors.index.json", text)?;
+/// assert_eq!(ix.weight_map["w"], "model-00001-of-00002.safetensors");
+/// assert!(Index::parse("i.json", r#"{"weight_map": {"w": "../etc/passwd"}}"#).is_err());
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Index {
     /// The index's `metadata`, `total_size` included (other keys kept as they are).

@@ -38,6 +38,15 @@ use crate::layout::Layout;
 use crate::rig::Buffer;
 
 /// A named array of a file.
+///
+/// ```
+/// use nxrig::formats::Tensor;
+/// use nxrig::Array;
+///
+/// let t = Tensor { name: "bias".into(), array: Array::<f32>::of_array(&[2], &[0.5, -1.0])?.into() };
+/// assert_eq!(t.array.shape(), [2]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Tensor {
     /// The tensor's name in the file (a `.npy` file's is its stem).
@@ -47,6 +56,22 @@ pub struct Tensor {
 }
 
 /// The tensors of one file, in the file's order, and its free-form metadata.
+///
+/// ```
+/// use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// use nxrig::rig::Buffer;
+/// use nxrig::{Array, DType};
+///
+/// let file = TensorFile {
+///     tensors: vec![Tensor { name: "w".into(), array: Array::<f32>::of_array(&[2], &[1.0, 2.0])?.into() }],
+///     metadata: Some([("format".to_owned(), "pt".to_owned())].into()),
+/// };
+/// let bytes = formats::encode(Format::Safetensors, "w.safetensors", &file)?;
+/// let back = formats::read_safetensors_bytes("w.safetensors", Buffer::of_vec(bytes))?;
+/// assert_eq!(back.tensors[0].array.dtype(), DType::Float32);
+/// assert_eq!(back.metadata, file.metadata);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct TensorFile {
     /// The tensors.
@@ -57,6 +82,19 @@ pub struct TensorFile {
 }
 
 /// One tensor as a file's header describes it.
+///
+/// ```
+/// use nxrig::formats::{self, Format, Tensor, TensorFile};
+/// use nxrig::{Array, DType};
+///
+/// let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: Array::<i16>::of_array(&[3], &[1, 2, 3])?.into() }], metadata: None };
+/// let bytes = formats::encode(Format::Safetensors, "f", &file)?;
+/// let header = Format::Safetensors.read_header("f", "f", &bytes)?;
+/// let e = &header.entries[0];
+/// assert_eq!((e.name.as_str(), e.dtype, e.shape.as_slice(), e.len), ("w", DType::Int16, &[3][..], 6));
+/// assert_eq!(e.start as usize + 6, bytes.len()); // the data's last bytes
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// Its name.
@@ -77,6 +115,17 @@ pub struct Entry {
 }
 
 /// A file's header: its tensors in the order of their bytes, and its metadata.
+///
+/// ```
+/// use nxrig::formats::{self, Format, TensorFile};
+///
+/// let file = TensorFile { tensors: vec![], metadata: Some([("k".to_owned(), "v".to_owned())].into()) };
+/// let bytes = formats::encode(Format::Safetensors, "f", &file)?;
+/// let h = Format::Safetensors.read_header("f", "f", &bytes)?;
+/// assert!(h.entries.is_empty());
+/// assert_eq!(h.metadata.unwrap()["k"], "v");
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Header {
     /// The tensors.
@@ -86,6 +135,14 @@ pub struct Header {
 }
 
 /// A tensor to write: its name, dtype and shape (its bytes come later).
+///
+/// ```
+/// use nxrig::formats::{self, Planned};
+/// use nxrig::DType;
+///
+/// let p = Planned { name: "w".into(), dtype: DType::Int4, shape: vec![3] };
+/// assert_eq!(formats::planned_bytes(&p.shape, p.dtype), Ok(2)); // two a byte, rounded up
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Planned {
     /// Its name.
@@ -98,6 +155,11 @@ pub struct Planned {
 
 /// The order a file's data holds its tensors in: `(index into the plan, byte count)`
 /// each.
+///
+/// ```
+/// let order: nxrig::formats::Order = vec![(1, 8), (0, 4)]; // tensor 1's 8 bytes first
+/// assert_eq!(order.iter().map(|&(_, n)| n).sum::<u64>(), 12);
+/// ```
 pub type Order = Vec<(usize, u64)>;
 
 /// A header's shape (as the file gives it) and dtype checked: the shape in `usize`s and
@@ -128,6 +190,18 @@ pub fn planned_numel(shape: &[usize]) -> Option<u64> {
 }
 
 /// The formats nxrig reads and writes, by file extension.
+///
+/// ```
+/// use nxrig::formats::Format;
+/// use nxrig::DType;
+/// use std::path::Path;
+///
+/// assert_eq!(Format::of_path(Path::new("model.safetensors"))?, Format::Safetensors);
+/// assert_eq!(Format::of_path(Path::new("w.npy"))?, Format::Npy);
+/// assert!(Format::of_path(Path::new("model.bin")).is_err());
+/// assert!(!Format::Safetensors.holds(DType::Int4)); // .npy holds no int4 either
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// `.safetensors`.
@@ -399,6 +473,20 @@ pub fn plan_of(file: &TensorFile) -> Vec<Planned> {
 }
 
 /// A file opened for reading: its bytes (a memory map) and its header.
+///
+/// ```
+/// use nxrig::formats::{self, Tensor, TensorFile};
+/// use nxrig::Array;
+///
+/// let path = std::env::temp_dir().join(format!("nxrig-doc-opened-{}.safetensors", std::process::id()));
+/// let t = Tensor { name: "w".into(), array: Array::<f32>::of_array(&[2], &[1.0, 2.0])?.into() };
+/// formats::write(&path, &TensorFile { tensors: vec![t], metadata: None })?;
+/// let o = formats::open(&path)?; // the header read; the bytes memory-mapped
+/// assert_eq!(o.header.entries[0].name, "w");
+/// assert_eq!(o.array(0)?.expect::<f32>()?.to_vec()?, [1.0, 2.0]);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[cfg(not(target_arch = "wasm32"))]
 pub struct Opened {
     /// The path, as errors name it.

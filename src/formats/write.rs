@@ -42,6 +42,22 @@ pub fn write_with(
 
 /// A file written whole under a temporary name beside its path, not yet renamed into
 /// place: [`Pending::commit`] does; dropping it removes the temporary.
+///
+/// ```
+/// use nxrig::formats::{self, Planned};
+/// use nxrig::{Array, DType};
+///
+/// let path = std::env::temp_dir().join(format!("nxrig-doc-pending-{}.safetensors", std::process::id()));
+/// let plan = [Planned { name: "w".into(), dtype: DType::Float32, shape: vec![2] }];
+/// let pending = formats::write_pending(&path, &plan, None, |_, sink| {
+///     sink.put(Array::<f32>::of_array(&[2], &[1.0, 2.0])?.any())
+/// })?;
+/// assert!(!path.exists(), "written under a temporary name");
+/// pending.commit()?; // renamed into place
+/// assert!(path.exists());
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Pending {
     tmp: temp::Temp,
     path: std::path::PathBuf,
@@ -63,6 +79,23 @@ impl Pending {
 
 /// Where a tensor's elements go as [`write_pending`] writes them: in pieces, in C
 /// order.
+///
+/// ```
+/// use nxrig::formats::{self, Planned};
+/// use nxrig::{Array, DType};
+///
+/// let path = std::env::temp_dir().join(format!("nxrig-doc-sink-{}.safetensors", std::process::id()));
+/// let plan = [Planned { name: "w".into(), dtype: DType::Float32, shape: vec![4] }];
+/// formats::write_pending(&path, &plan, None, |_, sink| {
+///     // A tensor's elements in pieces, in C order.
+///     sink.put(Array::<f32>::of_array(&[2], &[1.0, 2.0])?.any())?;
+///     sink.put(Array::<f32>::of_array(&[2], &[3.0, 4.0])?.any())
+/// })?
+/// .commit()?;
+/// assert_eq!(formats::read(&path)?.tensors.remove(0).array.expect::<f32>()?.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Sink<'a> {
     out: std::io::BufWriter<&'a mut std::fs::File>,
     path: &'a str,

@@ -1,7 +1,7 @@
 //! The add kernel's front door: `out = x + y` elementwise, `x` and `y` broadcast to
 //! `out`'s shape (NumPy's rule), over any layouts and every dtype, on the arrays'
 //! device's backend (`host/add.rs`, `wgpu.rs`, `cuda.rs`); and a donating add that writes in place
-//! when its input is held exclusive. Seed: `Nx_array` § Kernels.
+//! when its input is held exclusive.
 //!
 //! On the host the sum is the typed loop of the dtype (`dtype::lanes`) over runs of
 //! the walk, on the pool's threads where the output is long: float32 and float64

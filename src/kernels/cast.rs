@@ -1,6 +1,6 @@
 //! The cast kernel's front door: elements of one array converted into another of the
 //! same shape, over any layouts, through the door, on the arrays' device's backend
-//! (`host/cast.rs`, `wgpu.rs`, `cuda.rs`). Seed: `Nx_array` § Kernels.
+//! (`host/cast.rs`, `wgpu.rs`, `cuda.rs`).
 
 use crate::array::{door, AnyArray};
 use crate::dtype::DType;

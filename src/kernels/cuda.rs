@@ -3,7 +3,6 @@
 //! stream. Called from the kernels' front doors (cast, fill, add) when the arrays are
 //! on such a device; the door's claims are held by then. The same source runs on the
 //! host in `tests/cuda_kernels.rs` over every conversion vector and the add oracle.
-//! Seed: `Nx_array` § Kernels (device kernels).
 
 use std::sync::Arc;
 

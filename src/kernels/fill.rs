@@ -1,5 +1,5 @@
 //! The fill kernel's front door: every element of an array set to one value, on the
-//! array's device's backend (`host/fill.rs`, `wgpu.rs`, `cuda.rs`). Seed: `Nx_array` § Kernels.
+//! array's device's backend (`host/fill.rs`, `wgpu.rs`, `cuda.rs`).
 
 use super::answered;
 use crate::array::{door, AnyArray};

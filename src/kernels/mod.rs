@@ -4,7 +4,6 @@
 //! `include/nx_array.h`) and `wgpu.rs` (generated WGSL).
 //!
 //! Above [`crate::array`] in the layers: kernels use arrays, arrays know no kernel.
-//! Seed: `Nx_array` § Kernels.
 
 mod add;
 #[cfg(nx_c_kernels)]
@@ -26,7 +25,7 @@ pub use fill::fill;
 use crate::array::{refused, Answer, AnyArray};
 use crate::error::Error;
 
-/// `Ok` for `Done`; the refusal as the seed's error, naming `name`, otherwise.
+/// `Ok` for `Done`; the refusal as an error naming `name`, otherwise.
 pub(crate) fn answered(name: &'static str, a: Answer, operands: &[&AnyArray]) -> Result<(), Error> {
     match a {
         Answer::Done => Ok(()),

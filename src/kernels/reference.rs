@@ -1,4 +1,4 @@
-//! The typed host kernels against the element-by-element reference (issue 12): random
+//! The typed host kernels against the element-by-element reference: random
 //! dtypes and layouts (contiguous, flipped, stepped, transposed, broadcast, at odd
 //! offsets), random bits, every result compared bit for bit with
 //! [`crate::dtype::convert_bits`] and [`super::add::add_bits`] applied one element

@@ -1,7 +1,6 @@
 //! The kernels of GPUs through wgpu: the WGSL that `crate::wgsl` generates from the
 //! dtype table, dispatched through the rig. Called from the kernels' front doors (cast,
-//! fill, add) when the arrays are on such a device; the door's claims are held by then. Seed: `Nx_array`
-//! § Kernels (device kernels); DESIGN.md decision 6.
+//! fill, add) when the arrays are on such a device; the door's claims are held by then.
 
 use crate::array::AnyArray;
 use crate::dtype::write_bits;

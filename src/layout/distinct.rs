@@ -1,4 +1,4 @@
-//! Whether a layout reaches an element twice. Seed: `Layout.is_distinct`.
+//! Whether a layout reaches an element twice.
 
 use super::layout::Layout;
 

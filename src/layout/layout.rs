@@ -1,6 +1,6 @@
 //! Layouts: where an array's elements lie in its buffer.
 //!
-//! Seed: `Nx_array.Layout`. A layout maps an index `i` (one entry per axis) to the
+//! A layout maps an index `i` (one entry per axis) to the
 //! element position `offset + Σ i[k] * strides[k]`. Shape, strides and offset are in
 //! elements; strides may be negative (flip and negative-step slices) or zero
 //! (expand). Every position a layout reaches is non-negative.
@@ -9,10 +9,23 @@ use core::fmt;
 
 use crate::error::Error;
 
-/// The most axes a layout has. Seed: `Layout.max_rank`.
+/// The most axes a layout has.
 pub const MAX_RANK: usize = 16;
 
 /// Shape, strides and offset of an array, all in elements. `Copy`, and allocation-free.
+///
+/// ```
+/// use nxrig::Layout;
+///
+/// let l = Layout::new(&[2, 3], &[3, 1], 0)?; // C order
+/// assert!(l.is_contiguous());
+/// assert_eq!((l.numel(), l.position(&[1, 2])), (6, Some(5)));
+/// let t = Layout::new(&[3, 2], &[1, 3], 0)?; // its transpose
+/// assert!(!t.is_contiguous());
+/// assert_eq!(t.bounds(), Some((0, 5)));
+/// assert!(Layout::new(&[2], &[1, 1], 0).is_err()); // one stride an axis
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Layout {
     rank: u8,
@@ -92,7 +105,7 @@ impl Layout {
         Ok(l)
     }
 
-    /// The C-contiguous layout of `shape` at offset 0. Seed: `Layout.contiguous`.
+    /// The C-contiguous layout of `shape` at offset 0.
     ///
     /// # Errors
     /// [`Error::Layout`] if the rank exceeds [`MAX_RANK`] or the element count overflows.

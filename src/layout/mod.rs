@@ -1,7 +1,7 @@
 //! Layouts (shape, strides, offset, all in elements) and movements.
 //!
 //! Uses only [`crate::dtype`]'s neighbour, the error type: a layout knows nothing of
-//! buffers. Seed: `Nx_array.Layout`, `Nx_array.Move`.
+//! buffers.
 
 mod distinct;
 #[allow(clippy::module_inception)]

@@ -1,4 +1,4 @@
-//! Movements: changes of layout that move no element. Seed: `Nx_array.Move`.
+//! Movements: changes of layout that move no element.
 
 use super::layout::{bad, numel, Layout, MAX_RANK};
 use crate::error::Error;
@@ -8,6 +8,17 @@ use crate::error::Error;
 /// `None` bounds default by the step's sign (`0` and the extent for a positive step,
 /// the last index and "before 0" for a negative one); negative bounds count from the
 /// end; bounds are clamped into the axis, as Python's `slice.indices` does.
+///
+/// ```
+/// use nxrig::Slice;
+///
+/// // x[7:2:-2] of a 10-element axis: elements 7, 5, 3.
+/// assert_eq!(Slice::new(Some(7), Some(2), -2).indices(10)?, (7, 3));
+/// // x[::-1]: from the last, all ten.
+/// assert_eq!(Slice::new(None, None, -1).indices(10)?, (9, 10));
+/// assert!(Slice::new(None, None, 0).indices(10).is_err());
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Slice {
     /// First index taken.
@@ -71,7 +82,18 @@ impl Slice {
     }
 }
 
-/// A movement: a new layout over the same elements. Seed: `Nx_array.Move`.
+/// A movement: a new layout over the same elements.
+///
+/// ```
+/// use nxrig::{Layout, Move};
+///
+/// let l = Layout::contiguous(&[2, 3])?;
+/// assert_eq!(Move::Permute(vec![1, 0]).shape(l.shape())?, [3, 2]);
+/// let t = l.move_(&Move::Permute(vec![1, 0]))?.expect("a view");
+/// assert!(t.move_(&Move::Reshape(vec![6]))?.is_none()); // no view: copy first
+/// assert_eq!(l.move_(&Move::Unsqueeze(0))?.unwrap().shape(), [1, 2, 3]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Move {
@@ -92,7 +114,7 @@ pub enum Move {
 }
 
 impl Move {
-    /// The seed's name of the movement, for messages.
+    /// The movement's name in messages (`Move::Reshape`, ...).
     pub fn name(&self) -> &'static str {
         match self {
             Move::Reshape(_) => "Move::Reshape",
@@ -105,7 +127,7 @@ impl Move {
         }
     }
 
-    /// The shape the movement gives an array of shape `shape`. Seed: `Move.shape`.
+    /// The shape the movement gives an array of shape `shape`.
     ///
     /// # Errors
     /// [`Error::Layout`] if the movement does not apply to `shape`: a reshape to another
@@ -231,7 +253,7 @@ impl Move {
 impl Layout {
     /// The layout of the same elements moved by `m`, or `Ok(None)` where no layout over
     /// the same positions exists (a reshape of a non-contiguous layout): the caller
-    /// copies. Seed: `Layout.move`.
+    /// copies.
     ///
     /// ```
     /// use nxrig::{Layout, Move, Slice};

@@ -3,8 +3,7 @@
 //! operand, so that a kernel gets whole runs (typed loops) rather than one element at
 //! a time. Axes of extent 1 drop out and axes that continue each other in every
 //! layout merge, so a C-contiguous array is one run, and a transposed one runs along
-//! its output. Host kernels and placement walk with it. Seed: `Nx_array` § Kernels;
-//! DESIGN.md decision 13.
+//! its output. Host kernels and placement walk with it.
 
 use super::Layout;
 

@@ -1,8 +1,7 @@
 //! What the runtime does to bytes, on each backend: reads (blocking and async),
 //! writes, uploads, copies and fills of buffers, each a match over [`On`] (the
 //! memory's bytes with their backend), exhaustive; and the accessors of the wgpu
-//! backend's own objects. Above the devices, memories and buffers. Seed:
-//! `Rig.Buffer.read`, `Rig.Buffer.write`, `Rig.Buffer.blit`, `Rig.Buffer.fill`.
+//! backend's own objects. Above the devices, memories and buffers.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -112,8 +111,7 @@ impl Buffer {
     }
 
     /// Writes `data` at byte `start` of the buffer, changing no other byte (on a GPU:
-    /// through the queue, ordered before any later work; never blocks). Seed:
-    /// `Rig.Buffer.write`.
+    /// through the queue, ordered before any later work; never blocks).
     ///
     /// # Errors
     /// [`Error::Invalid`] if the range is not inside the buffer; [`Error::Dead`],
@@ -180,11 +178,11 @@ impl Buffer {
     /// Starts copying the buffer's bytes back to the host and returns their future:
     /// the copy is submitted before this returns, so work submitted later (a donation
     /// that overwrites the memory, say) does not change what it reads. Host memory is
-    /// read at once. Never blocks in the browser. Seed: `Rig.Buffer.read`.
+    /// read at once. Never blocks in the browser.
     ///
     /// # Errors
     /// At once or from the future: [`Error::Dead`], [`Error::HeldExclusive`],
-    /// [`Error::Lost`] (also when the device is lost while the read is pending: K13).
+    /// [`Error::Lost`] (also when the device is lost while the read is pending).
     pub fn read_async(&self) -> ReadAsync {
         const OP: &str = "Buffer::read_async";
         match self.memory.on() {
@@ -355,6 +353,15 @@ impl Buffer {
 }
 
 /// The future of [`Buffer::read_async`]: the buffer's bytes.
+///
+/// ```
+/// use nxrig::rig::Buffer;
+///
+/// let b = Buffer::of_vec(vec![1u8, 2, 3]);
+/// let bytes = pollster::block_on(b.read_async())?; // on a GPU: once the copy is done
+/// assert_eq!(bytes, [1, 2, 3]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub struct ReadAsync(State);
 
 enum State {

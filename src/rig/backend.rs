@@ -2,7 +2,6 @@
 //! that gives a device-level operation its backend's [`DeviceBackend`]. Adding a
 //! backend adds a variant here, and the compiler lists every other match to fill
 //! (`seam.rs`'s [`super::seam::Store`], `access.rs`, the kernels' front doors).
-//! Seed: `Rig.t`.
 
 use std::sync::Arc;
 

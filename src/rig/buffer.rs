@@ -1,4 +1,4 @@
-//! Buffers: a byte range of one memory. Seed: `Rig.Buffer`.
+//! Buffers: a byte range of one memory.
 //!
 //! A buffer is a handle: `Clone` never copies bytes. Every view and borrow of an
 //! allocation shares its claims and its life: a consume kills them all at once.
@@ -8,7 +8,19 @@ use super::memory::{Access, Kind, Life, Memory};
 use crate::error::Error;
 use crate::sync::{lock, Arc};
 
-/// A byte range of one memory on one device. Seed: `Rig.Buffer.t`.
+/// A byte range of one memory on one device.
+///
+/// ```
+/// use nxrig::rig::{Buffer, Kind};
+/// use nxrig::Rig;
+///
+/// let b = Buffer::create(&Rig::host(), 8, Kind::Device)?; // zeroed
+/// b.write_bytes(2, &[1, 2, 3])?;
+/// let v = b.view(2, 3)?; // the same memory
+/// assert_eq!(v.read(|x| x.to_vec())?, [1, 2, 3]);
+/// assert!(v.same_memory(&b));
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Buffer {
     pub(crate) memory: Arc<Memory>,
@@ -49,8 +61,7 @@ impl Buffer {
         }
     }
 
-    /// A fresh buffer of `len` bytes of memory of `kind` on `rig`, zeroed. Seed:
-    /// `Rig.Buffer.create`.
+    /// A fresh buffer of `len` bytes of memory of `kind` on `rig`, zeroed.
     ///
     /// # Errors
     /// [`Error::Lost`] for a lost device; [`Error::Invalid`] if the memory cannot be
@@ -100,7 +111,6 @@ impl Buffer {
 
     /// The bytes of `v` as a host buffer, without a copy, admitting reads and writes.
     /// nxrig owns the `Vec` from now on, so the memory stays inside the claims.
-    /// Seed: `Rig.Buffer.of_bigarray`.
     pub fn of_vec<T: bytemuck::Pod + Send + Sync>(v: Vec<T>) -> Buffer {
         Buffer::adopting(&Rig::host(), v)
     }
@@ -112,7 +122,6 @@ impl Buffer {
 
     /// The bytes `owner` dereferences to (a static slice, a memory map, shared bytes)
     /// as a host buffer, without a copy, admitting only reads, outside the claims.
-    /// Seed: `Rig.Buffer.of_bigarray`, `Rig.Buffer.of_io`.
     pub fn of_bytes<O: AsRef<[u8]> + Send + Sync + 'static>(owner: O) -> Buffer {
         Buffer::spanning(Memory::of_owner(&Rig::host(), owner))
     }
@@ -143,7 +152,7 @@ impl Buffer {
     }
 
     /// What the buffer admits: `Read` where the memory does, or where a consume that
-    /// did not hold the memory exclusive made it. Seed: `Rig.Buffer.access`.
+    /// did not hold the memory exclusive made it.
     pub fn access(&self) -> Access {
         self.access
     }
@@ -154,12 +163,12 @@ impl Buffer {
         self.memory.addr() + self.start
     }
 
-    /// True when the buffer covers its whole memory. Seed: `Rig.Buffer.spans`.
+    /// True when the buffer covers its whole memory.
     pub fn spans(&self) -> bool {
         self.start == 0 && self.len == self.memory.len()
     }
 
-    /// True when the two buffers share a byte of one memory. Seed: `Rig.Buffer.overlaps`.
+    /// True when the two buffers share a byte of one memory.
     pub fn overlaps(&self, other: &Buffer) -> bool {
         Arc::ptr_eq(&self.memory, &other.memory)
             && self.start < other.start + other.len
@@ -171,7 +180,7 @@ impl Buffer {
         Arc::ptr_eq(&self.memory, &other.memory)
     }
 
-    /// The reason its consumer gave, if the buffer is dead. Seed: `Rig.Buffer.dead`.
+    /// The reason its consumer gave, if the buffer is dead.
     pub fn dead(&self) -> Option<std::sync::Arc<str>> {
         self.life.dead()
     }
@@ -193,7 +202,7 @@ impl Buffer {
     }
 
     /// The buffer of bytes `start..start + len` of this one, sharing its memory's
-    /// claims and life. Seed: `Rig.Buffer.sub`.
+    /// claims and life.
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::Invalid`] if the range is not inside it.
@@ -218,7 +227,7 @@ impl Buffer {
 
     /// `f` of the buffer's bytes on the host, under a read claim, after the device
     /// work that wrote them. GPU memory is copied back first, blocking (native only:
-    /// in the browser use [`Buffer::read_async`]). Seed: `Rig.Buffer.read`.
+    /// in the browser use [`Buffer::read_async`]).
     ///
     /// # Errors
     /// [`Error::Dead`], [`Error::HeldExclusive`], [`Error::Lost`]; [`Error::Invalid`]
@@ -238,10 +247,10 @@ impl Buffer {
     }
 
     /// `f` of the buffer's bytes on the host, to write them, under a read claim (as
-    /// the seed says: the claims order donations, not host writes), after the device
+    /// the protocol has it: the claims order donations, not host writes), after the device
     /// work that reads or writes them. GPU memory is copied back, changed and written
     /// through the queue, blocking (native only: in the browser use
-    /// [`Buffer::write_bytes`]). Seed: `Rig.Buffer.write`.
+    /// [`Buffer::write_bytes`]).
     ///
     /// # Errors
     /// As [`Buffer::read`], and [`Error::ReadOnly`] if the buffer admits only reads.
@@ -343,7 +352,6 @@ impl Buffer {
 
     /// Waits for the device work that a read (`write` false) or a write of the buffer
     /// must follow. Blocking: native only; use [`Buffer::wait_async`] everywhere.
-    /// Seed: `Rig.Buffer.wait`.
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] if a device whose work it
@@ -364,7 +372,7 @@ impl Buffer {
 
     /// Resolves once the device work a read (`write` false) or a write of the buffer
     /// must follow is done. Never blocks in the browser (natively, waiting for a GPU
-    /// blocks the polling thread). Seed: `Rig.Buffer.wait`.
+    /// blocks the polling thread).
     ///
     /// # Errors
     /// As `Buffer::wait` (native only).
@@ -388,7 +396,7 @@ impl Buffer {
     }
 
     /// A buffer of the same bytes for device `rig`, or `None` where `rig` cannot map the
-    /// memory. It shares the memory's claims and life. Seed: `Rig.Buffer.borrow`.
+    /// memory. It shares the memory's claims and life.
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::Lost`] if either device is lost.

@@ -1,4 +1,4 @@
-//! Claims on memory: read claims, exclusive claims, donation, holds. Seed: `Rig.Claim`.
+//! Claims on memory: read claims, exclusive claims, donation, holds.
 //!
 //! Per allocation one atomic word (`word.rs`, where every compare-and-swap on it
 //! lives) counts read claims (holds included) and holds, and carries three flags:
@@ -26,13 +26,27 @@ use super::word::{HoldRefused, ReadClaims, Word};
 use crate::error::Error;
 use crate::sync::{spin, Arc, AtomicBool, AtomicU64, Ordering};
 
-/// The namespace of the claims functions. Seed: `Rig.Claim`.
+/// The namespace of the claims functions.
+///
+/// ```
+/// use nxrig::rig::{Buffer, Claim};
+///
+/// let x = Buffer::of_vec(vec![1u8, 2, 3]);
+/// // Donated: nothing else reads x, so the call may write over it.
+/// let out = Claim::with(&[], &[&x], |c| {
+///     assert!(c.exclusive(&x));
+///     c.consume("donated to my_op", &x)
+/// })??;
+/// out.write(|b| b[0] = 9)?;
+/// assert!(x.read(|_| ()).unwrap_err().to_string().contains("donated to my_op"));
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub struct Claim;
 
 /// The claims one [`Claim::with`] took, handed to its function. `Sync`: a scoped
-/// thread the function starts may consume. Seed: `Claim.t`.
+/// thread the function starts may consume.
 ///
-/// The seed lets a consume on another domain overlap the return of `with_` (it then
+/// The protocol lets a consume on another domain overlap the return of `with_` (it then
 /// completes before the release or fails). In Rust the claims borrow the call, so
 /// they cannot outlive it and no such overlap can be written; the runtime still
 /// refuses a consume once the function has returned.
@@ -72,7 +86,7 @@ impl Claim {
     /// Takes a read claim on the memory of every buffer of `read` and `donate`, makes
     /// a donated buffer's claim exclusive where the buffer spans its memory, the memory
     /// admits writes and is inside the claims, and no other claim holds it; then runs
-    /// `f`, and releases every claim when `f` returns or panics. Seed: `Claim.with_`.
+    /// `f`, and releases every claim when `f` returns or panics.
     ///
     /// # Errors
     /// Before calling `f`, holding nothing: [`Error::Dead`] for a dead buffer,
@@ -89,7 +103,7 @@ impl Claim {
     }
 
     /// Takes a read claim on the memory of each of `bs` that no donation writes and no
-    /// consume ends, until [`Hold::release`] or the hold's drop. Seed: `Claim.hold`.
+    /// consume ends, until [`Hold::release`] or the hold's drop.
     ///
     /// # Errors
     /// Holding none of `bs`: [`Error::Dead`] for a dead buffer (or one being consumed),
@@ -111,7 +125,7 @@ impl Claim {
     }
 
     /// Puts `b`'s memory outside the claims for good, through every view and borrow, so
-    /// that no donation writes what a value handed out over it reads. Seed: `Claim.share`.
+    /// that no donation writes what a value handed out over it reads.
     ///
     /// # Errors
     /// [`Error::Dead`] if `b` is dead; [`Error::HeldExclusive`] if a `with` holds its
@@ -152,7 +166,7 @@ impl Buffer {
     }
 
     /// Kills every buffer of the memory with the reason "freed"; the bytes go back when
-    /// the last handle goes. Seed: `Rig.Buffer.free`.
+    /// the last handle goes.
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
@@ -166,7 +180,7 @@ impl Buffer {
     }
 
     /// Puts the memory outside the claims for good, through every view and borrow:
-    /// no donation will write it. Seed: `Rig.Buffer.export` (and `Claim.share`).
+    /// no donation will write it.
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
@@ -315,7 +329,7 @@ impl<'b> Claims<'b> {
         self.entries.iter().find(|e| e.buffer.same_memory(b))
     }
 
-    /// True iff these claims hold `b`'s memory exclusive. Seed: `Claim.exclusive`.
+    /// True iff these claims hold `b`'s memory exclusive.
     pub fn exclusive(&self, b: &Buffer) -> bool {
         self.entry(b)
             .is_some_and(|e| e.exclusive.load(Ordering::Acquire))
@@ -323,7 +337,7 @@ impl<'b> Claims<'b> {
 
     /// True iff `with`'s function is running, these claims claim `b`'s memory, `b` is
     /// live and spans it, and no hold holds it: [`Claims::consume`] then succeeds,
-    /// unless another thread holds the memory meanwhile. Seed: `Claim.consumable`.
+    /// unless another thread holds the memory meanwhile.
     pub fn consumable(&self, b: &Buffer) -> bool {
         self.state.load(Ordering::Acquire) & RETURNED == 0
             && self.entry(b).is_some()
@@ -336,7 +350,7 @@ impl<'b> Claims<'b> {
     /// memory until now are dead, and every use of them fails with `why`. Returns a
     /// live buffer over the same memory, the only one, which admits writes if these
     /// claims held the memory exclusive (and no longer do), and only reads otherwise.
-    /// Consuming frees nothing. Seed: `Claim.consume`.
+    /// Consuming frees nothing.
     ///
     /// # Errors
     /// [`Error::Claim`] if `with`'s function has returned, these claims do not claim
@@ -393,7 +407,19 @@ impl<'b> Claims<'b> {
     }
 }
 
-/// Claims that keep buffers in use until released or dropped. Seed: `Claim.hold`.
+/// Claims that keep buffers in use until released or dropped.
+///
+/// ```
+/// use nxrig::rig::{Buffer, Claim};
+///
+/// let x = Buffer::of_vec(vec![1u8, 2, 3]);
+/// let hold = Claim::hold(&[&x])?; // a reader: no donation may write x meanwhile
+/// let exclusive = Claim::with(&[], &[&x], |c| c.exclusive(&x))?;
+/// assert!(!exclusive);
+/// hold.release();
+/// assert!(Claim::with(&[], &[&x], |c| c.exclusive(&x))?);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub struct Hold {
     memories: Vec<Arc<Memory>>,
     released: AtomicBool,
@@ -401,7 +427,7 @@ pub struct Hold {
 
 impl Hold {
     /// Ends the hold's claims now; a later release, and the drop, end nothing. Takes no
-    /// lock. Seed: `Claim.release`.
+    /// lock.
     pub fn release(&self) {
         if !self.released.swap(true, Ordering::AcqRel) {
             for m in &self.memories {

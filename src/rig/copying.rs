@@ -1,4 +1,4 @@
-//! Copying bytes between buffers: copy, blit, fill. Seed: `Rig.Buffer` (Copying).
+//! Copying bytes between buffers: copy, blit, fill.
 //!
 //! Each runs as work on the destination's device: it holds read claims on its buffers
 //! until it returns and is ordered by the stamps like any submission.
@@ -11,7 +11,7 @@ impl Buffer {
     /// as `memmove` does where the ranges overlap, between any two devices: on one GPU
     /// by the copy engine where the range is whole words, else by the strided blit;
     /// into a GPU through its queue; out of a GPU through a staging buffer (blocking:
-    /// native only). No byte of `dst` outside the range changes. Seed: `Rig.Buffer.blit`.
+    /// native only). No byte of `dst` outside the range changes.
     ///
     /// # Errors
     /// [`Error::Invalid`] if a range is not inside its buffer, or for a copy out of a
@@ -41,7 +41,7 @@ impl Buffer {
         Buffer::blit_checked(src, src_start, dst, dst_start, len)
     }
 
-    /// Copies all of `src` into `dst`, of the same length. Seed: `Rig.Buffer.copy`.
+    /// Copies all of `src` into `dst`, of the same length.
     ///
     /// # Errors
     /// [`Error::Invalid`] if the lengths differ; what [`Buffer::blit`] returns.
@@ -56,7 +56,7 @@ impl Buffer {
         Buffer::blit(src, 0, dst, 0, src.len())
     }
 
-    /// Sets every byte of `dst` to `byte`. Seed: `Rig.Buffer.fill`.
+    /// Sets every byte of `dst` to `byte`.
     ///
     /// # Errors
     /// What [`super::Rig::submit`] returns.

@@ -1,4 +1,4 @@
-//! Devices: where memory lives and work runs. Seed: `Rig.t`, `Rig.host`, `Rig.Lost`.
+//! Devices: where memory lives and work runs.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -21,6 +21,19 @@ struct Inner {
 }
 
 /// What a device's memory holds now: [`Rig::memory_use`].
+///
+/// ```
+/// use nxrig::rig::{Buffer, Kind};
+/// use nxrig::Rig;
+///
+/// let dev = Rig::virtual_host("scratch");
+/// let before = dev.memory_use();
+/// let b = Buffer::create(&dev, 1 << 20, Kind::Device)?;
+/// assert_eq!(dev.memory_use().bytes - before.bytes, 1 << 20);
+/// drop(b);
+/// assert_eq!(dev.memory_use(), before);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryUse {
     /// Bytes of the allocations alive (arrays, views' buffers, borrowed `Vec`s and
@@ -32,7 +45,21 @@ pub struct MemoryUse {
 }
 
 /// A device: the host, or one per GPU adapter. `Clone` copies the
-/// handle; two handles are equal when they name the same device. Seed: `Rig.t`.
+/// handle; two handles are equal when they name the same device.
+///
+/// ```
+/// use nxrig::{AnyArray, DType, Rig};
+///
+/// let host = Rig::host();
+/// assert_eq!(host.name(), "host");
+/// assert!(host.host_addressable());
+/// let a = AnyArray::create(&host, DType::Float32, &[4])?;
+/// if let Ok(gpu) = Rig::by_name("gpu") {
+///     let g = a.to_device(&gpu)?; // bit for bit
+///     assert_eq!(g.rig(), &gpu);
+/// }
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Rig(Arc<Inner>);
 
@@ -65,7 +92,7 @@ impl Rig {
         &self.0.backend
     }
 
-    /// The host device, named `"host"`: always the same device. Seed: `Rig.host`.
+    /// The host device, named `"host"`: always the same device.
     #[cfg(not(loom))]
     pub fn host() -> Rig {
         static HOST: std::sync::OnceLock<Rig> = std::sync::OnceLock::new();
@@ -86,8 +113,7 @@ impl Rig {
     }
 
     /// The bytes and allocations of this device's memory alive now: each allocation
-    /// counts from its making until the last buffer over it is dropped. Seed: none
-    /// (a figure for users watching memory, as `Device.memory()` in JavaScript).
+    /// counts from its making until the last buffer over it is dropped.
     pub fn memory_use(&self) -> MemoryUse {
         MemoryUse {
             bytes: self.0.held.0.load(Relaxed),

@@ -1,6 +1,6 @@
 //! Opening GPU devices: one [`Rig`] a wgpu adapter (natively, once for the process),
 //! or a device of the first adapter with options of its own; one a CUDA device (cargo
-//! feature `cuda`), or why there is none. Seed: `Rig.t`.
+//! feature `cuda`), or why there is none.
 
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ async fn open_rig(adapter: &::wgpu::Adapter, options: &wgpu::Options) -> Result<
 impl Rig {
     /// A GPU device of the first adapter the platform offers (the browser's
     /// `navigator.gpu`; natively wgpu's default choice), each call a new device with
-    /// its own timeline, opened as `options` say. Never blocks. Seed: `Rig.t`.
+    /// its own timeline, opened as `options` say. Never blocks.
     ///
     /// # Errors
     /// [`Error::NoDevice`] if there is no adapter or it refuses a device.

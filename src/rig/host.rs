@@ -5,7 +5,7 @@
 //! are kept for reuse, up to [`KEEP`] bytes in all, as the GPU pool does for GPU
 //! memory: an output that a kernel writes whole takes one as it is (its bytes are
 //! some earlier array's, never uninitialized), which saves the clearing and the page
-//! faults of fresh memory. Seed: `Rig.Buffer.create`; DESIGN.md decision 3.
+//! faults of fresh memory.
 
 use std::sync::Mutex;
 

@@ -1,6 +1,14 @@
-//! The kinds of device a user sees. Seed: `Rig.t`.
+//! The kinds of device a user sees.
 
 /// What kind of device a `Rig` is.
+///
+/// ```
+/// use nxrig::rig::RigKind;
+/// use nxrig::Rig;
+///
+/// assert_eq!(Rig::host().kind(), RigKind::Host);
+/// assert!(!RigKind::Host.is_gpu() && RigKind::Wgpu.is_gpu() && RigKind::Cuda.is_gpu());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RigKind {

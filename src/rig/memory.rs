@@ -1,7 +1,7 @@
 //! Memory: one allocation on one device, with its claims word (`word.rs`), its life and the
 //! stamps of the work on it.
 //!
-//! Seed: `Rig.Buffer` (memory, kinds, access), `Rig.Claim` (the claims). Host memory
+//! Host memory
 //! is made by nxrig (zeroed, aligned to [`ALIGN`]) or outside it: a `Vec` nxrig then
 //! owns, a static slice, a memory-mapped file.
 
@@ -13,7 +13,15 @@ use super::timeline::Stamp;
 use super::word::Word;
 use crate::sync::{lock, Arc, AtomicBool, Mutex, Ordering, RwLock};
 
-/// What a memory or buffer admits. Seed: `Rig.Buffer.access`.
+/// What a memory or buffer admits.
+///
+/// ```
+/// use nxrig::rig::{Access, Buffer};
+///
+/// let b = Buffer::of_bytes(&b"read only"[..]); // outside the claims: reads only
+/// assert!(b.write(|x| x[0] = 0).is_err());
+/// let _ = Access::Read;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {
     /// Only reads.
@@ -22,8 +30,17 @@ pub enum Access {
     ReadWrite,
 }
 
-/// Where on its device a memory lives. Seed: `Rig.Buffer.kind`. On the host both
+/// Where on its device a memory lives. On the host both
 /// kinds are the same memory.
+///
+/// ```
+/// use nxrig::rig::{Buffer, Kind};
+/// use nxrig::Rig;
+///
+/// let staging = Buffer::create(&Rig::host(), 16, Kind::HostVisible)?;
+/// assert_eq!(staging.len(), 16);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Kind {
     /// The device's own memory (a GPU's VRAM).
@@ -168,7 +185,7 @@ impl Memory {
     }
 
     /// The bytes of `v`, which nxrig now owns: nothing outside reaches them, so the
-    /// memory is inside the claims (unlike the seed's `of_bigarray`, whose OCaml
+    /// memory is inside the claims (unlike an OCaml Bigarray's, whose
     /// value stays reachable) and may be donated.
     pub(crate) fn of_vec<T: bytemuck::Pod + Send + Sync>(rig: &Rig, mut v: Vec<T>) -> Memory {
         let len = std::mem::size_of_val(v.as_slice());
@@ -178,7 +195,7 @@ impl Memory {
     }
 
     /// The bytes `owner` dereferences to (a static slice, a memory map), admitting only
-    /// reads, outside the claims (seed: `of_bigarray`, `of_io`).
+    /// reads, outside the claims.
     pub(crate) fn of_owner<O: AsRef<[u8]> + Send + Sync + 'static>(rig: &Rig, owner: O) -> Memory {
         let s = owner.as_ref();
         let (ptr, len) = (s.as_ptr().cast_mut(), s.len());

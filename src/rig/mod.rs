@@ -1,8 +1,7 @@
 //! The runtime: devices, memory, buffers, claims, timelines and stamps, submit.
 //!
 //! Knows nothing of arrays or kernels: it moves bytes, keeps claims and orders work; a
-//! kernel is work that [`Rig::submit`] runs without knowing what it computes. Seeds:
-//! `Rig` (as the `Nx_array` seed calls it) and `Rig.Claim`.
+//! kernel is work that [`Rig::submit`] runs without knowing what it computes.
 //!
 //! - [`Rig`]: a device, with its timeline; [`Rig::host`] is the host.
 //! - [`Buffer`]: a byte range of one memory; read, write, views, borrow, export, free,

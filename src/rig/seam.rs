@@ -1,7 +1,7 @@
 //! The backend seam: what a device backend does for its device (the
 //! [`DeviceBackend`] trait), and what holds an allocation's bytes on each backend
 //! ([`Store`]). Below the devices, memories and buffers that use them; each backend
-//! (`host.rs`, `wgpu/`) implements the trait. Seed: `Rig.t`, `Rig.Buffer`.
+//! (`host.rs`, `wgpu/`) implements the trait.
 
 use std::any::Any;
 

@@ -1,5 +1,4 @@
 //! Submitting work to a device's timeline, and prepared submissions.
-//! Seed: `Rig.submit`, `Rig.Submission`.
 //!
 //! `submit` holds a read claim on every allocation the work uses until it returns
 //! (so no donation can consume it meanwhile), gives the work the device's next stamp,
@@ -19,8 +18,7 @@ impl Rig {
     /// stamp. Holds a read claim on each buffer's memory until it returns; the host
     /// runs `work` at once, after the device work its accesses must follow. On a GPU
     /// `work` submits to the device's queue (through [`Rig::wgpu`]), which orders it
-    /// after earlier work; the stamp completes when the queue has done it. Seed:
-    /// `Rig.submit`.
+    /// after earlier work; the stamp completes when the queue has done it.
     ///
     /// `work` must touch the bytes of `reads` only to read them, and of no buffer not
     /// named.
@@ -98,7 +96,25 @@ impl Rig {
 /// Work prepared once and submitted many times: it holds its fixed buffers for its
 /// life, and claims the buffers of a run only while that run's submit runs. A
 /// donation between two submits can consume a run's buffer; the next submit with it
-/// then fails with [`Error::Dead`]. Seed: `Rig.Submission`.
+/// then fails with [`Error::Dead`].
+///
+/// ```
+/// use nxrig::rig::{Buffer, Kind, Submission};
+/// use nxrig::Rig;
+///
+/// let host = Rig::host();
+/// let table = Buffer::create(&host, 4, Kind::Device)?; // read by every run
+/// let out = Buffer::create(&host, 4, Kind::Device)?;
+/// let mut s = Submission::make(&host, &[&table], &[], |_reads, writes| {
+///     writes[0].write(|b| b.fill(7))?;
+///     Ok(())
+/// })?;
+/// let first = s.submit(&[], &[&out])?;
+/// let second = s.submit(&[], &[&out])?;
+/// assert!(second > first);
+/// assert_eq!(out.read(|b| b.to_vec())?, [7; 4]);
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 pub struct Submission<W> {
     rig: Rig,
     fixed_reads: Vec<Buffer>,
@@ -110,7 +126,7 @@ pub struct Submission<W> {
 impl<W: FnMut(&[&Buffer], &[&Buffer]) -> Result<(), Error>> Submission<W> {
     /// Prepares `work` on `rig` over the fixed buffers `reads` and `writes`, which it
     /// holds ([`Claim::hold`]) until dropped. Each submit calls `work` with the run's
-    /// read and written buffers. Seed: `Submission.make`.
+    /// read and written buffers.
     ///
     /// # Errors
     /// What [`Claim::hold`] returns; [`Error::Lost`] for a lost device.

@@ -1,6 +1,6 @@
 //! Timelines and stamps: the order of a device's work.
 //!
-//! Seed: `Rig` (timelines, `submit`, `Buffer.wait`). Each device has one timeline; every
+//! Each device has one timeline; every
 //! submission gets the next stamp; work completes in stamp order, so a stamp is done
 //! once the timeline's completed stamp reaches it. The host timeline completes each
 //! stamp as it is given; a GPU's completes when its queue reports the work done.
@@ -13,6 +13,18 @@ use crate::sync::{lock, AtomicBool, AtomicU64, Mutex, Ordering};
 
 /// A point on one device's timeline: the submission that got it is done once the
 /// timeline reaches it. Stamps of one device are ordered; 0 is "nothing to wait for".
+///
+/// ```
+/// use nxrig::rig::{Buffer, Kind, Stamp};
+/// use nxrig::Rig;
+///
+/// let host = Rig::host();
+/// let b = Buffer::create(&host, 4, Kind::Device)?;
+/// let s = host.submit(&[], &[&b], || Ok(()))?;
+/// assert!(s > Stamp(0)); // 0 is "nothing to wait for"
+/// b.wait(true)?; // its writes done (on the host at once)
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Stamp(pub u64);
 

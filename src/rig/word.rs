@@ -1,6 +1,5 @@
 //! The claims word of an allocation, every compare-and-swap on it, and the read
-//! claim's guard: the one place where the claims protocol touches memory. Seed:
-//! `Rig.Claim` (its claims, holds, exclusive claims and consumes).
+//! claim's guard: the one place where the claims protocol touches memory.
 //!
 //! One atomic word an allocation: read claims (holds included) in the low bits, then
 //! the holds, and three flags: exclusive, outside the claims, and "a consume is

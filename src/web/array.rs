@@ -1,5 +1,5 @@
 //! Arrays for JavaScript: made from TypedArrays, moved without moving elements, cast,
-//! placed on a device, disposed. Reading back is in `read.rs`. Seed: `Nx_array`.
+//! placed on a device, disposed. Reading back is in `read.rs`.
 
 use std::cell::RefCell;
 
@@ -23,6 +23,15 @@ thread_local! {
 /// An n-dimensional array of one of nxrig's 19 dtypes on a device: a dtype, a layout
 /// (shape, strides and offset in elements) and a buffer. Views share the buffer;
 /// `dispose()` gives its memory back once no view uses it.
+///
+/// ```js
+/// import init, { Device, NxArray } from 'nxrig';
+/// await init();
+/// const a = NxArray.fromTypedArray(new Float32Array([1, 2, 3, 4]), 'float32', [2, 2]);
+/// const t = a.permute([1, 0]).cast('bfloat16'); // a view, then one rounding
+/// console.log(String(t), await t.toArray()); // [[1, 3], [2, 4]]
+/// a.dispose();
+/// ```
 #[wasm_bindgen]
 pub struct NxArray {
     a: Option<AnyArray>,

@@ -3,8 +3,7 @@
 //! that write a stream of bytes. The sources and sinks are JavaScript objects that
 //! `js/index.js` makes from `File`s, `Blob`s, URLs, `WritableStream`s, folder handles
 //! (and `js/node.js` from Node's paths and file handles); the conversion is the
-//! library's ([`crate::convert`]), so its bytes are the command line's. Seed: none (a
-//! format at the edge).
+//! library's ([`crate::convert`]), so its bytes are the command line's.
 
 use std::rc::Rc;
 
@@ -178,6 +177,14 @@ impl Sink for JsSink {
 
 /// A checkpoint opened from its headers: one file, or a sharded checkpoint's index
 /// and shards. Made by `openCheckpoint`.
+///
+/// ```js
+/// import init, { openCheckpoint } from 'nxrig';
+/// await init();
+/// const ck = await openCheckpoint(fileInput.files); // headers only
+/// for (const t of ck.tensors) console.log(t.name, t.dtype, t.shape, t.byteLength);
+/// const w = await ck.load(ck.tensors[0].name); // one tensor, a piece at a time
+/// ```
 #[wasm_bindgen]
 pub struct Checkpoint {
     ck: Rc<convert::Checkpoint<JsSource>>,

@@ -1,4 +1,4 @@
-//! Devices for JavaScript: the host (wasm linear memory) and WebGPU. Seed: `Rig.t`.
+//! Devices for JavaScript: the host (wasm linear memory) and WebGPU.
 
 use wasm_bindgen::prelude::*;
 
@@ -18,6 +18,14 @@ fn has_webgpu() -> bool {
 
 /// A device arrays live on: `Device.host()`, or a WebGPU device from `await
 /// Device.gpu()`.
+///
+/// ```js
+/// import init, { Device, NxArray } from 'nxrig';
+/// await init();
+/// const gpu = await Device.gpu(); // rejects at once without WebGPU
+/// const x = await NxArray.zeros(Device.host(), 'float16', [1024]).toDevice(gpu);
+/// console.log(gpu.name, gpu.memory()); // { bytes, allocations, arrays }
+/// ```
 #[wasm_bindgen]
 #[derive(Clone)]
 pub struct Device {

@@ -1,5 +1,5 @@
 //! `.safetensors` files for JavaScript: read from bytes, tensors replaced, written back
-//! as the command line writes them. Seed: none (a format at the edge).
+//! as the command line writes them.
 
 use wasm_bindgen::prelude::*;
 
@@ -9,6 +9,14 @@ use crate::formats::{self, Format, Tensor};
 use crate::rig::Buffer;
 
 /// The tensors of a `.safetensors` file, in the file's order, and its metadata.
+///
+/// ```js
+/// import init, { loadSafetensors } from 'nxrig';
+/// await init();
+/// const file = loadSafetensors(new Uint8Array(await (await fetch('small.safetensors')).arrayBuffer()));
+/// file.set(file.names[0], file.get(file.names[0]).cast('bfloat16'));
+/// const bytes = file.toBytes(); // what `nxrig convert` writes
+/// ```
 #[wasm_bindgen]
 pub struct TensorFile {
     file: formats::TensorFile,

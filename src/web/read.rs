@@ -1,7 +1,6 @@
 //! Reading an array back into JavaScript: as a TypedArray (`toTypedArray`, raw bits or
 //! exact values `as` another dtype), as nested JS arrays (`toArray`), and as text
-//! (`toString`). Reads of GPU memory are async; nothing blocks. Seed: `Nx_array`
-//! (`to_array`).
+//! (`toString`). Reads of GPU memory are async; nothing blocks.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -22,6 +22,17 @@ const F32_AGAIN: &str = include_str!("../../shaders/add_f32_again.wgsl");
 /// `f32` on a device whose additions a probe found exact on subnormals (`f32_exact`):
 /// there the native sum stands, NaNs fixed up by bit selects. Conversions (casts) are
 /// always emulated, because WGSL lets a narrowing conversion round either way.
+///
+/// ```
+/// use nxrig::wgsl::{add_module, Native};
+/// use nxrig::DType;
+///
+/// let all = Native { f32: true, f16: true, f64: true, int64: true, f32_exact: false };
+/// let wgsl = add_module(DType::Float16, all.for_dtype(DType::Float16));
+/// assert!(wgsl.contains("enable f16"));
+/// let none = Native { f32: false, f16: false, f64: false, int64: false, f32_exact: false };
+/// assert!(!add_module(DType::Float16, none).contains("enable f16")); // exact in u32 words
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Native {
     /// Use `f32` arithmetic.

@@ -2,7 +2,7 @@
 //! kernels built from them. No per-dtype shader is written by hand: templates in
 //! `shaders/` are filled from [`Words`], which [`crate::dtype`]'s widths decide.
 //!
-//! Uses only [`crate::dtype`] and [`crate::layout`]. DESIGN.md decision 6; the GPU backend (issue 5) binds
+//! Uses only [`crate::dtype`] and [`crate::layout`]. The GPU backend binds
 //! device memory as `array<u32>` and runs these modules.
 
 mod add;

@@ -1,5 +1,5 @@
 //! How each dtype's elements lie in the `u32` words WGSL binds: the one table from
-//! which every load and store is generated. Seed: DESIGN.md decision 6.
+//! which every load and store is generated.
 //!
 //! Element position `p` of a dtype `b` bits wide:
 //! - `b` < 32 (4, 8, 16): bit field `(p % (32 / b)) * b` of word `p / (32 / b)`;
@@ -9,6 +9,16 @@
 use crate::dtype::DType;
 
 /// The word layout of elements `bits` wide.
+///
+/// ```
+/// use nxrig::wgsl::Words;
+/// use nxrig::DType;
+///
+/// assert_eq!(Words::of(DType::Int4), Words::Field { bits: 4 });
+/// assert_eq!(Words::of(DType::Float32), Words::Word);
+/// assert_eq!(Words::of(DType::Complex128), Words::Multi { count: 4 });
+/// assert!(Words::of(DType::Uint8).shares_words());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Words {
     /// Several elements a word: each a bit field of `bits` bits.

@@ -35,7 +35,7 @@ pub fn bits_at(d: DType, i: usize) -> u128 {
         (1u128 << bits) - 1
     };
     let v = match (d, i % 5) {
-        (DType::Float64, 0) => 0x7FF0_0000_0000_0001, // a signalling NaN (K5)
+        (DType::Float64, 0) => 0x7FF0_0000_0000_0001, // a signalling NaN: placement keeps its payload
         (DType::Complex128, 0) => 0x7FF0_0000_0000_0001 << 64 | 0x7FF4_0000_0000_0000,
         (DType::Bool, _) => w & 1,
         _ => w,
@@ -212,7 +212,7 @@ pub fn views(d: DType, rig: &Rig) -> Vec<View> {
             want,
         });
     }
-    // Overlapping without stride 0: shape [3, 2] at strides [2, 2] (the seed's example).
+    // Overlapping without stride 0: shape [3, 2] at strides [2, 2] (the specification's example).
     let bits: Vec<u128> = (0..8).map(|i| bits_at(d, i)).collect();
     let base = AnyArray::of_bits(d, &[8], &bits)
         .unwrap()

@@ -3,8 +3,7 @@
 //! for each of the 19 x 19, which the compiler vectorizes (no dispatch on the dtype
 //! per element, no 128-bit patterns). Each conversion rounds once, to nearest even
 //! (see [`encode`]), and equals [`super::convert_bits`] bit for bit: the tests check
-//! every pair against the oracle vectors, contiguous and strided. Seed: `Nx_array`
-//! § Dtypes (conversions); DESIGN.md decision 13.
+//! every pair against the oracle vectors, contiguous and strided.
 //!
 //! Sub-byte dtypes load as one `i8`/`u8` a nibble and store packed (`io.rs`); a bool
 //! source reads as 0 or 1 (any nonzero byte is true). The lanes themselves are in

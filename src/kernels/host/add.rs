@@ -1,6 +1,5 @@
 //! The host add kernel: the typed sum of the dtype (`dtype::lanes`) over runs of the
-//! walk, on the pool's threads where the output is long. Seed: `Nx_array` § Kernels
-//! (host kernels).
+//! walk, on the pool's threads where the output is long.
 
 use super::split::split;
 use crate::array::AnyArray;

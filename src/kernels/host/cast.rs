@@ -1,6 +1,5 @@
 //! The host cast kernel: the typed loop of the dtype pair over runs of the walk
-//! (contiguous or at a fixed stride), on the pool's threads where it is long. Seed:
-//! `Nx_array` § Kernels (host kernels).
+//! (contiguous or at a fixed stride), on the pool's threads where it is long.
 
 use super::split::split;
 use crate::array::AnyArray;

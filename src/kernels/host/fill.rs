@@ -1,4 +1,4 @@
-//! The host fill kernel. Seed: `Nx_array` § Kernels (host kernels).
+//! The host fill kernel.
 
 use crate::array::AnyArray;
 use crate::dtype::write_bits;

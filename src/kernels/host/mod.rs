@@ -1,7 +1,6 @@
 //! The host's kernels: typed loops over runs of the walk (`crate::dtype::lanes`,
 //! `crate::layout::Runs`), long ones on rayon's pool (`split`). Called by the kernels'
-//! front doors for arrays on a host device, under the door's claims. Seed: `Nx_array`
-//! § Kernels (host kernels).
+//! front doors for arrays on a host device, under the door's claims.
 
 mod add;
 mod cast;

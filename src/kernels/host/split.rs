@@ -1,7 +1,7 @@
 //! Host kernels on several threads: a kernel whose output is C-contiguous is cut into
 //! ranges of its elements, each writing its own bytes of the output, run on rayon's
 //! pool (natively; in wasm, and below [`PARALLEL_MIN`] elements, on the calling
-//! thread). Seed: `Nx_array` § Kernels; DESIGN.md decision 13.
+//! thread).
 
 use crate::dtype::DType;
 

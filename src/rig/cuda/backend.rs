@@ -1,5 +1,4 @@
 //! CUDA as a device backend: what a device (`crate::rig::Rig`) asks of a CUDA device.
-//! Seed: `Rig.t`.
 
 use std::sync::Arc;
 

@@ -1,6 +1,5 @@
 //! Launches of nxrig's CUDA kernels on a device's stream: the module compiled on the
-//! first launch (`module.rs`), blocks of 256 threads, grid-stride loops. Seed:
-//! `Nx_array` § Kernels (device kernels).
+//! first launch (`module.rs`), blocks of 256 threads, grid-stride loops.
 
 use std::ffi::c_void;
 

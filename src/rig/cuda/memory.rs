@@ -1,5 +1,5 @@
 //! CUDA memory: one stream-ordered allocation of a device, freed on the device's
-//! stream when dropped (after the work submitted before it). Seed: `Rig.Buffer.create`.
+//! stream when dropped (after the work submitted before it).
 
 use std::sync::Arc;
 

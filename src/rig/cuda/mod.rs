@@ -3,8 +3,7 @@
 //! `cuda1`, ...), its memory stream-ordered allocations, its work one stream in
 //! submission order, its stamps CUDA events on that stream, and nxrig's kernels
 //! (`src/kernels/cuda/nx_kernels.cu` over `include/`) compiled by NVRTC once per
-//! device. Knows no `Rig`, buffer or array, as `wgpu/` does not. Seed: `Rig.t`;
-//! DESIGN.md (backends).
+//! device. Knows no `Rig`, buffer or array, as `wgpu/` does not.
 //!
 //! - `probe.rs`: whether the machine has the libraries, and why not, before cudarc
 //!   loads them (its loader panics where they are missing); opening the devices.

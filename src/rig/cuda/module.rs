@@ -3,7 +3,6 @@
 //! NVRTC for the device's compute capability on the first launch and loaded once per
 //! device; and launches over an operand's [`Walk`]. The same source compiles for the
 //! host in `tests/cuda_kernels.rs`, which checks its arithmetic on every machine.
-//! Seed: `Nx_array` § Kernels (device kernels).
 
 use std::ffi::CString;
 

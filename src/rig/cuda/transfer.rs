@@ -1,7 +1,6 @@
 //! Bytes in and out of a CUDA device, on its stream: allocation and freeing, uploads
 //! (from pageable memory; through pinned staging from 1 MiB), blocking reads (the
-//! same), copies within the device and fills. Seed: `Rig.Buffer.write`,
-//! `Rig.Buffer.read`, `Rig.Buffer.blit`, `Rig.Buffer.fill`.
+//! same), copies within the device and fills.
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! wgpu as a device backend: what a device (`crate::rig::Rig`) asks of a GPU through
-//! wgpu. Seed: `Rig.t`.
+//! wgpu.
 
 use super::{Gpu, GpuMemory};
 use std::sync::Arc;

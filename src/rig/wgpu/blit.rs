@@ -1,5 +1,5 @@
 //! The strided blit: elements of one width moved bit for bit between two layouts by
-//! the generated transfer kernel. Placement, not arithmetic (DESIGN.md decision 7): it
+//! the generated transfer kernel. Placement, not arithmetic: it
 //! stands in for the copy engine, which WebGPU gives only 4-byte-aligned contiguous
 //! ranges. Elements narrower than a word are stored with atomics, so no neighbour's
 //! bits change.

@@ -1,6 +1,5 @@
 //! A GPU device through wgpu: its device and queue, its limits, its compiled pipelines,
 //! and the wiring of queue completions and device loss into the [`Rig`](crate::rig::Rig)'s timeline.
-//! Seed: `Rig.t` (a device), `Rig.Lost`; DESIGN.md decisions 5, 8 and 9.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -12,6 +11,16 @@ use crate::wgsl::Native;
 
 /// The wgpu side of a GPU device (`crate::rig::Rig`): what nxrig submits its work and
 /// memory through.
+///
+/// ```
+/// use nxrig::Rig;
+///
+/// if let Ok(gpu) = Rig::by_name("gpu") {
+///     let g = gpu.wgpu().expect("a wgpu device");
+///     println!("{} (max buffer {} bytes)", gpu.name(), g.limits().max_buffer_size);
+///     let _device: &nxrig::wgpu::Device = g.device(); // for kernels of your own
+/// }
+/// ```
 pub struct Gpu {
     /// The device's name, as its [`Rig`](crate::rig::Rig) has it.
     pub(crate) name: String,
@@ -46,6 +55,17 @@ impl std::fmt::Debug for Gpu {
 }
 
 /// How nxrig opens a GPU device.
+///
+/// ```
+/// use nxrig::rig::wgpu::Options;
+/// use nxrig::Rig;
+///
+/// // Every type through the 32-bit integer path, as on an adapter without f16 or f64.
+/// let emulated = Options { emulate: true, ..Options::default() };
+/// if let Ok(gpu) = Rig::gpu_with(&emulated) {
+///     assert!(!gpu.wgpu().unwrap().native().f16);
+/// }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// Emulate every type in 32-bit integer arithmetic even where the adapter has

@@ -1,7 +1,7 @@
 //! GPU memory: wgpu buffers (chunks, over the largest buffer) padded to the 4-byte copy
 //! alignment, written through the queue, read back through mapped staging buffers. The padding never shows: a write
 //! of a range that is not whole words goes through the strided blit, which changes
-//! only the range's bytes, and a read returns exactly the bytes asked for (case K11).
+//! only the range's bytes, and a read returns exactly the bytes asked for.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -358,7 +358,7 @@ struct Part {
 }
 
 /// A read of GPU memory under way: resolves to the bytes, or to [`Error::Lost`] if the
-/// device is lost first (case K13). Natively, polling it blocks until the GPU is done.
+/// device is lost first. Natively, polling it blocks until the GPU is done.
 pub(crate) struct Readback<'a> {
     gpu: Arc<Gpu>,
     parts: Vec<Part>,

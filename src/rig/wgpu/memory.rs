@@ -1,7 +1,7 @@
 //! GPU memory: one or more wgpu buffers ("chunks") holding an allocation's bytes in
 //! order. An allocation over the device's `maxBufferSize` is split across chunks of
 //! equal size (a multiple of 256 bytes, so that no element straddles two); each
-//! chunk is padded to whole words, and the padding never shows. DESIGN.md decision 8.
+//! chunk is padded to whole words, and the padding never shows.
 //! Memory that came from [`crate::rig::Rig`]'s allocations gives its buffers back to
 //! the device's pool when it is dropped.
 
@@ -9,6 +9,19 @@ use super::pool::{self, Shared};
 
 /// The bytes of one GPU allocation: `len` bytes over [`GpuMemory::buffers`], byte `b`
 /// at byte `b % chunk` of buffer `b / chunk`.
+///
+/// ```
+/// use nxrig::rig::{Buffer, Kind};
+/// use nxrig::Rig;
+///
+/// if let Ok(gpu) = Rig::by_name("gpu") {
+///     let b = Buffer::create(&gpu, 10, Kind::Device)?;
+///     let (m, start) = b.wgpu_memory().expect("GPU memory");
+///     assert_eq!((m.len(), start), (10, 0));
+///     assert_eq!(m.buffers()[0].size(), 12); // padded to whole words, never seen
+/// }
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct GpuMemory {
     buffers: Vec<wgpu::Buffer>,

@@ -34,6 +34,12 @@ pub(crate) use open::open;
 pub(crate) use plan::Operand;
 
 /// What an adapter is and offers, as `nxrig devices` lists it.
+///
+/// ```
+/// for a in nxrig::rig::wgpu::adapters() {
+///     println!("{}: f16 {}, max buffer {} bytes", a.describe(), a.shader_f16, a.max_buffer_size);
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AdapterInfo {
     /// The adapter's name, as its driver gives it.

@@ -4,7 +4,7 @@
 //! `minStorageBufferOffsetAlignment`), and its positions fit the kernels' 32-bit
 //! arithmetic. A piece is a box of the index space: the layouts sliced along axes,
 //! the axis that spans the most bytes of an operand that does not fit first.
-//! DESIGN.md decision 8: split, never refused, never a silent zero.
+//! Split, never refused, never a silent zero.
 
 use super::memory::GpuMemory;
 use crate::error::Error;
