@@ -92,17 +92,37 @@ export interface MemoryUse {
   arrays: number;
 }
 
+/** The WebGPU types where the program has them (`@webgpu/types`), else `object`. */
+export type GPUDeviceHandle = typeof globalThis extends { GPUDevice: { prototype: infer T } } ? T : object;
+/** As `GPUDeviceHandle`, for `GPUBuffer`. */
+export type GPUBufferHandle = typeof globalThis extends { GPUBuffer: { prototype: infer T } } ? T : object;
+
+/** `Device.gpu`'s options. */
+export interface GpuOptions {
+  /** Run on this `GPUDevice` (another library's: `await ort.env.webgpu.device`, TF.js's `tf.backend().device`) instead of opening one; nxrig reads its limits and features from it, and `destroy()` leaves it to its owner. */
+  device?: GPUDeviceHandle;
+  /** Every type through 32-bit integer arithmetic even where the adapter has `shader-f16`. */
+  emulate?: boolean;
+  /** The adapter to ask for, where the platform has several. Not with `device`. */
+  powerPreference?: 'high-performance' | 'low-power';
+}
+
 /** A device arrays live on: `Device.host()` (wasm memory) or `await Device.gpu()` (WebGPU). */
 export class Device {
   private constructor();
   /** The host: wasm linear memory; work runs at once, on the calling thread. */
   static host(): Device;
   /**
-   * A new WebGPU device (`navigator.gpu`'s first adapter). `emulate`: every type through
-   * 32-bit integer arithmetic even where the adapter has `shader-f16`. Rejects at once
-   * where there is no WebGPU ("this environment has no WebGPU (navigator.gpu)").
+   * A new WebGPU device (`navigator.gpu`'s first adapter), or, given `{ device }`, nxrig
+   * on another library's `GPUDevice`. Options are checked: an unknown one or a wrong
+   * type rejects naming it (a bare boolean is `{ emulate }`). Rejects at once where
+   * there is no WebGPU ("this environment has no WebGPU (navigator.gpu)").
    */
-  static gpu(emulate?: boolean): Promise<Device>;
+  static gpu(options?: GpuOptions | boolean): Promise<Device>;
+  /** The device's `GPUDevice`, for another library to share (`new WebGPUBackend(device)`, `executionProviders: [{ name: 'webgpu', device }]`). Throws on the host. */
+  readonly gpuDevice: GPUDeviceHandle;
+  /** A stand-in `GPUAdapter` whose `requestDevice()` gives `gpuDevice`: for a library that makes its device from an adapter (`ort.env.webgpu.adapter = gpu.gpuAdapter` in onnxruntime-web). */
+  readonly gpuAdapter: object;
   /** `"host"`, or the adapter's name and backend. */
   readonly name: string;
   readonly isGpu: boolean;
@@ -144,6 +164,30 @@ export class NxArray<D extends DType = DType> {
   ): NxArray<T>;
   /** A fresh C-contiguous array of zeros on `device`. */
   static zeros<T extends DType>(device: Device, dtype: T, shape: readonly number[]): NxArray<T>;
+  /**
+   * A new array on a WebGPU device holding the bytes of another library's `GPUBuffer`
+   * from `byteOffset` (a multiple of 4): one copy on the GPU, never through the host.
+   * `device` is the nxrig `Device` on the buffer's `GPUDevice` (by default the last one
+   * `Device.gpu` opened). The buffer stays the caller's. Rejects for a buffer without
+   * `COPY_SRC` usage, too small, destroyed or of another `GPUDevice`.
+   */
+  static fromGpuBuffer<T extends DType>(
+    buffer: GPUBufferHandle,
+    dtype: T,
+    shape: readonly number[],
+    options?: { byteOffset?: number; device?: Device },
+  ): Promise<NxArray<T>>;
+  /**
+   * The `GPUBuffer` holding the elements (a WebGPU array whose elements are one
+   * contiguous range of one buffer; else it throws: `copy()` first), from
+   * `gpuByteOffset`, `byteLength` bytes: for `ort.Tensor.fromGpuBuffer` or `tf.tensor({
+   * buffer })`. No copy: the memory is exported, never donated or reused by nxrig
+   * again; nxrig never destroys it (dispose the array, and the buffer goes once its
+   * other holders let go).
+   */
+  readonly gpuBuffer: GPUBufferHandle;
+  /** The byte of `gpuBuffer` where the elements start. */
+  readonly gpuByteOffset: number;
 
   readonly dtype: D;
   /** An extent an axis. */

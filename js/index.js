@@ -21,6 +21,7 @@ import wbgInit, {
   version as wbgVersion,
 } from '../pkg/nxrig.js';
 import { convertCheckpoint as convertRaw, openCheckpoint as openRaw } from './checkpoint.js';
+import { adapterOf, adoptDevice, fromGpuBuffer as fromGpuBufferRaw, gpuOptions } from './interop.js';
 
 let ready = false;
 
@@ -101,6 +102,33 @@ function freeOnce(cls) {
   };
   cls.prototype.dispose = cls.prototype.free;
 }
+
+// Device.gpu's options checked here; a GPUDevice of another library taken as nxrig's
+// (js/interop.js). The last WebGPU device opened is NxArray.fromGpuBuffer's default.
+let lastGpu;
+const rawGpu = Device.gpu;
+Device.gpu = async function gpu(options) {
+  const o = gpuOptions(options);
+  const open = () => rawGpu.call(Device, o.emulate ?? false, o.powerPreference, o.device !== undefined);
+  const d = o.device ? await adoptDevice(o.device, open) : await open();
+  lastGpu = new WeakRef(d);
+  return d;
+};
+Object.defineProperty(Device.prototype, 'gpuAdapter', {
+  configurable: true,
+  get() {
+    return adapterOf(this.gpuDevice);
+  },
+});
+NxArray.fromGpuBuffer = function fromGpuBuffer(buffer, dtype, shape, options) {
+  const device = options?.device ?? lastGpu?.deref();
+  const rest = options && { ...options };
+  if (rest) delete rest.device;
+  if (options?.device !== undefined && !(options.device instanceof Device)) {
+    return Promise.reject(new TypeError(`NxArray.fromGpuBuffer: options.device must be a Device, got: ${options.device?.constructor?.name ?? typeof options.device}`));
+  }
+  return fromGpuBufferRaw(NxArray, buffer, dtype, shape, rest, device);
+};
 
 freeOnce(Device);
 freeOnce(TensorFile);

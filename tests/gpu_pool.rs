@@ -2,7 +2,8 @@
 //! is reused for the next allocation of its size, an array created over it reads 0
 //! (the specification leaves a fresh array's elements unspecified; nxrig's are 0 everywhere),
 //! a kernel's output over it is right, the pool keeps no more than its cap, and
-//! emptying it or destroying the device drops what it keeps. Each test opens its own
+//! emptying it or destroying the device drops what it keeps, and exported memory never
+//! goes back to it. Each test opens its own
 //! device, so that the counts are its own.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -127,4 +128,21 @@ fn an_async_read_of_a_view_reads_only_its_own_bytes() {
             "{staged} bytes staged to read 12 (not the whole 1 MiB memory)"
         );
     }
+}
+
+/// Exported memory (handed to another library: `Buffer::export`, what `gpuBuffer`
+/// does in the browser) never goes back to the pool, so no later array reuses buffers
+/// another library may still hold; memory not exported does.
+#[test]
+fn exported_memory_never_goes_back_to_the_pool() {
+    let gpu = device(None);
+    let a = varied().to_device(&gpu).unwrap();
+    a.buffer().export().unwrap();
+    let before = cached(&gpu); // staging buffers of the upload, kept
+    drop(a);
+    assert_eq!(cached(&gpu), before, "exported: not kept for reuse");
+    let b = varied().to_device(&gpu).unwrap();
+    let before = cached(&gpu);
+    drop(b);
+    assert_eq!(cached(&gpu), before + 4096, "not exported: kept");
 }

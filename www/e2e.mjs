@@ -14,7 +14,10 @@
 //   6. checkpoints of any size (www/e2e-checkpoint.mjs): a 5 GiB file and a 4 GiB
 //      sharded checkpoint made at test time, from Files and URLs, on the host and
 //      WebGPU, into streams and OPFS, each byte nxrig convert's; an abort, a server
-//      without Range, the demo's folder input; and in Node from paths into paths.
+//      without Range, the demo's folder input; and in Node from paths into paths;
+//   7. GPU memory shared with onnxruntime-web and TensorFlow.js on one GPUDevice
+//      (www/e2e-interop.mjs): gpuBuffer out, fromGpuBuffer in, either library's
+//      device, no read back between; Device.gpu's options checked.
 // Needs `npm run build`, the release `nxrig` binary and the checkpoint (scripts/test.sh
 // does all three). Env: NXRIG_CHECKPOINT, NXRIG_BIN.
 import assert from 'node:assert/strict';
@@ -26,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { big, conventions, panics } from './e2e-api.mjs';
 import { checkpoints } from './e2e-checkpoint.mjs';
+import { interop } from './e2e-interop.mjs';
 import { tarball } from './e2e-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -233,6 +237,7 @@ async function main() {
     await big(b, url);
     await panics(b, url);
     await tarball(b, { root, out, serve });
+    await interop();
     await checkpoints({ flags: FLAGS, root, bin });
     console.log('e2e: all passed');
   } finally {

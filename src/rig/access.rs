@@ -416,6 +416,17 @@ impl Buffer {
         }
     }
 
+    /// Keeps the memory's device buffers out of the device's pool for good (memory
+    /// handed to another library).
+    pub(crate) fn keep_out_of_pools(&self) {
+        match self.memory.on() {
+            On::Wgpu(_, m) => m.never_pool(),
+            On::Host => {}
+            #[cfg(feature = "cuda")]
+            On::Cuda(..) => {}
+        }
+    }
+
     /// The CUDA memory and the buffer's first byte in it, for memory of a CUDA
     /// device; `None` for memory of another backend.
     #[cfg(feature = "cuda")]

@@ -180,13 +180,16 @@ impl Buffer {
     }
 
     /// Puts the memory outside the claims for good, through every view and borrow:
-    /// no donation will write it.
+    /// no donation will write it, and a GPU's buffers never go back to its pool for
+    /// reuse (another library may hold them).
     ///
     /// # Errors
     /// [`Error::Dead`] for a dead buffer; [`Error::HeldExclusive`] while a donation holds
     /// the memory exclusive.
     pub fn export(&self) -> Result<(), Error> {
-        share_memory(self, "Buffer::export")
+        share_memory(self, "Buffer::export")?;
+        self.keep_out_of_pools();
+        Ok(())
     }
 
     /// `Ok` where [`Buffer::free`] may kill the memory's buffers.

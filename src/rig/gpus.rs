@@ -28,7 +28,10 @@ impl Rig {
     /// [`Error::NoDevice`] if there is no adapter or it refuses a device.
     pub async fn gpu_async(options: &wgpu::Options) -> Result<Rig, Error> {
         let adapter = wgpu::instance()
-            .request_adapter(&::wgpu::RequestAdapterOptions::default())
+            .request_adapter(&::wgpu::RequestAdapterOptions {
+                power_preference: options.power_preference,
+                ..Default::default()
+            })
             .await
             .map_err(|e| Error::NoDevice {
                 op: "Rig::gpu_async",

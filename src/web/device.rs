@@ -41,19 +41,39 @@ impl Device {
 
     /// A new WebGPU device of the browser's first adapter (`navigator.gpu`). With
     /// `emulate` true, every type goes through 32-bit integer arithmetic even where the
-    /// adapter has `shader-f16`.
+    /// adapter has `shader-f16`; `power_preference` is `"high-performance"`,
+    /// `"low-power"` or absent; `adopted` says the adapter `navigator.gpu` gives now is
+    /// the JavaScript entry's stand-in for a `GPUDevice` another library made (the
+    /// options object of `Device.gpu` is checked there, in `js/index.js`).
     ///
     /// Errors (the promise rejects at once): a JS `Error` "this environment has no
     /// WebGPU (navigator.gpu)" where `navigator.gpu` is missing (Node, or a browser
-    /// without WebGPU); an adapter that refuses a device.
-    pub async fn gpu(emulate: Option<bool>) -> Result<Device, JsError> {
+    /// without WebGPU); an adapter that refuses a device; a device whose limits are
+    /// below what nxrig's kernels need.
+    pub async fn gpu(
+        emulate: Option<bool>,
+        power_preference: Option<String>,
+        adopted: Option<bool>,
+    ) -> Result<Device, JsError> {
         if !has_webgpu() {
             return Err(super::js_invalid(
                 "nxrig: this environment has no WebGPU (navigator.gpu): use Device.host()",
             ));
         }
+        let power_preference = match power_preference.as_deref() {
+            None => ::wgpu::PowerPreference::None,
+            Some("high-performance") => ::wgpu::PowerPreference::HighPerformance,
+            Some("low-power") => ::wgpu::PowerPreference::LowPower,
+            Some(p) => {
+                return Err(super::js_invalid(&format!(
+                    "nxrig: powerPreference is 'high-performance' or 'low-power', got: {p:?}"
+                )))
+            }
+        };
         let options = Options {
             emulate: emulate.unwrap_or(false),
+            power_preference,
+            adopted: adopted.unwrap_or(false),
             ..Options::default()
         };
         let rig = Rig::gpu_async(&options).await.map_err(super::js_error)?;

@@ -13,6 +13,7 @@ mod array;
 mod checkpoint;
 mod device;
 mod file;
+mod interop;
 mod panic;
 mod read;
 mod typed;

@@ -52,7 +52,9 @@ impl DeviceBackend for Gpu {
 
     fn destroy(&self) {
         self.close_cache();
-        self.device.destroy();
+        if !self.adopted {
+            self.device.destroy();
+        }
     }
 
     fn empty_cache(&self) {

@@ -46,6 +46,8 @@ pub struct Gpu {
     pub(crate) pool: super::pool::Shared,
     /// The flag and arguments of kernels in two passes, made when first needed.
     pub(crate) indirect: super::indirect::Lazy,
+    /// The device is another library's ([`Options::adopted`]): never destroyed here.
+    pub(crate) adopted: bool,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -86,6 +88,13 @@ pub struct Options {
     /// The most bytes of freed buffers the device keeps for reuse (default 256 MiB; 0
     /// keeps none). See [`Gpu::empty_cache`].
     pub cache_bytes: Option<u64>,
+    /// The adapter to ask for: the faster or the more frugal GPU where the platform
+    /// has both, or its own choice (the default).
+    pub power_preference: ::wgpu::PowerPreference,
+    /// The device belongs to another library (in the browser, a `GPUDevice` that
+    /// onnxruntime-web or TensorFlow.js made): [`Rig::destroy`](crate::rig::Rig::destroy)
+    /// marks it lost for nxrig but leaves the device itself to its owner.
+    pub adopted: bool,
 }
 
 /// The shader features nxrig asks for where the adapter has them.
@@ -297,6 +306,23 @@ pub(crate) async fn open_unprobed(
             reason: format!("{name}: the adapter refused a device: {e}"),
         })?;
     let limits = device.limits();
+    // A device another library made may have been asked for less than nxrig's
+    // kernels need (WebGPU's defaults are enough).
+    if limits.max_compute_workgroup_size_x < 256
+        || limits.max_compute_invocations_per_workgroup < 256
+        || limits.max_storage_buffers_per_shader_stage < 4
+    {
+        return Err(Error::NoDevice {
+            op: "Rig::gpu_async",
+            reason: format!(
+                "{name}: its limits are below what nxrig's kernels need (workgroups of 256 \
+                 invocations, 4 storage buffers a stage; it has {}, {} and {})",
+                limits.max_compute_workgroup_size_x,
+                limits.max_compute_invocations_per_workgroup,
+                limits.max_storage_buffers_per_shader_stage
+            ),
+        });
+    }
     let f = device.features();
     let native = if options.emulate {
         Native::NONE
@@ -340,6 +366,7 @@ pub(crate) async fn open_unprobed(
         pipelines: Mutex::new(HashMap::new()),
         error,
         indirect: Default::default(),
+        adopted: options.adopted,
         pool: super::pool::Pool::shared(options.cache_bytes.unwrap_or(super::pool::DEFAULT_CAP)),
     };
     let gpu = Arc::new(gpu);

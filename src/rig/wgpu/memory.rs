@@ -29,6 +29,9 @@ pub struct GpuMemory {
     len: usize,
     /// Where the buffers go when the memory is dropped (none: they are dropped).
     pool: Option<Shared>,
+    /// Set once the buffers were handed to another library: they never go back to
+    /// the pool, whatever `pool` says.
+    exported: std::sync::atomic::AtomicBool,
 }
 
 /// A piece of a byte range that lies in one chunk: (chunk, byte in the chunk, bytes,
@@ -43,7 +46,15 @@ impl GpuMemory {
             chunk,
             len,
             pool: None,
+            exported: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    /// Keeps the buffers out of the pool for good: another library holds them, so no
+    /// later allocation may reuse them.
+    pub(crate) fn never_pool(&self) {
+        self.exported
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The memory, giving its buffers back to `pool` when dropped.
@@ -95,6 +106,9 @@ impl GpuMemory {
 
 impl Drop for GpuMemory {
     fn drop(&mut self) {
+        if self.exported.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         if let Some(p) = self.pool.take() {
             let mut p = pool::lock(&p);
             for b in self.buffers.drain(..) {
