@@ -119,7 +119,7 @@ export class Device {
    * there is no WebGPU ("this environment has no WebGPU (navigator.gpu)").
    */
   static gpu(options?: GpuOptions | boolean): Promise<Device>;
-  /** The device's `GPUDevice`, for another library to share (`new WebGPUBackend(device)`, `executionProviders: [{ name: 'webgpu', device }]`). Throws on the host. */
+  /** The device's `GPUDevice`, for another library to share (`new tf.WebGPUBackend(gpu.gpuDevice)`; for onnxruntime-web see `gpuAdapter`). Throws on the host. */
   readonly gpuDevice: GPUDeviceHandle;
   /** A stand-in `GPUAdapter` whose `requestDevice()` gives `gpuDevice`: for a library that makes its device from an adapter (`ort.env.webgpu.adapter = gpu.gpuAdapter` in onnxruntime-web). */
   readonly gpuAdapter: object;
@@ -274,7 +274,6 @@ export class TensorFile {
 
 /** Reads `.safetensors` bytes (copied once into wasm memory). */
 export function loadSafetensors(bytes: ArrayBufferView | ArrayBuffer): TensorFile;
-/** `x + y` elementwise in a fresh array, NumPy's broadcasting, one dtype. */
 /** A tensor of a checkpoint, from its header. */
 export interface TensorInfo {
   readonly name: string;
@@ -405,6 +404,7 @@ export type CheckpointOutput =
  */
 export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput | string, options: ConvertOptions): Promise<ConvertReport>;
 
+/** `x + y` elementwise in a fresh array, NumPy's broadcasting, one dtype. */
 export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** The 19 dtypes' names, in the order of their codes. */
 export function dtypes(): DType[];

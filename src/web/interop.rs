@@ -14,8 +14,9 @@ use crate::AnyArray;
 #[wasm_bindgen]
 impl Device {
     /// The `GPUDevice` of a WebGPU device, shared: give it to another library (`new
-    /// WebGPUBackend(device)` in TensorFlow.js, `executionProviders: [{ name:
-    /// 'webgpu', device }]` in onnxruntime-web) and the two exchange `GPUBuffer`s.
+    /// tf.WebGPUBackend(gpu.gpuDevice)` in TensorFlow.js; onnxruntime-web makes its
+    /// device from an adapter: `ort.env.webgpu.adapter = gpu.gpuAdapter`) and the two
+    /// exchange `GPUBuffer`s.
     ///
     /// Errors: the host has none.
     #[wasm_bindgen(getter, js_name = gpuDevice, unchecked_return_type = "GPUDevice")]
