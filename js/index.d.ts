@@ -252,14 +252,15 @@ export class NxArray<D extends DType = DType> {
 
 /** The tensors of a `.safetensors` file. */
 export class TensorFile {
-  private constructor();
+  /** An empty file, for tensors of your own (`set`), written with `toBytes()`. */
+  constructor();
   readonly names: string[];
   readonly length: number;
   /** The `__metadata__` as JSON text (`"{}"` when none). */
   readonly metadata: string;
   /** The tensor named `name` (a view of the file's bytes). */
   get(name: string): NxArray;
-  /** Replaces the tensor `name` with `array`, which must be on the host. */
+  /** Puts `array` (on the host) under `name`: in place of that tensor, or after the others. */
   set(name: string, array: NxArray): void;
   /** The file's bytes, as `nxrig convert` writes them. */
   toBytes(): Uint8Array;

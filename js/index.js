@@ -62,7 +62,7 @@ function guarded(f, name, of) {
       throw new Error(`nxrig: call \`await init()\` before ${name} (nxrig's WebAssembly is not loaded yet)`);
     }
     if (of && !this?.__wbg_ptr) {
-      throw new Error(`${name}: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors' : of === 'Checkpoint' ? 'openCheckpoint' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
+      throw new Error(`${name}: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors or new TensorFile()' : of === 'Checkpoint' ? 'openCheckpoint' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
     }
     let r;
     try {

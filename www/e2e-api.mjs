@@ -98,6 +98,15 @@ export async function conventions(page) {
     out.deviceGone = [message(() => gone.name), String(gone)];
     out.made = message(() => new NxArray().shape);
     out.f32text = String(NxArray.fromTypedArray(new Float32Array([0.1, 1e30, 1e-10, -0]), 'float32'));
+    // A file of one's own: an empty TensorFile, a new tensor set, written, read back.
+    {
+      const { TensorFile, loadSafetensors } = window.nxrig;
+      const f = new TensorFile();
+      f.set('b', NxArray.fromTypedArray(new Float32Array([1.5, -2]), 'float32'));
+      f.set('a', NxArray.fromTypedArray(new Int8Array([7]), 'int8'));
+      const back = loadSafetensors(f.toBytes());
+      out.fresh = [f.length, back.names, await back.get('b').toArray(), await back.get('a').toArray()];
+    }
     out.lastPanic = window.nxrig.lastPanic() ?? null;
     return out;
   });
@@ -114,6 +123,7 @@ export async function conventions(page) {
   assert.match(r.deviceGone[0], /^Device.name: this Device was disposed/);
   assert.equal(r.deviceGone[1], 'Device(disposed)');
   assert.match(r.made, /^NxArray.shape: this NxArray was disposed \(or made with `new`/);
+  assert.deepEqual(r.fresh, [2, ['b', 'a'], [1.5, -2], [7]], 'an empty TensorFile takes new tensors, after the others');
   assert.equal(r.f32text, 'NxArray(float32 [4] on host: 0.1, 1e30, 1e-10, -0)');
   assert.deepEqual(r.shapes, [
     'NxArray.zeros: shape[0] is 1099511627776, more than this platform\'s arrays can hold',

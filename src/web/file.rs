@@ -47,6 +47,15 @@ impl TensorFile {
 
 #[wasm_bindgen]
 impl TensorFile {
+    /// An empty file, for tensors of your own (`set`), written with `toBytes`.
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> TensorFile {
+        TensorFile {
+            file: formats::TensorFile::default(),
+        }
+    }
+
     /// The tensors' names, in the file's order.
     #[wasm_bindgen(getter)]
     pub fn names(&self) -> Vec<String> {
@@ -87,10 +96,11 @@ impl TensorFile {
         Ok(NxArray::new(self.file.tensors[k].array.clone()))
     }
 
-    /// Replaces the tensor named `name` with `array` (any dtype and shape), which must
-    /// be on the host: `await a.toDevice(Device.host())` first.
+    /// Puts `array` (any dtype and shape) in the file under `name`: in place of the
+    /// tensor of that name, or after the others where there is none. It must be on the
+    /// host: `await a.toDevice(Device.host())` first.
     ///
-    /// Errors: no tensor has that name; an array on a GPU; a freed array.
+    /// Errors: an array on a GPU; a freed array.
     pub fn set(&mut self, name: &str, array: &NxArray) -> Result<(), JsError> {
         let a = array.get()?;
         if !a.rig().host_addressable() {
@@ -98,11 +108,14 @@ impl TensorFile {
                 "nxrig: the array is on a GPU: await a.toDevice(Device.host()) first",
             ));
         }
-        let k = self.index(name)?;
-        self.file.tensors[k] = Tensor {
+        let t = Tensor {
             name: name.to_owned(),
             array: a.clone(),
         };
+        match self.index(name) {
+            Ok(k) => self.file.tensors[k] = t,
+            Err(_) => self.file.tensors.push(t),
+        }
         Ok(())
     }
 
