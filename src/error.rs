@@ -166,27 +166,35 @@ pub enum Error {
     },
 }
 
+/// `$body` with `$op` bound to the `op` field of `$e`'s variant (by reference, as the
+/// match binds it), or `$none` for the variants that name no function.
+macro_rules! with_op {
+    ($e:expr, $op:ident => $body:expr, $none:expr) => {
+        match $e {
+            Error::TooLarge { $op, .. }
+            | Error::Layout { $op, .. }
+            | Error::Invalid { $op, .. }
+            | Error::WrongDtype { $op, .. }
+            | Error::Dead { $op, .. }
+            | Error::HeldExclusive { $op, .. }
+            | Error::ReadOnly { $op, .. }
+            | Error::Claim { $op, .. }
+            | Error::OutOfMemory { $op, .. }
+            | Error::NoDevice { $op, .. }
+            | Error::Device { $op, .. }
+            | Error::Unsupported { $op, .. }
+            | Error::Lost { $op, .. } => $body,
+            Error::UnknownDtype { .. } | Error::Io { .. } | Error::Format { .. } => $none,
+        }
+    };
+}
+
 impl Error {
     /// The op of the error, the function it names: `None` for the errors that name
     /// a file or a dtype instead ([`Error::UnknownDtype`], [`Error::Io`],
     /// [`Error::Format`]).
     pub fn op(&self) -> Option<&'static str> {
-        match self {
-            Error::TooLarge { op, .. }
-            | Error::Layout { op, .. }
-            | Error::Invalid { op, .. }
-            | Error::WrongDtype { op, .. }
-            | Error::Dead { op, .. }
-            | Error::HeldExclusive { op, .. }
-            | Error::ReadOnly { op, .. }
-            | Error::Claim { op, .. }
-            | Error::OutOfMemory { op, .. }
-            | Error::NoDevice { op, .. }
-            | Error::Device { op, .. }
-            | Error::Unsupported { op, .. }
-            | Error::Lost { op, .. } => Some(op),
-            Error::UnknownDtype { .. } | Error::Io { .. } | Error::Format { .. } => None,
-        }
+        with_op!(self, op => Some(*op), None)
     }
 
     /// The error as the function `op` gives it: the same error, naming `op` (a
@@ -203,22 +211,7 @@ impl Error {
     /// ```
     #[must_use]
     pub fn called(mut self, name: &'static str) -> Error {
-        match &mut self {
-            Error::TooLarge { op, .. }
-            | Error::Layout { op, .. }
-            | Error::Invalid { op, .. }
-            | Error::WrongDtype { op, .. }
-            | Error::Dead { op, .. }
-            | Error::HeldExclusive { op, .. }
-            | Error::ReadOnly { op, .. }
-            | Error::Claim { op, .. }
-            | Error::OutOfMemory { op, .. }
-            | Error::NoDevice { op, .. }
-            | Error::Device { op, .. }
-            | Error::Unsupported { op, .. }
-            | Error::Lost { op, .. } => *op = name,
-            Error::UnknownDtype { .. } | Error::Io { .. } | Error::Format { .. } => {}
-        }
+        with_op!(&mut self, op => *op = name, ());
         self
     }
 
