@@ -126,7 +126,11 @@ impl Gpu {
                 self.reported(op)?;
                 return Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool));
             }
-            // Not pooled: the buffers that failed are destroyed, never reused.
+            // Not pooled: destroyed now (in the browser a dropped buffer would hold
+            // its memory until it is collected), never reused.
+            for b in &buffers {
+                b.destroy();
+            }
             drop(buffers);
             self.empty_cache();
             if chunk <= SMALLEST_TRY {
