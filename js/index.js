@@ -122,12 +122,10 @@ Object.defineProperty(Device.prototype, 'gpuAdapter', {
 });
 NxArray.fromGpuBuffer = function fromGpuBuffer(buffer, dtype, shape, options) {
   const device = options?.device ?? lastGpu?.deref();
-  const rest = options && { ...options };
-  if (rest) delete rest.device;
   if (options?.device !== undefined && !(options.device instanceof Device)) {
     return Promise.reject(new TypeError(`NxArray.fromGpuBuffer: options.device must be a Device, got: ${options.device?.constructor?.name ?? typeof options.device}`));
   }
-  return fromGpuBufferRaw(NxArray, buffer, dtype, shape, rest, device);
+  return fromGpuBufferRaw(NxArray, buffer, dtype, shape, options, device);
 };
 
 freeOnce(Device);

@@ -31,6 +31,15 @@ pub struct AnyArray {
     pub(crate) buffer: Buffer,
 }
 
+/// Each operand's dtype and shape, as refusals list them: `float32 [3], int8 [2, 2]`.
+pub(crate) fn described(operands: &[&AnyArray]) -> String {
+    operands
+        .iter()
+        .map(|a| describe(a.dtype, &a.layout))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `dtype [shape]`, as messages print an operand.
 pub(crate) fn describe(dtype: DType, layout: &Layout) -> String {
     format!("{dtype} {:?}", layout.shape())

@@ -4,7 +4,7 @@
 //! The door allocates nothing: it claims the operands in place and releases them from
 //! the same slices.
 
-use super::any::{describe, AnyArray};
+use super::any::{describe, described, AnyArray};
 use crate::error::Error;
 use crate::rig::ReadClaims;
 
@@ -170,11 +170,7 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
 /// `float32 [3] was donated to Nx.mul`. `Done` and `Declined` refuse nothing, and say
 /// so.
 pub fn refused(name: &'static str, answer: Answer, operands: &[&AnyArray]) -> Error {
-    let list = operands
-        .iter()
-        .map(|a| describe(a.dtype, &a.layout))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = described(operands);
     let dead: Vec<String> = operands
         .iter()
         .filter_map(|a| {

@@ -19,7 +19,7 @@ mod vec128;
 mod views;
 mod wgpu;
 
-pub(crate) use any::describe;
+pub(crate) use any::described;
 pub use any::AnyArray;
 #[cfg(feature = "cuda")]
 pub(crate) use cuda::transfer as cuda_transfer;

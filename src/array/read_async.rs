@@ -13,13 +13,20 @@ impl AnyArray {
     /// # Errors
     /// [`Error::Dead`] for a dead buffer.
     pub(crate) fn own_bytes(&self) -> Option<Result<Buffer, Error>> {
+        let (start, len) = self.own_byte_range()?;
+        Some(self.buffer.view(start, len))
+    }
+
+    /// Where [`AnyArray::own_bytes`] lie in the array's buffer: the first byte and the
+    /// count. `None` for other layouts.
+    pub(crate) fn own_byte_range(&self) -> Option<(usize, usize)> {
         let (d, l) = (self.dtype, &self.layout);
         let first_bits = l.offset() as u64 * d.bits() as u64;
         if !l.is_contiguous() || !first_bits.is_multiple_of(8) {
             return None;
         }
         let len = d.bytes(l.numel()).ok()?;
-        Some(self.buffer.view((first_bits / 8) as usize, len))
+        Some(((first_bits / 8) as usize, len))
     }
 
     /// [`AnyArray::to_device`] that never blocks: GPU memory comes back through an

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use super::any::AnyArray;
+use super::placement::PositionIter;
 use super::typed::Array;
 use crate::dtype::{f64_of_bits, read_bits, Class, DType, Element};
 
@@ -113,19 +114,11 @@ fn shortest<T: std::fmt::Display + std::fmt::LowerExp>(x: T, v: f64) -> String {
 
 /// The first `k` elements of a host array in C order, as text.
 fn first_values(a: &AnyArray, k: usize) -> Option<Vec<String>> {
-    let l = a.layout();
-    let (shape, strides) = (l.shape(), l.strides());
+    let mut walk = PositionIter::new(a.layout());
     a.buffer()
         .read(|b| {
             (0..k)
-                .map(|mut i| {
-                    let mut p = l.offset() as isize;
-                    for (&n, &s) in shape.iter().zip(strides).rev() {
-                        p += (i % n) as isize * s;
-                        i /= n;
-                    }
-                    element(a.dtype(), read_bits(a.dtype(), b, p as usize))
-                })
+                .map(|_| element(a.dtype(), read_bits(a.dtype(), b, walk.next_position())))
                 .collect()
         })
         .ok()

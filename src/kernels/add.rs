@@ -12,7 +12,7 @@
 //! reference the tests hold the loops to.
 
 use super::answered;
-use crate::array::{door, AnyArray};
+use crate::array::{described, door, AnyArray};
 use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, Class, DType};
 use crate::error::Error;
 use crate::layout::Move;
@@ -144,7 +144,7 @@ pub(crate) fn check_add(
         return Err(Error::Invalid {
             op: name,
             reason: "the operands' dtypes differ (cast one first)".into(),
-            operands: listed(shown),
+            operands: described(shown),
         });
     }
     Ok(())
@@ -167,15 +167,6 @@ pub(crate) fn not_broadcast(
         ),
         operands: String::new(),
     }
-}
-
-/// Each operand's dtype and shape, as refusals list them.
-fn listed(operands: &[&AnyArray]) -> String {
-    operands
-        .iter()
-        .map(|a| crate::array::describe(a.dtype(), a.layout()))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn add_claimed(
@@ -223,7 +214,7 @@ fn sum(name: &'static str, x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error
                 x.shape(),
                 y.shape()
             ),
-            operands: listed(&[x, y]),
+            operands: described(&[x, y]),
         });
     };
     let out = AnyArray::create_to_fill(x.rig(), x.dtype(), &shape).map_err(|e| e.called(name))?;

@@ -35,16 +35,12 @@ impl Device {
 /// The bytes of `a` in its memory: where they start and how many, for a
 /// C-contiguous array of whole bytes (a sub-byte array starting at a byte).
 fn byte_range(a: &AnyArray) -> Result<(usize, usize), JsError> {
-    let l = a.layout();
-    let d = a.dtype();
-    let first_bits = l.offset() as u64 * d.bits() as u64;
-    if !l.is_contiguous() || !first_bits.is_multiple_of(8) {
-        return Err(js_invalid(
+    let (start, len) = a.own_byte_range().ok_or_else(|| {
+        js_invalid(
             "nxrig: the array's elements are not one contiguous range of bytes: copy() it first",
-        ));
-    }
-    let len = d.bytes(l.numel()).map_err(js_error)?;
-    Ok((a.buffer().start() + (first_bits / 8) as usize, len))
+        )
+    })?;
+    Ok((a.buffer().start() + start, len))
 }
 
 #[wasm_bindgen]
