@@ -28,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
-suites="arrays views placement door kernels"
+suites="arrays views placement door kernels dlpack"
 
 case "${1:-}" in
 prepare)

@@ -24,7 +24,7 @@ CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
   cargo clippy --release --target aarch64-unknown-linux-gnu --workspace --exclude nxrig-wasm --all-targets -- -D warnings
 
 step "cargo doc -D warnings: native (with cuda) and wasm32"
-RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p nxrig --features cuda
+RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p nxrig --features cuda,capi
 RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p nxrig --target wasm32-unknown-unknown
 RUSTDOCFLAGS="-D warnings" cargo doc --release --no-deps -p nxrig-cli --bins
 

@@ -7,7 +7,8 @@
 #      GPU runtime on lavapipe with native types; the conformance suites, arrays, views,
 #      placement, door and kernels, on every device: the host, each GPU, the first GPU
 #      with every type emulated, each CUDA device: ignored, saying why, without CUDA);
-#      the CUDA kernel sources run on the host over every vector; the GPU tests again
+#      the CUDA kernel sources run on the host over every vector; DLPack with NumPy 2
+#      through the C API (tests/dlpack/numpy_dlpack.py); the GPU tests again
 #      with every type emulated (NXRIG_EMULATE=1);
 #      the library and the CLI checked for aarch64-apple-darwin and x86_64-pc-windows-msvc;
 #      the host's suites (conversion vectors, layouts, arrays, views, placement, door,
@@ -30,8 +31,8 @@
 #   4. the GPU runtime on WebGPU in headless Chromium (SwiftShader): cast against the
 #      vectors, float32 add exact on subnormals where SwiftShader flushes them,
 #      placement (NaN payloads, odd tails, padding), a read pending at a loss;
-#   5. the claims under loom (every interleaving of two or three threads) and the host
-#      runtime under Miri.
+#   5. the claims under loom (every interleaving of two or three threads), the host
+#      runtime and DLPack's export and import under Miri.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
@@ -49,6 +50,10 @@ step "the examples: a checkpoint converted on the GPU, a donating function, a ke
 for e in convert_checkpoint donate own_kernel; do
   cargo run --release --quiet --example "$e"
 done
+
+step "DLPack: NumPy 2 and nxrig, both ways, through the C API's shared library and ctypes"
+cargo build --release -p nxrig-capi
+python3 tests/dlpack/numpy_dlpack.py target/release/libnxrig_capi.so
 
 step "the GPU tests again, every type emulated (the browsers' path, forced)"
 NXRIG_EMULATE=1 cargo test --release --features cuda --test gpu_rig --test gpu_cast --test gpu_split --test cli
@@ -101,7 +106,7 @@ WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- -p
 step "loom: the claims racing on two and three threads"
 CARGO_TARGET_DIR=target/loom RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
 
-step "miri: the host runtime"
-cargo +nightly miri test --lib rig
+step "miri: the host runtime and DLPack's export and import"
+cargo +nightly miri test --lib -- rig array::dlpack
 
 step "all tests passed"

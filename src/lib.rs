@@ -28,10 +28,11 @@
 //! | [`layout`] | [`Layout`] (shape, strides, offset, in elements), [`Move`] (reshape, permute, expand, slices, flip, unsqueeze, squeeze) |
 //! | [`wgsl`] | the WGSL of the GPU kernels, generated from the dtype table |
 //! | [`rig`] | the runtime: [`Rig`] (a device), [`rig::Buffer`] (bytes of one allocation), [`rig::Claim`] (who reads and writes it), [`Rig::submit`]; [`rig::wgpu`] (GPU devices), `rig::cuda` (feature `cuda`) |
-//! | [`mod@array`] | [`AnyArray`] and [`Array`] (dtype, layout, buffer): views, bitcast, placement between devices bit for bit, `ndarray` interop, the door (the claims of a kernel call) |
+//! | [`mod@array`] | [`AnyArray`] and [`Array`] (dtype, layout, buffer): views, bitcast, placement between devices bit for bit, `ndarray` interop, DLPack ([`array::dlpack`]), the door (the claims of a kernel call) |
 //! | [`kernels`] | [`kernels::add`], [`kernels::add_donated`], [`kernels::fill`] and the cast ([`AnyArray::cast`]), on every device |
 //! | [`formats`] | `.safetensors` and `.npy`, header first; sharded indexes |
 //! | [`convert`] | the checkpoint converter: [`convert::Checkpoint`], [`convert::Plan`], [`convert::run`], [`convert::load`] |
+//! | `capi` | the C API (feature `capi`, `include/nx_capi.h`): arrays as handles, their bytes, DLPack both ways |
 //! | `web` | the JavaScript API (wasm32 only; the npm package `nxrig`) |
 //!
 //! # Devices
@@ -44,7 +45,8 @@
 //! # Features
 //!
 //! `cuda`: CUDA devices through cudarc, the driver and NVRTC loaded at run time (the
-//! crate builds and runs without them).
+//! crate builds and runs without them). `capi`: the C functions of `include/nx_capi.h`
+//! (the crate `nxrig-capi` links them into a shared library).
 //!
 //! Re-exported for the types of the API: [`half`], [`ndarray`], [`num_complex`],
 //! [`wgpu`].
@@ -52,6 +54,8 @@
 #![warn(missing_docs)]
 
 pub mod array;
+#[cfg(feature = "capi")]
+pub mod capi;
 pub mod convert;
 pub mod dtype;
 mod error;

@@ -81,3 +81,74 @@ fn header_converts_every_vector_bit_for_bit() {
         common::check_records(checker(), &[&d.code().to_string()], d.name(), &records);
     }
 }
+
+#[test]
+fn nx_capi_h_dlpack_structures_equal_rusts() {
+    use nxrig::array::dlpack::*;
+    use nxrig::dtype::dlpack as code;
+    use std::mem::{offset_of, size_of};
+    let out = Command::new(common::compile_c("tests/c/dlpack_abi.c", "dlpack_abi"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<Vec<u64>> = text
+        .lines()
+        .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    let want: Vec<Vec<u64>> = vec![
+        [
+            size_of::<DLPackVersion>(),
+            size_of::<DLDevice>(),
+            size_of::<DLDataType>(),
+            size_of::<DLTensor>(),
+            size_of::<DLManagedTensor>(),
+            size_of::<DLManagedTensorVersioned>(),
+        ]
+        .map(|x| x as u64)
+        .to_vec(),
+        [
+            offset_of!(DLTensor, device),
+            offset_of!(DLTensor, ndim),
+            offset_of!(DLTensor, dtype),
+            offset_of!(DLTensor, shape),
+            offset_of!(DLTensor, strides),
+            offset_of!(DLTensor, byte_offset),
+            offset_of!(DLManagedTensor, deleter),
+        ]
+        .map(|x| x as u64)
+        .to_vec(),
+        [
+            offset_of!(DLManagedTensorVersioned, manager_ctx),
+            offset_of!(DLManagedTensorVersioned, deleter),
+            offset_of!(DLManagedTensorVersioned, flags),
+            offset_of!(DLManagedTensorVersioned, dl_tensor),
+        ]
+        .map(|x| x as u64)
+        .to_vec(),
+        vec![
+            u64::from(VERSION.major),
+            u64::from(VERSION.minor),
+            FLAG_READ_ONLY,
+            FLAG_IS_COPIED,
+            FLAG_IS_SUBBYTE_TYPE_PADDED,
+            DEVICE_CPU as u64,
+            DEVICE_CUDA as u64,
+            DEVICE_CUDA_HOST as u64,
+        ],
+        [
+            code::INT,
+            code::UINT,
+            code::FLOAT,
+            code::BFLOAT,
+            code::COMPLEX,
+            code::BOOL,
+            code::FLOAT8_E4M3FN,
+            code::FLOAT8_E5M2,
+        ]
+        .map(u64::from)
+        .into_iter()
+        .chain([0, 1]) // NX_OK and NX_ERROR, as `nxrig::capi` (feature `capi`) says
+        .collect(),
+    ];
+    assert_eq!(got, want);
+}

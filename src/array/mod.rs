@@ -5,6 +5,7 @@ mod bitcast;
 mod compact;
 #[cfg(feature = "cuda")]
 mod cuda;
+pub mod dlpack;
 mod door;
 mod interop;
 mod overlap;

@@ -55,9 +55,14 @@ pub(crate) fn copy_threads(w: Width, s: &[u8], src: &Layout, d: &mut [u8], dst: 
     {
         use rayon::prelude::*;
         let n = dst.numel();
-        let threads = rayon::current_num_threads();
         let aligned = w != Width::Nibble || dst.offset().is_multiple_of(2);
-        let large = n >= PARALLEL_MIN && threads > 1 && aligned;
+        // The pool is asked (and so started) only for copies large enough to split.
+        let threads = if n >= PARALLEL_MIN && aligned {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        let large = threads > 1;
         if let Some(k) = large.then(|| band_axis(dst)).flatten() {
             let rows = dst.shape()[k];
             // Dense: the elements of one index of axis `k` are `stride` in a run.

@@ -18,6 +18,7 @@ mod copying;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
 mod device;
+mod foreign;
 mod gpus;
 mod host;
 #[cfg(target_arch = "wasm32")]
@@ -34,6 +35,7 @@ pub use access::ReadAsync;
 pub use buffer::Buffer;
 pub use claim::{Claim, Claims, Hold};
 pub use device::{MemoryUse, Rig};
+pub(crate) use foreign::Address;
 pub use host::ALIGN;
 pub use kind::RigKind;
 pub use memory::{Access, Kind};

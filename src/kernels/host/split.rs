@@ -28,10 +28,15 @@ pub(crate) fn split(
     #[cfg(not(target_arch = "wasm32"))]
     {
         use rayon::prelude::*;
-        let threads = rayon::current_num_threads();
-        // Sub-byte outputs split only at whole bytes.
+        // Sub-byte outputs split only at whole bytes. The pool is asked (and so
+        // started) only for work large enough to split.
         let even = !dt.is_sub_byte() || d0.is_multiple_of(2);
-        if n >= 2 * PARALLEL_MIN && threads > 1 && even {
+        let threads = if n >= 2 * PARALLEL_MIN && even {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
+        if threads > 1 {
             // Several ranges a thread, so that a thread slowed by the machine's other
             // load leaves its share to the others (rayon steals them).
             let per = n

@@ -19,6 +19,8 @@ use crate::rig::timeline::{Stamp, Timeline};
 pub(crate) struct Cuda {
     /// `cuda0`, `cuda1`, ...
     pub(crate) name: String,
+    /// The driver's ordinal of the device (CUDA's device index, DLPack's `device_id`).
+    pub(crate) ordinal: usize,
     dev: sys::CUdevice,
     ctx: sys::CUcontext,
     /// The one stream of the device's work.
@@ -84,6 +86,7 @@ impl Cuda {
         );
         Ok(Arc::new(Cuda {
             name: format!("cuda{ordinal}"),
+            ordinal,
             dev,
             ctx,
             stream,

@@ -29,7 +29,12 @@ impl Cuda {
         self.current(op)?;
         let cuda = Arc::clone(self);
         if len == 0 {
-            return Ok(CudaMemory { ptr: 0, len, cuda });
+            return Ok(CudaMemory {
+                ptr: 0,
+                len,
+                cuda,
+                foreign: None,
+            });
         }
         // SAFETY: the device's stream; the memory is freed on it when dropped.
         let made = unsafe {
@@ -50,7 +55,12 @@ impl Cuda {
             }
             Err(e) => return Err(self.fail(op, e)),
         };
-        let mem = CudaMemory { ptr, len, cuda };
+        let mem = CudaMemory {
+            ptr,
+            len,
+            cuda,
+            foreign: None,
+        };
         if clear {
             // SAFETY: `len` bytes of memory just allocated on this stream.
             unsafe { result::memset_d8_async(ptr, 0, len, self.stream) }

@@ -1,0 +1,251 @@
+//! DLPack's export and import through a producer and a consumer of the tests' own
+//! (small enough for Miri, which checks the pointers' provenance and that every box is
+//! freed once).
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use super::*;
+use crate::dtype::DType;
+use crate::{AnyArray, Array, Error, Slice};
+
+#[test]
+fn views_cross_as_their_strides_and_come_back_to_the_same_bytes() {
+    let a = Array::<i16>::of_array(&[2, 3], &[1, 2, 3, 4, 5, 6]).unwrap();
+    let v = a.flip(&[1]).unwrap().permute(&[1, 0]).unwrap();
+    let t = v.any().to_dlpack().unwrap();
+    // SAFETY: `t` was just made; its fields are read, not kept.
+    unsafe {
+        let m = t.as_ref();
+        assert_eq!(m.version, VERSION);
+        assert_eq!(m.flags, 0);
+        let d = &m.dl_tensor;
+        assert_eq!(
+            (d.device, d.ndim),
+            (
+                DLDevice {
+                    device_type: DEVICE_CPU,
+                    device_id: 0
+                },
+                2
+            )
+        );
+        assert_eq!(
+            d.dtype,
+            DLDataType {
+                code: 0,
+                bits: 16,
+                lanes: 1
+            }
+        );
+        assert_eq!(std::slice::from_raw_parts(d.shape, 2), [3, 2]);
+        assert_eq!(std::slice::from_raw_parts(d.strides, 2), [-1, 3]);
+        assert_eq!(d.byte_offset, 4); // element 2 of the buffer
+                                      // Index (0, 1) is position 2 + 3 = 5: the value 6.
+        let p = d
+            .data
+            .cast::<u8>()
+            .add(d.byte_offset as usize)
+            .cast::<i16>();
+        assert_eq!(*p.offset(3), 6);
+    }
+    // SAFETY: `t` is given up once.
+    let b = unsafe { AnyArray::from_dlpack(t.as_ptr()) }
+        .unwrap()
+        .expect::<i16>()
+        .unwrap();
+    assert_eq!(b.to_vec().unwrap(), v.to_vec().unwrap());
+    b.set(&[0, 0], -7).unwrap();
+    assert_eq!(a.get(&[0, 2]).unwrap(), -7); // the same memory: no copy
+}
+
+#[test]
+fn int4_crosses_packed_and_an_odd_start_is_refused() {
+    let a = AnyArray::of_bytes(DType::Int4, &[4], vec![0x21, 0x43]).unwrap();
+    let t = a.to_dlpack().unwrap();
+    // SAFETY: `t` was just made; then given up once.
+    let b = unsafe {
+        assert_eq!(
+            t.as_ref().dl_tensor.dtype,
+            DLDataType {
+                code: 0,
+                bits: 4,
+                lanes: 1
+            }
+        );
+        AnyArray::from_dlpack(t.as_ptr()).unwrap()
+    };
+    assert_eq!(b.to_bytes().unwrap(), [0x21, 0x43]);
+    let odd = a.slice(&[Slice::new(Some(1), None, 1)]).unwrap();
+    let e = odd.to_dlpack().unwrap_err();
+    assert!(e.to_string().contains("high half of a byte"), "{e}");
+    // A flipped view starting at an even element reaches back into the byte before.
+    let f = a.slice(&[Slice::new(Some(0), Some(3), 1)]).unwrap();
+    let f = f.flip(&[0]).unwrap();
+    assert_eq!(f.layout().offset(), 2);
+    let t = f.to_dlpack().unwrap();
+    // SAFETY: given up once.
+    let g = unsafe { AnyArray::from_dlpack(t.as_ptr()) }.unwrap();
+    assert_eq!(g.to_bits_vec().unwrap(), f.to_bits_vec().unwrap());
+}
+
+/// A producer's tensor over a `Vec` of the test's, its deleter counted.
+struct Made {
+    managed: Box<DLManagedTensorVersioned>,
+    deleted: Arc<AtomicUsize>,
+}
+
+/// A made tensor's context: what its pointers reach, and its deleter's count (`Vec`s,
+/// whose moves keep pointers into them valid).
+struct Ctx {
+    _bytes: Vec<u8>,
+    _shape: Vec<i64>,
+    _strides: Option<Vec<i64>>,
+    deleted: Arc<AtomicUsize>,
+}
+
+unsafe extern "C" fn count_delete(m: *mut DLManagedTensorVersioned) {
+    // SAFETY: the context is the `Ctx` leaked by `made`.
+    let c = unsafe { Box::from_raw((*m).manager_ctx.cast::<Ctx>()) };
+    c.deleted.fetch_add(1, Ordering::SeqCst);
+}
+
+fn made(
+    bytes: Vec<u8>,
+    dtype: (u8, u8),
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    flags: u64,
+) -> Made {
+    let deleted = Arc::new(AtomicUsize::new(0));
+    let mut c = Ctx {
+        _bytes: bytes,
+        _shape: shape.to_vec(),
+        _strides: strides.map(<[i64]>::to_vec),
+        deleted: deleted.clone(),
+    };
+    let data = c._bytes.as_mut_ptr().cast::<c_void>();
+    let shape_at = c._shape.as_mut_ptr();
+    let strides_at = c
+        ._strides
+        .as_mut()
+        .map_or(std::ptr::null_mut(), |s| s.as_mut_ptr());
+    let managed = Box::new(DLManagedTensorVersioned {
+        version: VERSION,
+        manager_ctx: Box::into_raw(Box::new(c)).cast(),
+        deleter: Some(count_delete),
+        flags,
+        dl_tensor: DLTensor {
+            data,
+            device: DLDevice {
+                device_type: DEVICE_CPU,
+                device_id: 0,
+            },
+            ndim: shape.len() as i32,
+            dtype: DLDataType {
+                code: dtype.0,
+                bits: dtype.1,
+                lanes: 1,
+            },
+            shape: shape_at,
+            strides: strides_at,
+            byte_offset: 0,
+        },
+    });
+    Made { managed, deleted }
+}
+
+/// `f` of a made tensor; the deleter runs exactly once over the call and the array's
+/// life, which `f` ends.
+fn once<R>(m: Made, f: impl FnOnce(Result<AnyArray, Error>) -> R) -> R {
+    let mut m = m;
+    // SAFETY: the tensor is given up once; its memory lives until the deleter.
+    let r = f(unsafe { AnyArray::from_dlpack(&mut *m.managed) });
+    assert_eq!(m.deleted.load(Ordering::SeqCst), 1, "the deleter ran once");
+    r
+}
+
+#[test]
+fn a_producers_tensor_is_taken_without_a_copy_and_its_deleter_runs_once() {
+    let bytes: Vec<u8> = (0..12u8).collect();
+    // float16 [2, 3] in C order from null strides, then a strided one.
+    once(made(bytes.clone(), (2, 16), &[2, 3], None, 0), |a| {
+        let a = a.unwrap();
+        assert_eq!((a.dtype(), a.shape()), (DType::Float16, &[2, 3][..]));
+        assert_eq!(a.to_bytes().unwrap(), bytes);
+        a.buffer().write_bytes(0, &[9]).unwrap(); // writable
+        let v = a.permute(&[1, 0]).unwrap(); // a view keeps it alive
+        drop(a);
+        assert_eq!(v.to_bytes().unwrap()[0], 9);
+    });
+    // Negative strides: index 0 is not the first byte.
+    let mut m = made(
+        bytes.clone(),
+        (1, 8),
+        &[3, 2],
+        Some(&[-2, 1]),
+        FLAG_READ_ONLY,
+    );
+    m.managed.dl_tensor.byte_offset = 8;
+    once(m, |a| {
+        let a = a.unwrap();
+        assert_eq!(a.to_bytes().unwrap(), [8, 9, 6, 7, 4, 5]);
+        assert!(matches!(
+            a.buffer().write_bytes(0, &[0]),
+            Err(Error::ReadOnly { .. })
+        ));
+        assert!(a.to_dlpack_legacy().is_err()); // the legacy tensor cannot say read-only
+        let back = a.to_dlpack().unwrap();
+        // SAFETY: read, then given up once.
+        unsafe {
+            assert_eq!(back.as_ref().flags, FLAG_READ_ONLY);
+            drop(AnyArray::from_dlpack(back.as_ptr()).unwrap());
+        }
+    });
+}
+
+#[test]
+fn bad_tensors_are_refused_and_their_deleter_still_runs_once() {
+    let b = || vec![0u8; 8];
+    let cases: Vec<(Made, &str)> = vec![
+        (made(b(), (2, 8), &[8], None, 0), "type code 2 of 8 bits"),
+        (made(b(), (3, 64), &[1], None, 0), "type code 3"),
+        (
+            made(b(), (0, 4), &[4], None, FLAG_IS_SUBBYTE_TYPE_PADDED),
+            "padded",
+        ),
+        (made(b(), (1, 8), &[-1], None, 0), "a shape of [-1]"),
+        (made(b(), (1, 8), &[2; 17], None, 0), "a rank of 17"),
+        (made(b(), (2, 32), &[1], None, 0), "aligned"),
+    ];
+    for (mut m, said) in cases {
+        if said == "aligned" {
+            m.managed.dl_tensor.byte_offset = 1;
+        }
+        let e = once(m, |a| a.unwrap_err());
+        assert!(e.to_string().contains(said), "{said}: {e}");
+    }
+    let mut m = made(b(), (1, 8), &[8], None, 0);
+    m.managed.version.major = 2;
+    let e = once(m, |a| a.unwrap_err());
+    assert!(e.to_string().contains("DLPack 2.1"), "{e}");
+    let mut m = made(b(), (1, 8), &[8], None, 0);
+    m.managed.dl_tensor.device.device_type = 7;
+    let e = once(m, |a| a.unwrap_err());
+    assert!(e.to_string().contains("device type 7"), "{e}");
+    // SAFETY: null is refused before anything is read.
+    let e = unsafe { AnyArray::from_dlpack(std::ptr::null_mut()) }.unwrap_err();
+    assert!(e.to_string().contains("null"), "{e}");
+}
+
+#[test]
+fn the_legacy_tensor_crosses_both_ways() {
+    let a = Array::<f64>::of_array(&[2], &[0.5, -0.0]).unwrap();
+    let t = a.any().to_dlpack_legacy().unwrap();
+    // SAFETY: given up once.
+    let b = unsafe { AnyArray::from_dlpack_legacy(t.as_ptr()) }.unwrap();
+    assert_eq!(b.to_bytes().unwrap(), a.any().to_bytes().unwrap());
+    b.buffer().write_bytes(0, &2.0f64.to_le_bytes()).unwrap();
+    assert_eq!(a.get(&[0]).unwrap(), 2.0); // the same memory
+}
