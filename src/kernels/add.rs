@@ -12,10 +12,10 @@
 //! reference the tests hold the loops to.
 
 use super::answered;
+use super::broadcast::{broadcast, broadcast_shape};
 use crate::array::{described, door, AnyArray};
 use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, Class, DType};
 use crate::error::Error;
-use crate::layout::Move;
 use crate::rig::backend::Backend;
 use crate::rig::Claim;
 
@@ -56,47 +56,6 @@ pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
         Class::Signed | Class::Unsigned => (a.wrapping_add(b)) & ((1u128 << d.bits()) - 1),
         Class::Bool => ((a | b) & 0xff != 0) as u128,
     }
-}
-
-/// `a` broadcast to `shape` as NumPy does (unit axes prepended, then unit axes
-/// expanded), or `None` where it does not broadcast.
-pub(crate) fn broadcast(a: &AnyArray, shape: &[usize]) -> Result<Option<AnyArray>, Error> {
-    if a.shape().len() > shape.len() {
-        return Ok(None);
-    }
-    let mut b = a.clone();
-    while b.shape().len() < shape.len() {
-        b = b.unsqueeze(0)?;
-    }
-    if b.shape().iter().zip(shape).any(|(&n, &m)| n != m && n != 1) {
-        return Ok(None);
-    }
-    b.move_(&Move::Expand(shape.to_vec()))
-}
-
-/// The shape `x` and `y` broadcast to, NumPy's rule.
-fn broadcast_shape(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
-    let r = x.len().max(y.len());
-    (0..r)
-        .map(|k| {
-            let a = if k + x.len() >= r {
-                x[k + x.len() - r]
-            } else {
-                1
-            };
-            let b = if k + y.len() >= r {
-                y[k + y.len() - r]
-            } else {
-                1
-            };
-            match (a, b) {
-                (a, b) if a == b => Some(a),
-                (1, b) => Some(b),
-                (a, 1) => Some(a),
-                _ => None,
-            }
-        })
-        .collect()
 }
 
 /// Stores `x + y` into `out`: one dtype, `x` and `y` broadcast to `out`'s shape. `out`

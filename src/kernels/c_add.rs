@@ -1,8 +1,9 @@
 //! The C add kernel (`nx_cpu_add` in `src/kernels/c/`, over `include/nx_array.h`)
 //! called through the door: native targets only.
 
-use super::add::{broadcast, check_add, not_broadcast};
+use super::add::{check_add, not_broadcast};
 use super::answered;
+use super::broadcast::broadcast;
 use crate::array::{door, Answer, AnyArray};
 use crate::error::Error;
 use crate::layout::MAX_RANK;

@@ -6,11 +6,13 @@
 //! Above [`crate::array`] in the layers: kernels use arrays, arrays know no kernel.
 
 mod add;
+mod broadcast;
 #[cfg(nx_c_kernels)]
 mod c_add;
 mod cast;
 #[cfg(feature = "cuda")]
 mod cuda;
+mod elementwise;
 mod fill;
 mod host;
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -20,6 +22,7 @@ mod wgpu;
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]
 pub use c_add::c_add_into;
+pub use elementwise::{Compute, Elementwise, HostBody, Ty};
 pub use fill::fill;
 
 use crate::array::{refused, Answer, AnyArray};

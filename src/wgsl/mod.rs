@@ -7,12 +7,14 @@
 
 mod add;
 mod cast;
+mod elementwise;
 mod params;
 mod words;
 
 pub use add::{add_module, add_module_f32_again, add_module_f32_first, add_module_flat4, Native};
 pub use cast::{cast_module, cast_module_flat4};
-pub use params::{walk_params, walk_params3, PARAMS_BYTES};
+pub use elementwise::{compute_type, elementwise_module, Generated, Slot};
+pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND, PARAMS_BYTES, WALK_N_BYTES};
 pub use words::{load_fn, store_fn, Words};
 
 /// The template of the transfer kernel.

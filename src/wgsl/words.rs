@@ -112,18 +112,24 @@ pub(crate) fn load_named(w: Words, name: &str, array: &str) -> String {
 /// stored with `atomicAnd` then `atomicOr` on an `array<atomic<u32>>`: each
 /// invocation changes only its own element's bits, so no neighbour's store is lost.
 pub fn store_fn(w: Words) -> String {
+    store_named(w, "store", "dst")
+}
+
+/// `fn NAME(p: u32, x: T)` writing element position `p` of the array named `array`
+/// (as [`store_fn`]).
+pub(crate) fn store_named(w: Words, name: &str, array: &str) -> String {
     match w {
         Words::Field { bits } => {
             let per = 32 / bits;
             format!(
-                "fn store(p: u32, x: u32) {{\n    let shift = (p % {per}u) * {bits}u;\n    let q = p / {per}u;\n    atomicAnd(&dst[q], ~({mask:#x}u << shift));\n    atomicOr(&dst[q], (x & {mask:#x}u) << shift);\n}}",
+                "fn {name}(p: u32, x: u32) {{\n    let shift = (p % {per}u) * {bits}u;\n    let q = p / {per}u;\n    atomicAnd(&{array}[q], ~({mask:#x}u << shift));\n    atomicOr(&{array}[q], (x & {mask:#x}u) << shift);\n}}",
                 mask = (1u64 << bits) - 1
             )
         }
-        Words::Word => "fn store(p: u32, x: u32) {\n    dst[p] = x;\n}".to_owned(),
-        Words::Multi { count: 2 } => "fn store(p: u32, x: vec2<u32>) {\n    dst[2u * p] = x.x;\n    dst[2u * p + 1u] = x.y;\n}".to_owned(),
-        Words::Multi { .. } => {
-            "fn store(p: u32, x: vec4<u32>) {\n    let q = 4u * p;\n    dst[q] = x.x;\n    dst[q + 1u] = x.y;\n    dst[q + 2u] = x.z;\n    dst[q + 3u] = x.w;\n}".to_owned()
-        }
+        Words::Word => format!("fn {name}(p: u32, x: u32) {{\n    {array}[p] = x;\n}}"),
+        Words::Multi { count: 2 } => format!("fn {name}(p: u32, x: vec2<u32>) {{\n    {array}[2u * p] = x.x;\n    {array}[2u * p + 1u] = x.y;\n}}"),
+        Words::Multi { .. } => format!(
+            "fn {name}(p: u32, x: vec4<u32>) {{\n    let q = 4u * p;\n    {array}[q] = x.x;\n    {array}[q + 1u] = x.y;\n    {array}[q + 2u] = x.z;\n    {array}[q + 3u] = x.w;\n}}"
+        ),
     }
 }

@@ -6,7 +6,6 @@
 //! (`indirect`). All the jobs go in one submission.
 
 use std::num::NonZeroU64;
-use std::sync::Arc;
 
 use super::indirect::Indirect;
 use super::kernel::{Form, Kernel};
@@ -103,7 +102,7 @@ impl Gpu {
 
     /// The bind group of a job: binding 0 the parameters, then each operand's window
     /// of the piece, then `extra` (a first pass's flag).
-    fn bind(
+    pub(super) fn bind(
         &self,
         key: &str,
         pipeline: &wgpu::ComputePipeline,
@@ -140,7 +139,7 @@ impl Gpu {
     }
 
     /// The workgroups (x, y) of a job of `n` invocations' elements in `form`.
-    fn grid(&self, n: usize, form: Form) -> (u32, u32) {
+    pub(super) fn grid(&self, n: usize, form: Form) -> (u32, u32) {
         let mut groups = (n as u32).div_ceil(GROUP * PER);
         if self.cap_groups(matches!(form, Form::Flat4 { .. })) {
             groups = groups.min(CPU_GROUPS);
@@ -214,10 +213,10 @@ fn params(l: &[Layout]) -> Vec<u8> {
 }
 
 /// One compute pass: `pipeline` over `group` on `(x, y)` workgroups.
-fn encode(
+pub(super) fn encode(
     enc: &mut wgpu::CommandEncoder,
     (x, y): (u32, u32),
-    pipeline: &Arc<wgpu::ComputePipeline>,
+    pipeline: &wgpu::ComputePipeline,
     group: &wgpu::BindGroup,
 ) {
     let mut pass = enc.begin_compute_pass(&Default::default());

@@ -37,7 +37,7 @@ pub struct Gpu {
     /// Set once the probe found native float32 sums exact (`Native::f32_exact`).
     f32_exact: std::sync::atomic::AtomicBool,
     /// Compiled kernels, by the name the caller gives a module.
-    pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
+    pub(super) pipelines: Mutex<HashMap<String, Arc<wgpu::ComputePipeline>>>,
     /// The first error the device reported outside an error scope.
     /// The first error the device reported outside an error scope since the last
     /// look: whether it was out of memory, and wgpu's message.

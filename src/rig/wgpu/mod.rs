@@ -15,6 +15,7 @@ mod dispatch;
 mod gpu;
 mod indirect;
 mod io;
+mod job;
 mod kernel;
 mod memory;
 mod open;

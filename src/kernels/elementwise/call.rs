@@ -1,0 +1,282 @@
+//! The front door of an elementwise kernel: its declaration and the arrays checked
+//! (counts, dtypes and type variables, one device, shapes broadcast), outputs made
+//! (the broadcast shape, C order, on the inputs' device) or given, every operand
+//! claimed through the door, then the body of the device's backend.
+
+use std::collections::HashMap;
+
+use super::{Compute, Elementwise, Ty};
+use crate::array::{described, door, AnyArray};
+use crate::dtype::DType;
+use crate::error::Error;
+use crate::kernels::broadcast::{broadcast, broadcast_shape};
+use crate::rig::backend::Backend;
+use crate::wgsl::MAX_BOUND;
+
+const CALL: &str = "Elementwise::call";
+const CALL_INTO: &str = "Elementwise::call_into";
+
+impl<C: Compute> Elementwise<C> {
+    /// Runs the kernel over `inputs` (in declaration order) into fresh outputs: C
+    /// order, of the inputs' broadcast shape (NumPy's rule), on their device, each of
+    /// its declared dtype. Returns the outputs in declaration order.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming `Elementwise::call` and the kernel: a declaration that
+    /// is not valid (an operand name that is not a WGSL identifier, starts `nx_` or is
+    /// repeated; no output; more than 8 operands; an output's type variable no input
+    /// binds), a count of inputs other than declared, an input of another dtype than
+    /// declared or bound, inputs on two devices or whose shapes do not broadcast, no
+    /// body for the device, a WGSL body that does not compile (the compiler's message
+    /// and the body's line), the door's refusals; [`Error::Device`] for what the device
+    /// reported of the work; what [`AnyArray::create`] returns.
+    pub fn call(&self, inputs: &[&AnyArray]) -> Result<Vec<AnyArray>, Error> {
+        let dtypes = self.checked(CALL, inputs, None)?;
+        let shape = inputs
+            .iter()
+            .try_fold(Vec::new(), |s, a| broadcast_shape(&s, a.shape()))
+            .ok_or_else(|| {
+                self.refusal(CALL, "the inputs' shapes do not broadcast".into(), inputs)
+            })?;
+        let rig = inputs[0].rig();
+        let outs = dtypes
+            .iter()
+            .map(|&d| AnyArray::create_to_fill(rig, d, &shape).map_err(|e| e.called(CALL)))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.run(CALL, inputs, &outs.iter().collect::<Vec<_>>())?;
+        Ok(outs)
+    }
+
+    /// Runs the kernel over `inputs` into `outputs` (each in declaration order), written
+    /// in place, whatever their layouts: the outputs of one shape, to which every input
+    /// broadcasts. An output may be identical to an input (the kernel then reads each
+    /// element before it writes it).
+    ///
+    /// # Errors
+    /// As [`Elementwise::call`], naming `Elementwise::call_into`; an output of another
+    /// shape or dtype than the others or than declared; the door's refusals (an output
+    /// that admits only reads, reaches an element twice, or shares bytes with another
+    /// operand without being identical to it).
+    pub fn call_into(&self, inputs: &[&AnyArray], outputs: &[&AnyArray]) -> Result<(), Error> {
+        self.checked(CALL_INTO, inputs, Some(outputs))?;
+        self.run(CALL_INTO, inputs, outputs)
+    }
+
+    /// `e` naming the kernel where it is [`Error::Invalid`].
+    fn named(&self, e: Error) -> Error {
+        match e {
+            Error::Invalid {
+                op,
+                reason,
+                operands,
+            } => Error::Invalid {
+                op,
+                reason: format!("kernel {:?}: {reason}", self.name),
+                operands,
+            },
+            e => e,
+        }
+    }
+
+    /// `Err` naming `op` and the kernel, `reason` with the arrays given.
+    fn refusal(&self, op: &'static str, reason: String, shown: &[&AnyArray]) -> Error {
+        Error::Invalid {
+            op,
+            reason: format!("kernel {:?}: {reason}", self.name),
+            operands: described(shown),
+        }
+    }
+
+    /// The declaration and the arrays checked; the outputs' dtypes.
+    fn checked(
+        &self,
+        op: &'static str,
+        inputs: &[&AnyArray],
+        outputs: Option<&[&AnyArray]>,
+    ) -> Result<Vec<DType>, Error> {
+        let all: Vec<&AnyArray> = inputs
+            .iter()
+            .chain(outputs.unwrap_or(&[]))
+            .copied()
+            .collect();
+        let no = |reason: String| self.refusal(op, reason, &all);
+        self.declared().map_err(&no)?;
+        if inputs.len() != self.inputs.len() {
+            return Err(no(format!(
+                "{} inputs given, {} declared",
+                inputs.len(),
+                self.inputs.len()
+            )));
+        }
+        if let Some(o) = outputs {
+            if o.len() != self.outputs.len() {
+                return Err(no(format!(
+                    "{} outputs given, {} declared",
+                    o.len(),
+                    self.outputs.len()
+                )));
+            }
+        }
+        let mut bound: HashMap<&str, DType> = HashMap::new();
+        for ((name, ty), a) in self.inputs.iter().zip(inputs) {
+            let want = match ty {
+                Ty::Of(d) => *d,
+                Ty::Var(v) => *bound.entry(v).or_insert(a.dtype()),
+            };
+            if a.dtype() != want {
+                return Err(no(format!(
+                    "input {name} is {}, declared {}",
+                    a.dtype(),
+                    shown(ty, want)
+                )));
+            }
+        }
+        let dtypes = self
+            .outputs
+            .iter()
+            .map(|(_, ty)| match ty {
+                Ty::Of(d) => *d,
+                Ty::Var(v) => bound[v.as_str()],
+            })
+            .collect::<Vec<_>>();
+        let rig = all[0].rig();
+        if let Some(a) = all.iter().find(|a| a.rig() != rig) {
+            return Err(no(format!(
+                "the operands are on {} and {}: move them to one device first",
+                rig.name(),
+                a.rig().name()
+            )));
+        }
+        if let Some(o) = outputs {
+            for (((name, ty), a), &d) in self.outputs.iter().zip(o).zip(&dtypes) {
+                if a.dtype() != d {
+                    return Err(no(format!(
+                        "output {name} is {}, declared {}",
+                        a.dtype(),
+                        shown(ty, d)
+                    )));
+                }
+                if a.shape() != o[0].shape() {
+                    return Err(no("the outputs' shapes differ".into()));
+                }
+            }
+        }
+        Ok(dtypes)
+    }
+
+    /// `Err` with why where the declaration is not one nxrig runs.
+    fn declared(&self) -> Result<(), String> {
+        let names: Vec<&str> = self
+            .inputs
+            .iter()
+            .chain(&self.outputs)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if self.outputs.is_empty() {
+            return Err("it declares no output".into());
+        }
+        if names.len() > MAX_BOUND {
+            return Err(format!(
+                "it declares {} operands; at most {MAX_BOUND}",
+                names.len()
+            ));
+        }
+        for (k, n) in names.iter().enumerate() {
+            let ident = n
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && *n != "_";
+            if !ident || n.starts_with("nx_") {
+                return Err(format!("operand name {n:?} is not a WGSL identifier of the user's (letters, digits, _; not starting nx_)"));
+            }
+            if names[..k].contains(n) {
+                return Err(format!("operand name {n:?} is declared twice"));
+            }
+        }
+        for (n, ty) in &self.outputs {
+            if let Ty::Var(v) = ty {
+                if !self.inputs.iter().any(|(_, t)| t == ty) {
+                    return Err(format!(
+                        "output {n}'s type variable {v} is bound by no input"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The outputs written with the inputs broadcast to their shape, through the door.
+    fn run(
+        &self,
+        op: &'static str,
+        inputs: &[&AnyArray],
+        outputs: &[&AnyArray],
+    ) -> Result<(), Error> {
+        let shape = outputs[0].shape();
+        let mut viewed = Vec::with_capacity(inputs.len());
+        for (a, (name, _)) in inputs.iter().zip(&self.inputs) {
+            match broadcast(a, shape)? {
+                Some(b) => viewed.push(b),
+                None => {
+                    return Err(self.refusal(
+                        op,
+                        format!(
+                            "input {name} of shape {:?} does not broadcast to {shape:?}",
+                            a.shape()
+                        ),
+                        &[a],
+                    ))
+                }
+            }
+        }
+        let read: Vec<&AnyArray> = viewed.iter().collect();
+        let mut r = Ok(());
+        let a = door(outputs, &read, || r = self.claimed(op, &viewed, outputs))
+            .map_err(|e| e.called(op))?;
+        let shown: Vec<&AnyArray> = inputs.iter().chain(outputs).copied().collect();
+        crate::kernels::answered(op, a, &shown).map_err(|e| self.named(e))?;
+        r
+    }
+
+    /// The work on the operands' device, claimed.
+    fn claimed(
+        &self,
+        op: &'static str,
+        inputs: &[AnyArray],
+        outputs: &[&AnyArray],
+    ) -> Result<(), Error> {
+        let rig = outputs[0].rig();
+        let missing = |body: &str| {
+            self.refusal(
+                op,
+                format!(
+                    "it has no {body} body, and its operands are on {}",
+                    rig.name()
+                ),
+                &[],
+            )
+        };
+        match rig.backend() {
+            Backend::Host(_) => {
+                let f = self.host.as_ref().ok_or_else(|| missing("host"))?;
+                super::host::run(&**f, inputs, outputs, op)
+            }
+            Backend::Wgpu(g) => {
+                let body = self.wgsl.as_deref().ok_or_else(|| missing("WGSL"))?;
+                super::wgpu::run::<C>(g, self, body, inputs, outputs, op).map_err(|e| self.named(e))
+            }
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(_) => Err(missing("CUDA")),
+        }
+    }
+}
+
+/// A declared type as the user wrote it, with what it is.
+fn shown(ty: &Ty, d: DType) -> String {
+    match ty {
+        Ty::Of(d) => d.to_string(),
+        Ty::Var(v) => format!("{v} = {d}"),
+    }
+}

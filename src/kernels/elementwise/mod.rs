@@ -1,0 +1,155 @@
+//! Elementwise kernels of the user's own, declared once and run on every device:
+//! named operands (inputs and outputs) of a dtype or of a type variable they share,
+//! a compute type, and a body per device: WGSL statements (GPUs through wgpu) and a
+//! Rust closure over chunks (the host). nxrig decodes each input into the compute
+//! type exactly, rounds each output once into its dtype, walks every layout
+//! (strides, broadcast, flips, offsets, sub-byte elements at odd positions), cuts the
+//! work into pieces that fit the device, and claims the operands through the door.
+//!
+//! ```
+//! use nxrig::kernels::Elementwise;
+//! use nxrig::{AnyArray, Array, DType};
+//! use nxrig::half::bf16;
+//!
+//! // z = x * y + 1, over any dtype T, computed in float32.
+//! let k = Elementwise::<f32>::new("xy1")
+//!     .input("x", "T")
+//!     .input("y", "T")
+//!     .output("z", "T")
+//!     .wgsl("z = x * y + 1.0;")
+//!     .host(|i, o| {
+//!         let (x, y) = (i[0], i[1]);
+//!         for (k, z) in o[0].iter_mut().enumerate() {
+//!             *z = x[k] * y[k] + 1.0;
+//!         }
+//!     });
+//! let x: AnyArray = Array::of_array(&[2, 2], &[1.0, 2.0, 3.0, 4.0].map(bf16::from_f32))?.into();
+//! let y: AnyArray = Array::of_array(&[2], &[0.5, -1.0].map(bf16::from_f32))?.into(); // broadcast
+//! let z = k.call(&[&x, &y])?.remove(0).expect::<bf16>()?;
+//! assert_eq!(z.to_vec()?, [1.5, -1.0, 2.5, -3.0].map(bf16::from_f32));
+//! # Ok::<(), nxrig::Error>(())
+//! ```
+
+mod call;
+mod host;
+mod wgpu;
+
+use std::sync::Arc;
+
+use crate::dtype::{DType, Element};
+
+/// A compute type of elementwise kernels: what the body computes in (`f32`, `i32` and
+/// `u32` on every device; `f64` and `i64` on the host).
+pub trait Compute: Element + bytemuck::Pod + Send + Sync + 'static {}
+
+impl Compute for f32 {}
+impl Compute for f64 {}
+impl Compute for i32 {}
+impl Compute for u32 {}
+impl Compute for i64 {}
+
+/// An operand's declared dtype: one dtype, or a type variable that every operand
+/// naming it shares (bound by the first input that names it).
+///
+/// ```
+/// use nxrig::kernels::Ty;
+/// use nxrig::DType;
+/// assert_eq!(Ty::from("T"), Ty::Var("T".into()));
+/// assert_eq!(Ty::from(DType::Bool), Ty::Of(DType::Bool));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// This dtype.
+    Of(DType),
+    /// The dtype bound to this type variable.
+    Var(String),
+}
+
+impl From<DType> for Ty {
+    fn from(d: DType) -> Ty {
+        Ty::Of(d)
+    }
+}
+
+impl From<&str> for Ty {
+    fn from(v: &str) -> Ty {
+        Ty::Var(v.to_owned())
+    }
+}
+
+/// The host body: the inputs' chunks in the compute type, the outputs' chunks to
+/// fill, all of one length.
+pub type HostBody<C> = dyn Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync;
+
+/// An elementwise kernel, declared once: see the [module](self).
+#[derive(Clone)]
+pub struct Elementwise<C: Compute> {
+    name: String,
+    inputs: Vec<(String, Ty)>,
+    outputs: Vec<(String, Ty)>,
+    wgsl: Option<String>,
+    host: Option<Arc<HostBody<C>>>,
+}
+
+impl<C: Compute> std::fmt::Debug for Elementwise<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Elementwise")
+            .field("name", &self.name)
+            .field("compute", &C::DTYPE)
+            .field("inputs", &self.inputs)
+            .field("outputs", &self.outputs)
+            .field("wgsl", &self.wgsl)
+            .field("host", &self.host.is_some())
+            .finish()
+    }
+}
+
+impl<C: Compute> Elementwise<C> {
+    /// A kernel named `name` (in its errors and its pipelines' labels), computing in
+    /// `C`, with no operand and no body yet.
+    pub fn new(name: &str) -> Elementwise<C> {
+        Elementwise {
+            name: name.to_owned(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            wgsl: None,
+            host: None,
+        }
+    }
+
+    /// An input named `name` (a WGSL identifier, not starting `nx_`) of `ty`.
+    #[must_use]
+    pub fn input(mut self, name: &str, ty: impl Into<Ty>) -> Self {
+        self.inputs.push((name.to_owned(), ty.into()));
+        self
+    }
+
+    /// An output named `name` of `ty` (a type variable an input binds).
+    #[must_use]
+    pub fn output(mut self, name: &str, ty: impl Into<Ty>) -> Self {
+        self.outputs.push((name.to_owned(), ty.into()));
+        self
+    }
+
+    /// The body on GPUs through wgpu: WGSL statements that set every output (a `var`
+    /// of the compute type, `f32`, `i32` or `u32`) from the inputs (`let`s of it).
+    #[must_use]
+    pub fn wgsl(mut self, body: &str) -> Self {
+        self.wgsl = Some(body.to_owned());
+        self
+    }
+
+    /// The body on the host: `f(inputs, outputs)` over chunks of one length, the
+    /// inputs decoded into `C`, the outputs rounded once into their dtypes after; on
+    /// the host's threads, chunk by chunk.
+    #[must_use]
+    pub fn host(mut self, f: impl Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync + 'static) -> Self {
+        self.host = Some(Arc::new(f));
+        self
+    }
+
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}

@@ -1,0 +1,138 @@
+//! A job of a module the runtime does not know: its pipeline compiled once a device
+//! (its compiler's messages returned, not lost), its operands cut into pieces that fit
+//! the device (`plan`), each piece's parameters made by the caller, its bindings (0 the
+//! parameters, then each operand's window in order) and its grid (one invocation an
+//! element, walked); the device's errors of the work caught here and returned.
+
+use std::sync::Arc;
+
+use super::dispatch::encode;
+use super::kernel::Form;
+use super::plan::{pieces, Fit, Operand};
+use super::Gpu;
+use crate::error::Error;
+use crate::layout::Layout;
+use crate::sync::lock;
+
+/// What the compiler said of a module: each message with its line (1-based) where it
+/// gave one.
+pub(crate) type Compiled = Vec<(Option<u32>, String)>;
+
+impl Gpu {
+    /// The compute pipeline of the module named `key` (entry point `main`), compiled
+    /// from `source()` the first time, or what the compiler said of it.
+    ///
+    /// # Errors
+    /// The compiler's messages for a module that does not compile (natively; in the
+    /// browser a module's errors are reported later, through the device's).
+    pub(crate) fn pipeline_checked(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<wgpu::ComputePipeline>, Compiled> {
+        if let Some(p) = lock(&self.pipelines).get(key) {
+            return Ok(p.clone());
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(key),
+                source: wgpu::ShaderSource::Wgsl(source().into()),
+            });
+        let p = Arc::new(
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(key),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: Default::default(),
+                    cache: None,
+                }),
+        );
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            let info = pollster::block_on(module.get_compilation_info());
+            let mut said: Compiled = info
+                .messages
+                .iter()
+                .filter(|m| m.message_type == wgpu::CompilationMessageType::Error)
+                .map(|m| (m.location.map(|l| l.line_number), m.message.clone()))
+                .collect();
+            if said.is_empty() {
+                said.push((None, e.to_string()));
+            }
+            return Err(said);
+        }
+        #[cfg(target_arch = "wasm32")]
+        drop(scope);
+        lock(&self.pipelines).insert(key.to_owned(), p.clone());
+        Ok(p)
+    }
+
+    /// Encodes and submits `pipeline` over `ops` (bindings 1, 2, ... in order), one
+    /// invocation an element of their shared shape, walked: the operands cut into
+    /// pieces that fit the device, `params` of each piece's layouts (binding 0, a
+    /// uniform). The caller submits through [`crate::rig::Rig::submit`].
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming `op` for more operands than the device binds, or a
+    /// piece whose positions `params` cannot hold; [`Error::Device`] for what the
+    /// device reported of this work (natively caught at this call); [`Error::Lost`].
+    pub(crate) fn run_walked(
+        &self,
+        op: &'static str,
+        key: &str,
+        pipeline: &wgpu::ComputePipeline,
+        ops: &[Operand<'_>],
+        params: impl Fn(&[Layout]) -> Option<Vec<u8>>,
+    ) -> Result<(), Error> {
+        let most = self.limits().max_storage_buffers_per_shader_stage as usize;
+        if ops.len() > most {
+            return Err(Error::Invalid {
+                op,
+                reason: format!(
+                    "{} operands; the device binds at most {most} storage buffers a kernel",
+                    ops.len()
+                ),
+                operands: String::new(),
+            });
+        }
+        if ops[0].layout.numel() == 0 {
+            return Ok(());
+        }
+        let fit = Fit {
+            max_binding: self.limits().max_storage_buffer_binding_size,
+            offset_align: self.limits().min_storage_buffer_offset_alignment as u64,
+        };
+        let pieces = pieces(op, &fit, ops)?;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        for piece in &pieces {
+            let Some(p) = params(&piece.layouts) else {
+                return Err(Error::Invalid {
+                    op,
+                    reason: "a piece's positions do not fit 32 bits".into(),
+                    operands: String::new(),
+                });
+            };
+            let p = self.buffer_with("nxrig params", &p, wgpu::BufferUsages::UNIFORM);
+            let group = self.bind(key, pipeline, &p, ops, piece, None);
+            let grid = self.grid(piece.layouts[0].numel(), Form::Walked);
+            encode(&mut enc, grid, pipeline, &group);
+        }
+        self.queue.submit([enc.finish()]);
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Device {
+                op,
+                device: self.name.clone(),
+                reason: e.to_string(),
+            });
+        }
+        #[cfg(target_arch = "wasm32")]
+        drop(scope);
+        self.reported(op)
+    }
+}

@@ -1,0 +1,298 @@
+//! Elementwise modules of the user's own: `shaders/elementwise.wgsl` around a body of
+//! WGSL statements, each operand's binding, load (its dtype decoded into the compute
+//! type, exactly) and store (the compute type rounded once into its dtype) generated
+//! from the dtype table, and the walk of up to [`MAX_BOUND`] layouts.
+
+use super::cast::{facts, load4};
+use super::params::MAX_BOUND;
+use super::words::{load_named, store_named, Words};
+use crate::dtype::{Class, DType};
+
+const TEMPLATE: &str = include_str!("../../shaders/elementwise.wgsl");
+const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
+const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
+
+/// Where `shaders/convert.wgsl`'s one-pair `convert` starts (the rest is its helpers).
+const CONVERT_FN: &str = "fn convert(a: vec4<u32>) -> vec4<u32> {";
+
+/// One operand of an elementwise module.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot<'a> {
+    /// Its name in the body (a WGSL identifier).
+    pub name: &'a str,
+    /// Its dtype.
+    pub dtype: DType,
+    /// Written (an output) or read (an input).
+    pub output: bool,
+}
+
+/// A generated module and where its body starts.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The WGSL: entry point `main`, binding 0 the walk ([`super::walk_params_n`]),
+    /// then one binding an operand in their order.
+    pub module: String,
+    /// The module's line of the body's first line (1-based).
+    pub body_line: u32,
+}
+
+/// The WGSL type of a compute dtype: `f32`, `i32` or `u32`; `None` for others.
+pub fn compute_type(c: DType) -> Option<&'static str> {
+    match c {
+        DType::Float32 => Some("f32"),
+        DType::Int32 => Some("i32"),
+        DType::Uint32 => Some("u32"),
+        _ => None,
+    }
+}
+
+/// The module of an elementwise kernel: `slots` bound in order, computed in `compute`
+/// (float32, int32 or uint32), `body` the statements that set every output from the
+/// inputs (values of the compute type named as the operands).
+///
+/// ```
+/// use nxrig::wgsl::{elementwise_module, Slot};
+/// use nxrig::DType;
+/// let slots = [
+///     Slot { name: "x", dtype: DType::Bfloat16, output: false },
+///     Slot { name: "z", dtype: DType::Float8E4m3, output: true },
+/// ];
+/// let g = elementwise_module(&slots, DType::Float32, "z = x * 2.0;").unwrap();
+/// assert!(g.module.contains("var<storage, read_write> nx_op_z: array<atomic<u32>>"));
+/// assert_eq!(g.module.lines().nth(g.body_line as usize - 1), Some("z = x * 2.0;"));
+/// ```
+///
+/// # Errors
+/// A sentence for a compute dtype other than those three, or more than
+/// [`MAX_BOUND`] operands.
+pub fn elementwise_module(
+    slots: &[Slot<'_>],
+    compute: DType,
+    body: &str,
+) -> Result<Generated, String> {
+    let ty = compute_type(compute)
+        .ok_or_else(|| format!("no WGSL compute type is {compute} (float32, int32, uint32)"))?;
+    if slots.is_empty() || slots.len() > MAX_BOUND {
+        return Err(format!(
+            "{} operands (1 to {MAX_BOUND} bind on WebGPU)",
+            slots.len()
+        ));
+    }
+    let (helpers, convert_tpl) =
+        CONVERT.split_at(CONVERT.find(CONVERT_FN).expect("convert.wgsl's convert"));
+    let mut bindings = Vec::new();
+    let mut operands = Vec::new();
+    let mut loads = Vec::new();
+    let mut stores = Vec::new();
+    let mut outputs = Vec::new();
+    let mut fast_f32 = false;
+    for (j, s) in slots.iter().enumerate() {
+        let w = Words::of(s.dtype);
+        let (name, arr) = (s.name, format!("nx_op_{}", s.name));
+        let raw = format!("nx_raw_{name}");
+        let pair = if s.output {
+            (compute, s.dtype)
+        } else {
+            (s.dtype, compute)
+        };
+        let (conv, f32_path) =
+            conversion(&format!("nx_convert_{name}"), pair, s.output, convert_tpl);
+        fast_f32 |= f32_path;
+        operands.push(conv);
+        if s.output {
+            bindings.push(format!(
+                "@group(0) @binding({}) var<storage, read_write> {arr}: array<{}>;",
+                j + 1,
+                w.dst_word()
+            ));
+            operands.push(store_named(w, &raw, &arr));
+            operands.push(store4_named(&format!("nx_store4_{name}"), &raw, w));
+            let bits = match compute {
+                DType::Uint32 => "v".to_owned(),
+                _ => "bitcast<u32>(v)".to_owned(),
+            };
+            operands.push(format!(
+                "fn nx_store_{name}(p: u32, v: {ty}) {{\n    nx_store4_{name}(p, nx_convert_{name}(vec4<u32>({bits}, 0u, 0u, 0u)));\n}}"
+            ));
+            outputs.push(format!("        var {name}: {ty};"));
+            stores.push(format!("        nx_store_{name}(nx_p[{j}], {name});"));
+        } else {
+            bindings.push(format!(
+                "@group(0) @binding({}) var<storage, read> {arr}: array<u32>;",
+                j + 1
+            ));
+            operands.push(load_named(w, &raw, &arr));
+            operands.push(load4(&format!("nx_load4_{name}"), &raw, w));
+            let value = match compute {
+                DType::Uint32 => "b.x".to_owned(),
+                _ => format!("bitcast<{ty}>(b.x)"),
+            };
+            operands.push(format!(
+                "fn nx_load_{name}(p: u32) -> {ty} {{\n    let b = nx_convert_{name}(nx_load4_{name}(p));\n    return {value};\n}}"
+            ));
+            loads.push(format!("        let {name} = nx_load_{name}(nx_p[{j}]);"));
+        }
+    }
+    let mut helpers = helpers.to_owned();
+    if fast_f32 {
+        helpers.push('\n');
+        helpers.push_str(CONVERT_F32);
+    }
+    let head = TEMPLATE
+        .replace("{{ENABLE}}", "")
+        .replace("{{BINDINGS}}", &bindings.join("\n"))
+        .replace("{{HELPERS}}", &helpers)
+        .replace("{{OPERANDS}}", &operands.join("\n\n"))
+        .replace("{{COUNT}}", &slots.len().to_string())
+        .replace(
+            "{{LOADS}}",
+            &(loads.join("\n") + "\n" + &outputs.join("\n") + "\n        {"),
+        );
+    let (before, after) = head.split_at(head.find("{{BODY}}").expect("the template's body"));
+    let body_line = before.lines().count() as u32 + 1;
+    let after = after["{{BODY}}".len()..].replace(
+        "{{STORES}}",
+        &("        }\n".to_owned() + &stores.join("\n")),
+    );
+    let mut module = String::with_capacity(before.len() + body.len() + after.len() + 1);
+    module.push_str(before);
+    module.push_str(body);
+    if !body.ends_with('\n') {
+        module.push('\n');
+    }
+    module.push_str(after.strip_prefix('\n').unwrap_or(&after));
+    Ok(Generated { module, body_line })
+}
+
+/// `fn NAME(p: u32, x: vec4<u32>)`: stores the low bits of `x` through the store
+/// `store` of elements laid out as `w`.
+fn store4_named(name: &str, store: &str, w: Words) -> String {
+    let arg = match w {
+        Words::Field { .. } | Words::Word => "x.x",
+        Words::Multi { count: 2 } => "x.xy",
+        Words::Multi { .. } => "x",
+    };
+    format!("fn {name}(p: u32, x: vec4<u32>) {{\n    {store}(p, {arg});\n}}")
+}
+
+/// `fn NAME(a: vec4<u32>) -> vec4<u32>`: the bits of `from` converted into `to` (one
+/// rounding, the dtype table's rule), by a short path where one is exact, else by
+/// `convert.wgsl`'s. Whether it uses `convert_f32.wgsl`.
+fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) -> (String, bool) {
+    let head = format!("fn {name}(a: vec4<u32>) -> vec4<u32> {{\n    ");
+    let int32 = |d: DType| matches!(d, DType::Int32 | DType::Uint32);
+    let int = |d: DType| matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32;
+    let short = if from == to {
+        Some("return a;".to_owned())
+    } else if store
+        && from == DType::Float32
+        && matches!(
+            to,
+            DType::Float16
+                | DType::Bfloat16
+                | DType::Float8E4m3
+                | DType::Float8E5m2
+                | DType::Int32
+                | DType::Uint32
+        )
+    {
+        return (
+            format!(
+                "{head}return vec4<u32>(f32_to_{}(a.x), 0u, 0u, 0u);\n}}",
+                to.name()
+            ),
+            true,
+        );
+    } else if store && int32(from) && int(to) {
+        // Integers into integers wrap: the store keeps the low bits.
+        Some("return a;".to_owned())
+    } else if !store && to == DType::Float32 && from == DType::Bfloat16 {
+        Some("return vec4<u32>(a.x << 16u, 0u, 0u, 0u);".to_owned())
+    } else if !store && int32(to) && int(from) && from.class() == Class::Signed {
+        let s = 32 - from.bits();
+        Some(format!(
+            "return vec4<u32>(u32(i32(a.x << {s}u) >> {s}u), 0u, 0u, 0u);"
+        ))
+    } else if !store && int32(to) && int(from) {
+        Some("return a;".to_owned())
+    } else {
+        None
+    };
+    if let Some(s) = short {
+        return (format!("{head}{s}\n}}"), false);
+    }
+    let p = name.to_uppercase();
+    let f = tpl
+        .replace("fn convert(", &format!("fn {name}("))
+        .replace("SRC_", &format!("{p}_SRC_"))
+        .replace("DST_", &format!("{p}_DST_"));
+    (
+        facts(&format!("{p}_SRC"), from) + &facts(&format!("{p}_DST"), to) + &f,
+        false,
+    )
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    fn validate(src: &str) -> Result<(), String> {
+        let module = naga::front::wgsl::parse_str(src).map_err(|e| e.emit_to_string(src))?;
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .map(|_| ())
+        .map_err(|e| format!("{e:?}"))
+    }
+
+    #[test]
+    fn every_dtype_loads_and_stores_in_every_compute_type() {
+        for c in [DType::Float32, DType::Int32, DType::Uint32] {
+            for d in DType::ALL {
+                let slots = [
+                    Slot {
+                        name: "x",
+                        dtype: d,
+                        output: false,
+                    },
+                    Slot {
+                        name: "y",
+                        dtype: DType::Int4,
+                        output: false,
+                    },
+                    Slot {
+                        name: "z",
+                        dtype: d,
+                        output: true,
+                    },
+                ];
+                let g = elementwise_module(&slots, c, "z = x + y;").unwrap();
+                assert!(!g.module.contains("{{"), "{c} {d}");
+                validate(&g.module).unwrap_or_else(|e| panic!("{c} {d}: {e}\n{}", g.module));
+            }
+        }
+    }
+
+    #[test]
+    fn the_body_line_is_where_the_body_is_and_its_errors_are_there() {
+        let slots = [
+            Slot {
+                name: "x",
+                dtype: DType::Float32,
+                output: false,
+            },
+            Slot {
+                name: "z",
+                dtype: DType::Float32,
+                output: true,
+            },
+        ];
+        let g = elementwise_module(&slots, DType::Float32, "let t = x * 2.0;\nz = t +;").unwrap();
+        let lines: Vec<&str> = g.module.lines().collect();
+        assert_eq!(lines[g.body_line as usize], "z = t +;");
+        assert!(validate(&g.module).is_err());
+        assert!(elementwise_module(&slots, DType::Float16, "").is_err());
+    }
+}

@@ -1,0 +1,304 @@
+//! Elementwise kernels of the user's own on every device: `x * y + 1` over bfloat16,
+//! float8_e4m3, float16, float32, int32 and int4, contiguous, strided, broadcast,
+//! flipped and sub-byte at odd offsets, against an oracle of its own (the `half`
+//! crate's roundings, a brute-force float8 rounding over all 256 values, wrapping
+//! integer arithmetic); every refusal, and a WGSL body's error at its line.
+
+use half::{bf16, f16};
+use nxrig::kernels::Elementwise;
+use nxrig::{AnyArray, DType, Error, Rig, Slice};
+
+#[path = "common/dut.rs"]
+#[macro_use]
+mod dut;
+use dut::{dut, On};
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+fn xy1_f32() -> Elementwise<f32> {
+    Elementwise::<f32>::new("xy1")
+        .input("x", "T")
+        .input("y", "T")
+        .output("z", "T")
+        .wgsl("z = x * y + 1.0;")
+        .host(|i, o| {
+            for (k, z) in o[0].iter_mut().enumerate() {
+                *z = i[0][k] * i[1][k] + 1.0;
+            }
+        })
+}
+
+fn xy1_i32() -> Elementwise<i32> {
+    Elementwise::<i32>::new("xy1 int")
+        .input("x", "T")
+        .input("y", "T")
+        .output("z", "T")
+        .wgsl("z = x * y + 1;")
+        .host(|i, o| {
+            for (k, z) in o[0].iter_mut().enumerate() {
+                *z = i[0][k].wrapping_mul(i[1][k]).wrapping_add(1);
+            }
+        })
+}
+
+/// float8_e4m3's value of `b`, from its definition (bias 7, no infinities, 0x7f and
+/// 0xff NaN), or NaN.
+fn e4m3(b: u8) -> f64 {
+    let (s, e, m) = (b >> 7, (b >> 3) & 0xf, b & 7);
+    if e == 0xf && m == 7 {
+        return f64::NAN;
+    }
+    let v = if e == 0 {
+        m as f64 / 8.0 * 2f64.powi(-6)
+    } else {
+        (1.0 + m as f64 / 8.0) * 2f64.powi(e as i32 - 7)
+    };
+    if s == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `v` rounded once to float8_e4m3 by brute force: the nearest of all finite values
+/// (ties to the even code), NaN past the largest (448, rounding to a 480 it lacks).
+fn to_e4m3(v: f64) -> u8 {
+    if v.is_nan() {
+        return 0x7f;
+    }
+    let mut best: (f64, u8) = (f64::INFINITY, 0);
+    for b in 0..=255u8 {
+        let x = e4m3(b);
+        if x.is_nan() || (x == 0.0 && (b >> 7 == 1) != v.is_sign_negative()) {
+            continue;
+        }
+        let d = (x - v).abs();
+        if d < best.0 || (d == best.0 && b & 1 == 0 && best.1 & 1 == 1) {
+            best = (d, b);
+        }
+    }
+    // The next magnitude after 448 would be 480: nearer to it (or a tie, its code odd
+    // against 448's even one: 448 wins ties) is NaN.
+    if v.abs() > 464.0 {
+        return if v < 0.0 { 0xff } else { 0x7f };
+    }
+    best.1
+}
+
+/// A dtype's element as the oracle reads its bits, and its result's bits.
+fn value(d: DType, bits: u128) -> f64 {
+    match d {
+        DType::Bfloat16 => bf16::from_bits(bits as u16).to_f64(),
+        DType::Float16 => f16::from_bits(bits as u16).to_f64(),
+        DType::Float8E4m3 => e4m3(bits as u8),
+        DType::Float32 => f32::from_bits(bits as u32) as f64,
+        DType::Int32 => bits as u32 as i32 as f64,
+        DType::Int4 => (((bits as u8) << 4) as i8 >> 4) as f64,
+        d => panic!("no oracle for {d}"),
+    }
+}
+
+fn expected(d: DType, x: u128, y: u128) -> u128 {
+    let (a, b) = (value(d, x), value(d, y));
+    match d {
+        DType::Int32 => (a as i32).wrapping_mul(b as i32).wrapping_add(1) as u32 as u128,
+        DType::Int4 => ((a as i32 * b as i32 + 1) & 0xf) as u128,
+        _ => {
+            let z = (a as f32) * (b as f32) + 1.0; // in the compute type, as NumPy's float32
+            match d {
+                DType::Bfloat16 => bf16::from_f32(z).to_bits() as u128,
+                DType::Float16 => f16::from_f32(z).to_bits() as u128,
+                DType::Float8E4m3 => to_e4m3(z as f64) as u128,
+                _ => z.to_bits() as u128,
+            }
+        }
+    }
+}
+
+/// `n` elements of `d`: normal values of magnitude 2^-20 to 16 for floats (so that
+/// products are exact in float32 and no device's flushing shows), any for integers;
+/// float32 elements with 8 significant bits.
+fn sample(d: DType, n: usize, seed: u64) -> Vec<u128> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = (s >> 16) as u128;
+        let bits = match d {
+            DType::Float32 => (r & 0xffff) << 16,
+            DType::Int32 => r & 0xffff_ffff,
+            _ => r & ((1 << d.bits()) - 1),
+        };
+        if d.is_float() {
+            let v = value(d, bits).abs();
+            if !(v == 0.0 || (2f64.powi(-20)..=16.0).contains(&v)) {
+                continue;
+            }
+        }
+        out.push(bits);
+    }
+    out
+}
+
+fn of_bits(d: DType, shape: &[usize], bits: &[u128]) -> AnyArray {
+    AnyArray::of_bits(d, shape, bits).unwrap()
+}
+
+/// The kernel of compute type fit for `d` over `x` and `y`, into fresh outputs.
+fn call(d: DType, x: &AnyArray, y: &AnyArray) -> AnyArray {
+    let mut z = if matches!(d, DType::Int32 | DType::Int4) {
+        xy1_i32().call(&[x, y])
+    } else {
+        xy1_f32().call(&[x, y])
+    }
+    .unwrap();
+    z.remove(0)
+}
+
+/// `x * y + 1` of host arrays `x` and `y` (any layouts) checked on the device under
+/// test against the oracle over the broadcast shape.
+fn check(d: DType, x: &AnyArray, y: &AnyArray) {
+    let shape = x.shape().to_vec();
+    let mut yb = y.clone();
+    while yb.shape().len() < shape.len() {
+        yb = yb.unsqueeze(0).unwrap();
+    }
+    let yb = yb.expand(&shape).unwrap();
+    let (xs, ys) = (x.to_bits_vec().unwrap(), yb.to_bits_vec().unwrap());
+    let z = call(d, &x.clone().on(), &y.clone().on());
+    assert_eq!(z.rig(), &dut());
+    assert_eq!((z.dtype(), z.shape()), (d, &shape[..]));
+    let got = z.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+    for (k, ((&a, &b), &g)) in xs.iter().zip(&ys).zip(&got).enumerate() {
+        let want = expected(d, a, b);
+        assert_eq!(
+            g, want,
+            "{d} element {k}: {a:#x} * {b:#x} + 1 gave {g:#x}, not {want:#x}"
+        );
+    }
+}
+
+const DTYPES: [DType; 6] = [
+    DType::Bfloat16,
+    DType::Float8E4m3,
+    DType::Float16,
+    DType::Float32,
+    DType::Int32,
+    DType::Int4,
+];
+
+on_every_device! {
+    fn x_times_y_plus_1_over_every_layout() {
+        for d in DTYPES {
+            // Contiguous, both operands of one shape.
+            let x = of_bits(d, &[3, 5], &sample(d, 15, 1));
+            let y = of_bits(d, &[3, 5], &sample(d, 15, 2));
+            check(d, &x, &y);
+            // Strided x (every other column), y broadcast along rows.
+            let wide = of_bits(d, &[3, 10], &sample(d, 30, 3));
+            let x = wide.slice(&[Slice::FULL, Slice::new(None, None, 2)]).unwrap();
+            let y = of_bits(d, &[5], &sample(d, 5, 4));
+            check(d, &x, &y);
+            // Flipped x, y a column broadcast along the columns.
+            let x = of_bits(d, &[3, 5], &sample(d, 15, 5)).flip(&[1]).unwrap();
+            let y = of_bits(d, &[3, 1], &sample(d, 3, 6));
+            check(d, &x, &y);
+            // Odd offsets (the high nibble first for int4), longer than a block's worth
+            // of whole words.
+            let x = of_bits(d, &[1001], &sample(d, 1001, 7)).slice(&[Slice::new(Some(1), None, 1)]).unwrap();
+            let y = of_bits(d, &[1001], &sample(d, 1001, 8)).slice(&[Slice::new(Some(1), None, 1)]).unwrap();
+            check(d, &x, &y);
+        }
+    }
+}
+
+on_every_device! {
+    fn an_output_given_at_an_odd_nibble_leaves_its_neighbours() {
+        let d = DType::Int4;
+        let x = of_bits(d, &[5], &sample(d, 5, 9)).on();
+        let y = of_bits(d, &[5], &sample(d, 5, 10)).on();
+        let out = of_bits(d, &[7], &[0xf; 7]).on();
+        let inner = out.slice(&[Slice::new(Some(1), Some(6), 1)]).unwrap();
+        xy1_i32().call_into(&[&x, &y], &[&inner]).unwrap();
+        let got = out.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+        let (xs, ys) = (x.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap(),
+                        y.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap());
+        assert_eq!((got[0], got[6]), (0xf, 0xf), "the neighbours keep their bits");
+        for k in 0..5 {
+            assert_eq!(got[k + 1], expected(d, xs[k], ys[k]), "element {k}");
+        }
+        // In place: z written over x, each element read before it is written.
+        let x2 = x.copy().unwrap();
+        xy1_i32().call_into(&[&x2, &y], &[&x2]).unwrap();
+        let got = x2.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+        for k in 0..5 {
+            assert_eq!(got[k], expected(d, xs[k], ys[k]), "in place, element {k}");
+        }
+    }
+}
+
+/// The message of `r`'s error, which must be `Error::Invalid` naming `op`.
+fn refused<T: std::fmt::Debug>(r: Result<T, Error>, op: &str) -> String {
+    let e = r.unwrap_err();
+    assert!(matches!(e, Error::Invalid { .. }), "{e:?}");
+    let s = e.to_string();
+    assert!(s.starts_with(&format!("{op}: kernel ")), "{s}");
+    s
+}
+
+on_every_device! {
+    fn every_refusal_names_the_kernel_and_why() {
+        let f = |shape: &[usize]| AnyArray::create(&dut(), DType::Float32, shape).unwrap();
+        let (x, y) = (f(&[4]), f(&[4]));
+        let k = xy1_f32();
+        let call = "Elementwise::call";
+        let into = "Elementwise::call_into";
+        assert!(refused(k.call(&[&x]), call).contains("1 inputs given, 2 declared"));
+        let b = AnyArray::create(&dut(), DType::Bfloat16, &[4]).unwrap();
+        assert!(refused(k.call(&[&x, &b]), call).contains("input y is bfloat16, declared T = float32"));
+        assert!(refused(k.call(&[&x, &f(&[3])]), call).contains("do not broadcast"));
+        let unbound = Elementwise::<f32>::new("u").input("x", "T").output("z", "U").wgsl("").host(|_, _| {});
+        assert!(refused(unbound.call(&[&x]), call).contains("type variable U is bound by no input"));
+        for (bad, said) in [("nx_x", "not a WGSL identifier"), ("1x", "not a WGSL identifier"), ("y", "declared twice")] {
+            let k = Elementwise::<f32>::new("names").input("y", "T").input(bad, "T").output("z", "T");
+            assert!(refused(k.call(&[&x, &y]), call).contains(said), "{bad}");
+        }
+        let none = Elementwise::<f32>::new("none").input("x", "T");
+        assert!(refused(none.call(&[&x]), call).contains("no output"));
+        let only_host = Elementwise::<f32>::new("h").input("x", "T").output("z", "T").host(|_, _| {});
+        let only_gpu = Elementwise::<f32>::new("g").input("x", "T").output("z", "T").wgsl("z = x;");
+        let missing = if dut().kind().is_gpu() { only_host.call(&[&x]) } else { only_gpu.call(&[&x]) };
+        assert!(refused(missing, call).contains("body, and its operands are on"));
+        // Outputs: read-only memory, repeated elements, an overlap that is not identity.
+        let ro = AnyArray::v(DType::Float32, *x.layout(), nxrig::rig::Buffer::of_bytes(&[0u8; 16][..])).unwrap();
+        if dut() == Rig::host() {
+            assert!(refused(k.call_into(&[&x, &y], &[&ro]), into).contains("only reads"));
+        }
+        let rep = f(&[1]).expand(&[4]).unwrap();
+        assert!(refused(k.call_into(&[&x, &y], &[&rep]), into).contains("twice"));
+        let flipped = x.flip(&[0]).unwrap();
+        assert!(refused(k.call_into(&[&flipped, &y], &[&x]), into).contains("shares"));
+        assert!(refused(k.call_into(&[&x, &y], &[&f(&[3])]), into).contains("does not broadcast"));
+    }
+}
+
+on_every_device! {
+    fn a_wgsl_error_is_said_at_its_line() {
+        if !dut().kind().is_gpu() {
+            return;
+        }
+        let x = AnyArray::create(&dut(), DType::Float32, &[4]).unwrap();
+        let k = Elementwise::<f32>::new("typo").input("x", "T").output("z", "T").wgsl("let t = x * 2.0;\nz = t * ;");
+        let s = refused(k.call(&[&x]), "Elementwise::call");
+        assert!(s.contains("does not compile: line 2 of the WGSL body"), "{s}");
+        // The device is still good: a kernel that compiles runs.
+        let ok = Elementwise::<f32>::new("ok").input("x", "T").output("z", "T").wgsl("z = x + 1.0;");
+        let z = ok.call(&[&x]).unwrap().remove(0);
+        assert_eq!(z.to_device(&Rig::host()).unwrap().expect::<f32>().unwrap().to_vec().unwrap(), [1.0; 4]);
+    }
+}
