@@ -11,11 +11,15 @@
  * when i is even, the high one when odd), bool one byte.
  *
  * DLPack (https://dmlc.github.io/dlpack/): nxrig writes DLPack 1.1 tensors and reads
- * any 1.x; the structures are declared below unless <dlpack/dlpack.h> was included
- * first (it defines the same names). Host memory is kDLCPU, a CUDA device's memory
+ * any 1.x. The structures are declared below, unless <dlpack/dlpack.h> was included
+ * first: a file that uses both includes it before this header (the other order
+ * declares the structures twice). The functions name the managed tensors by their
+ * struct tags, which every dlpack.h declares. Host memory is kDLCPU, a CUDA device's memory
  * kDLCUDA (in a build with the feature `cuda`); strides are in elements and may be
  * negative or zero; int4/uint4 are kDLInt/kDLUInt of 4 bits, packed. Memory that
  * crosses is outside nxrig's claims for good (no donation writes it).
+ *
+ * C99 or later (nx_dtype.h's inline functions), or C++.
  */
 #ifndef NX_CAPI_H
 #define NX_CAPI_H
@@ -30,7 +34,6 @@ extern "C" {
 #endif
 
 #ifndef DLPACK_DLPACK_H_
-#define DLPACK_DLPACK_H_
 #define DLPACK_MAJOR_VERSION 1
 #define DLPACK_MINOR_VERSION 1
 #define DLPACK_FLAG_BITMASK_READ_ONLY (1UL << 0UL)
@@ -91,7 +94,7 @@ typedef struct DLManagedTensorVersioned {
     uint64_t flags;
     DLTensor dl_tensor;
 } DLManagedTensorVersioned;
-#endif /* DLPACK_DLPACK_H_ */
+#endif /* DLPACK_DLPACK_H_: dlpack.h not included first */
 
 /** The call succeeded. */
 #define NX_OK 0
@@ -119,7 +122,8 @@ int32_t nx_array_describe(const nx_array *a, int32_t *dtype, int32_t *rank, int6
 int32_t nx_array_read(const nx_array *a, void *dst, size_t len);
 
 /** Stores the `len` bytes at `src` (C order, len == nbytes) into a's elements, whatever
- *  its layout; no other bit of its memory changes. */
+ *  its layout, but one that reaches an element twice (a zero stride: refused); no other
+ *  bit of its memory changes. */
 int32_t nx_array_write(const nx_array *a, const void *src, size_t len);
 
 /** Frees the handle (NULL: nothing); the memory goes once no other handle, view or
@@ -127,24 +131,24 @@ int32_t nx_array_write(const nx_array *a, const void *src, size_t len);
 void nx_array_free(nx_array *a);
 
 /** *out = a DLPack 1.1 managed tensor over a's elements, without a copy (the device's
- *  work on them done first). The consumer calls (*out)->deleter(*out) exactly once;
+ *  work on them done first; data NULL for no elements). The consumer calls (*out)->deleter(*out) exactly once;
  *  until then the memory stays alive. Read-only memory carries
  *  DLPACK_FLAG_BITMASK_READ_ONLY. Fails for memory of a GPU through wgpu and for an
  *  int4/uint4 array starting on the high half of a byte. */
-int32_t nx_array_to_dlpack(const nx_array *a, DLManagedTensorVersioned **out);
+int32_t nx_array_to_dlpack(const nx_array *a, struct DLManagedTensorVersioned **out);
 
 /** nx_array_to_dlpack as the legacy DLManagedTensor; fails for read-only memory, which
  *  it cannot mark. */
-int32_t nx_array_to_dlpack_legacy(const nx_array *a, DLManagedTensor **out);
+int32_t nx_array_to_dlpack_legacy(const nx_array *a, struct DLManagedTensor **out);
 
 /** *out = an array over the tensor's memory, without a copy. nxrig calls t->deleter(t)
  *  exactly once: when the last handle, view or tensor over the memory goes, or before
  *  returning NX_ERROR (an unknown dtype or device type, a major version other than 1,
  *  a misaligned first element, ...). NULL `t` is an error with nothing to call. */
-int32_t nx_array_from_dlpack(DLManagedTensorVersioned *t, nx_array **out);
+int32_t nx_array_from_dlpack(struct DLManagedTensorVersioned *t, nx_array **out);
 
 /** nx_array_from_dlpack of a legacy DLManagedTensor (its memory taken as writable). */
-int32_t nx_array_from_dlpack_legacy(DLManagedTensor *t, nx_array **out);
+int32_t nx_array_from_dlpack_legacy(struct DLManagedTensor *t, nx_array **out);
 
 /** Tensors nx_array_to_dlpack and nx_array_to_dlpack_legacy gave whose deleter has not
  *  run: 0 once every consumer is done. */

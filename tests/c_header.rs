@@ -83,6 +83,39 @@ fn header_converts_every_vector_bit_for_bit() {
 }
 
 #[test]
+fn nx_capi_h_follows_a_released_dlpack_h() {
+    // Compiled (and linked against nothing: the functions are only named).
+    let src = "tests/c/dlpack_first.c";
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = env!("NXRIG_TARGET");
+    let cc = cc::Build::new()
+        .target(target)
+        .host(target)
+        .cargo_metadata(false)
+        .opt_level(0)
+        .get_compiler();
+    let out = cc
+        .to_command()
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-fsyntax-only",
+            "-I",
+        ])
+        .arg(root.join("include"))
+        .arg(root.join(src))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn nx_capi_h_dlpack_structures_equal_rusts() {
     use nxrig::array::dlpack::*;
     use nxrig::dtype::dlpack as code;

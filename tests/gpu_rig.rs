@@ -518,3 +518,32 @@ fn contiguous_32_bit_kernels_at_every_offset_and_length() {
         }
     }
 }
+
+#[test]
+fn an_error_of_submitted_work_is_that_submits_and_no_later_calls() {
+    let gpu = gpu();
+    let g = gpu.wgpu().unwrap();
+    let b = Buffer::create(&gpu, 16, Kind::Device).unwrap();
+    // A module that does not parse, made inside the work.
+    let r = gpu.submit(&[], &[&b], || {
+        let _module = g
+            .device()
+            .create_shader_module(nxrig::wgpu::ShaderModuleDescriptor {
+                label: Some("broken"),
+                source: nxrig::wgpu::ShaderSource::Wgsl("fn main( {".into()),
+            });
+        Ok(())
+    });
+    match r {
+        Err(Error::Device { op, reason, .. }) => {
+            assert_eq!(op, "Rig::submit");
+            assert!(reason.contains("broken"), "{reason}");
+        }
+        r => panic!("{r:?}"),
+    }
+    // The next calls, an allocation first, see nothing of it.
+    let c = Buffer::create(&gpu, 16, Kind::Device).unwrap();
+    assert_eq!(c.read(|x| x.to_vec()).unwrap(), [0; 16]);
+    let x = AnyArray::create(&gpu, DType::Float32, &[4]).unwrap();
+    add(&x, &x).unwrap();
+}

@@ -230,14 +230,22 @@ impl<E: Element> Array<E> {
 }
 
 impl AnyArray {
-    /// The C-contiguous host array of `dtype` and `shape` over `bytes`, without a copy
-    /// (sub-byte dtypes packed two a byte, low nibble first).
+    /// The C-contiguous host array of `dtype` and `shape` over `bytes` (sub-byte
+    /// dtypes packed two a byte, low nibble first): without a copy where the bytes are
+    /// aligned for `dtype`, else copied into memory nxrig allocates (aligned to
+    /// [`crate::rig::ALIGN`]).
     ///
     /// # Errors
-    /// [`Error::Invalid`] if `bytes` is shorter than the elements need or misaligned for
-    /// `dtype`, and what [`Layout::contiguous`] returns.
+    /// [`Error::Invalid`] if `bytes` is shorter than the elements need, and what
+    /// [`Layout::contiguous`] and [`Buffer::create`] return.
     pub fn of_bytes(dtype: DType, shape: &[usize], bytes: Vec<u8>) -> Result<AnyArray, Error> {
-        AnyArray::v(dtype, Layout::contiguous(shape)?, Buffer::of_vec(bytes))
+        let layout = Layout::contiguous(shape)?;
+        if (bytes.as_ptr() as usize).is_multiple_of(dtype.align()) {
+            return AnyArray::v(dtype, layout, Buffer::of_vec(bytes));
+        }
+        let b = Buffer::create(&crate::Rig::host(), bytes.len(), crate::rig::Kind::Device)?;
+        b.write_bytes(0, &bytes)?;
+        AnyArray::v(dtype, layout, b)
     }
 
     /// A fresh C-contiguous host array of `dtype` and `shape` holding `bits` in C order

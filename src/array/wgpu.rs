@@ -62,7 +62,7 @@ pub(crate) fn transfer(
     let (sb, db) = (src.wgpu_memory(op)?, dst.wgpu_memory(op)?);
     let (sbase, dbase) = (src.wgpu_base(op)?, dst.wgpu_base(op)?);
     let rig = dst.rig();
-    rig.submit(&[&src.buffer], &[&dst.buffer], || {
+    rig.submit_as(op, &[&src.buffer], &[&dst.buffer], || {
         g.blit_strided(
             op,
             src.dtype.bits(),

@@ -154,6 +154,14 @@ pub unsafe extern "C" fn nx_array_from_bytes(
         } else {
             unsafe { std::slice::from_raw_parts(bytes.cast::<u8>(), len) }.to_vec()
         };
+        let want = dtype.bytes(crate::layout::numel(&shape)?)?;
+        if want != len {
+            return Err(Error::Invalid {
+                op: NAME,
+                reason: format!("len is {len}; the elements are {want} bytes"),
+                operands: String::new(),
+            });
+        }
         let a = AnyArray::of_bytes(dtype, &shape, b)?;
         // SAFETY: as the caller promised.
         unsafe { give(NAME, a, out) }

@@ -21,7 +21,7 @@ pub(crate) fn cast(g: &Gpu, src: &AnyArray, dst: &AnyArray, op: &'static str) ->
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
     let kernel = Kernel::Cast { from: sd, to: dd };
-    rig.submit(&[src.buffer()], &[dst.buffer()], || {
+    rig.submit_as(op, &[src.buffer()], &[dst.buffer()], || {
         g.run(
             op,
             &kernel,
@@ -55,7 +55,7 @@ pub(crate) fn fill(g: &Gpu, out: &AnyArray, bits: u128, op: &'static str) -> Res
     let rig = out.rig();
     let src = g.staged(&one);
     let l = Layout::new(out.shape(), &vec![0; out.shape().len()], 0)?;
-    rig.submit(&[], &[out.buffer()], || {
+    rig.submit_as(op, &[], &[out.buffer()], || {
         g.blit_strided(op, d.bits(), &src, (&l, 0), db, (out.layout(), base))
     })?;
     Ok(())
@@ -90,7 +90,7 @@ pub(crate) fn add(
     // float32 where the device's sums are not trusted runs the native sums first,
     // the exact kernel only over pieces that need it (Kernel::first_pass).
     let kernel = Kernel::Add { dtype: d, native };
-    rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
+    rig.submit_as(op, &[x.buffer(), y.buffer()], &[out.buffer()], || {
         g.run(
             op,
             &kernel,

@@ -156,7 +156,7 @@ impl Buffer {
         data: &[u8],
     ) -> Result<(), Error> {
         self.rig()
-            .submit(&[], &[self], || self.upload_in_work(op, start, data))
+            .submit_as(op, &[], &[self], || self.upload_in_work(op, start, data))
             .map(|_| ())
     }
 

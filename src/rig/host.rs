@@ -14,8 +14,9 @@ use super::seam::{DeviceBackend, Store};
 use super::timeline::{Stamp, Timeline};
 use crate::error::Error;
 
-/// Alignment of memory nxrig allocates, in bytes: enough for every dtype.
-pub const ALIGN: usize = 16;
+/// Alignment of memory nxrig allocates, in bytes: enough for every dtype, and a cache
+/// line (what libraries that take memory through DLPack without a copy ask, XLA's 64).
+pub const ALIGN: usize = 64;
 
 /// The most bytes one host allocation may have: `isize::MAX` less the alignment's
 /// rounding (2 GiB less 65 bytes on wasm32).

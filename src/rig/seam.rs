@@ -90,6 +90,19 @@ pub(crate) trait DeviceBackend {
     /// once on the host, whose work ran in the submission).
     fn finish(&self, timeline: &Timeline, stamp: Stamp);
 
+    /// `work()`, with what the device reports of it (validation, out of memory,
+    /// internal errors) returned as an error naming `op` where the backend can catch
+    /// it at the call: a GPU through wgpu natively (error scopes), not in the browser
+    /// (which reports later). The host and CUDA report in `work`'s own result.
+    fn caught(
+        &self,
+        op: &'static str,
+        work: &mut dyn FnMut() -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let _ = op;
+        work()
+    }
+
     /// Blocks until the device's submitted work is done; false where nothing can
     /// wait for it (the host's work is never pending; the browser cannot block).
     fn block(&self) -> bool;

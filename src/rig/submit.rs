@@ -36,31 +36,43 @@ impl Rig {
     /// # Errors
     /// [`Error::Lost`] if this device or a buffer's is lost; [`Error::Dead`] and
     /// [`Error::HeldExclusive`] for a buffer, [`Error::ReadOnly`] for a written buffer
-    /// that admits only reads; and `work`'s error, after its stamp is recorded.
+    /// that admits only reads; and `work`'s error, after its stamp is recorded: on a
+    /// GPU through wgpu (natively) also what the device reported of the work
+    /// ([`Error::Device`] naming `Rig::submit`), not left for a later call.
     pub fn submit(
         &self,
         reads: &[&Buffer],
         writes: &[&Buffer],
         work: impl FnOnce() -> Result<(), Error>,
     ) -> Result<Stamp, Error> {
-        const OP: &str = "Rig::submit";
-        self.check(OP)?;
+        self.submit_as("Rig::submit", reads, writes, work)
+    }
+
+    /// [`Rig::submit`] for the function `op`, which its errors name.
+    pub(crate) fn submit_as(
+        &self,
+        op: &'static str,
+        reads: &[&Buffer],
+        writes: &[&Buffer],
+        work: impl FnOnce() -> Result<(), Error>,
+    ) -> Result<Stamp, Error> {
+        self.check(op)?;
         let nth = |k: usize| match reads.get(k) {
             Some(b) => b,
             None => writes[k - reads.len()],
         };
         let mut claims = ReadClaims::new(|k| &nth(k).memory.word);
         for b in reads.iter().chain(writes) {
-            b.check(OP)?;
+            b.check(op)?;
             if !claims.claim_next() {
-                return Err(Error::HeldExclusive { op: OP });
+                return Err(Error::HeldExclusive { op });
             }
             // A consume may have killed `b` between the check and the claim.
-            b.check(OP)?;
+            b.check(op)?;
         }
         for b in writes {
             if b.access() == super::Access::Read {
-                return Err(Error::ReadOnly { op: OP });
+                return Err(Error::ReadOnly { op });
             }
         }
         // A GPU's queue orders its own work; everything else (host memory an upload
@@ -69,17 +81,19 @@ impl Rig {
         let backend = self.backend().device();
         let queued = |b: &&&Buffer| backend.queues_work() && b.rig() == self;
         for b in reads.iter().filter(|b| !queued(b)) {
-            b.wait_for(OP, false)?;
+            b.wait_for(op, false)?;
         }
         for b in writes.iter().filter(|b| !queued(b)) {
-            b.wait_for(OP, true)?;
+            b.wait_for(op, true)?;
         }
         // On a GPU, stamps reach the queue in their order, each with its completion
         // callback registered right after its work: callbacks then run in stamp order,
         // and a completed stamp means every earlier one's work is done too.
         let _turn = backend.turn();
         let stamp = self.timeline().next();
-        let r = work();
+        // What the device reports of the work is the work's error, at this call.
+        let mut work = Some(work);
+        let r = backend.caught(op, &mut || work.take().map_or(Ok(()), |w| w()));
         for b in reads {
             lock(&b.memory.stamps).record(self, stamp, false);
         }

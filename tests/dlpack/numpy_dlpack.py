@@ -290,6 +290,9 @@ gc.collect()
 assert sys.getrefcount(x) == refs, "the refused tensor's deleter ran once"
 h = nx_from(np.arange(4, dtype=np.int8))
 fails(nx_write(h, bytes(3)), "nx_array_write: len is 3; the elements are 4 bytes")
+h2 = handle()
+shape = (C.c_int64 * 1)(4)
+fails(lib.nx_array_from_bytes(NX["int8"], 1, shape, bytes(5), 5, C.byref(h2)), "nx_array_from_bytes: len is 5; the elements are 4 bytes")
 lib.nx_array_free(h)
 
 # The dtypes NumPy does not exchange, read straight from nxrig's tensors: DLPack's

@@ -122,7 +122,10 @@ impl AnyArray {
             }
         };
         let bits = self.dtype().bits() as usize;
-        let offset = self.layout().offset();
+        let empty = self.layout().numel() == 0;
+        // No elements: no address (DLPack's null data) and no offset.
+        let offset = if empty { 0 } else { self.layout().offset() };
+        let data = if empty { std::ptr::null_mut() } else { data };
         if !(offset * bits).is_multiple_of(8) {
             return Err(Error::Invalid {
                 op,

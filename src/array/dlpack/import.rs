@@ -136,10 +136,29 @@ unsafe fn taken<M: 'static>(
                 "the tensor's data is null and it has elements".into(),
             ))
         }
-        DEVICE_CPU | DEVICE_CUDA_HOST => Address::Host(t.data.cast::<u8>().wrapping_offset(start)),
+        DEVICE_CPU | DEVICE_CUDA_HOST => {
+            let first = (t.data as usize).wrapping_add(t.byte_offset as usize);
+            if !first.is_multiple_of(dtype.align()) {
+                return Err(invalid(
+                    op,
+                    format!(
+                        "the element of index 0, at address {first:#x} (data + byte_offset \
+                         {}), is not aligned to {} bytes",
+                        t.byte_offset,
+                        dtype.align()
+                    ),
+                ));
+            }
+            Address::Host(t.data.cast::<u8>().wrapping_offset(start))
+        }
         DEVICE_CUDA => Address::Cuda {
-            ordinal: usize::try_from(t.device.device_id)
-                .map_err(|_| invalid(op, format!("CUDA device {}", t.device.device_id)))?,
+            ordinal: usize::try_from(t.device.device_id).map_err(|_| {
+                let id = t.device.device_id;
+                invalid(
+                    op,
+                    format!("a CUDA device id of {id}, which names no device"),
+                )
+            })?,
             ptr: if span.bytes == 0 {
                 0
             } else {
@@ -188,7 +207,8 @@ fn dtype_of(op: &'static str, t: &DLTensor, flags: u64) -> Result<DType, Error> 
             invalid(
                 op,
                 format!(
-                    "no dtype of nxrig's is DLPack's type code {} of {} bits and {} lanes",
+                    "no dtype of nxrig's is DLPack's type code {} of {} bits and {} lanes \
+                     (nxrig's elements have 1 lane)",
                     d.code, d.bits, d.lanes
                 ),
             )

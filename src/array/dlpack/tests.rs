@@ -249,3 +249,18 @@ fn the_legacy_tensor_crosses_both_ways() {
     b.buffer().write_bytes(0, &2.0f64.to_le_bytes()).unwrap();
     assert_eq!(a.get(&[0]).unwrap(), 2.0); // the same memory
 }
+
+#[test]
+fn no_elements_cross_as_null_data_at_any_offset() {
+    let a = AnyArray::of_bytes(DType::Int4, &[3], vec![0x21, 0x03]).unwrap();
+    let e = a.slice(&[Slice::new(Some(1), Some(1), 1)]).unwrap(); // empty, odd offset
+    let t = e.to_dlpack().unwrap();
+    // SAFETY: read, then given up once.
+    let b = unsafe {
+        let d = t.as_ref().dl_tensor;
+        assert!(d.data.is_null());
+        assert_eq!(d.byte_offset, 0);
+        AnyArray::from_dlpack(t.as_ptr()).unwrap()
+    };
+    assert_eq!(b.shape(), [0]);
+}

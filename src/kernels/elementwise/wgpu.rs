@@ -91,7 +91,7 @@ pub(crate) fn run<C: Compute>(
     }
     let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
     let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
-    rig.submit(&reads, &writes, || {
+    rig.submit_as(op, &reads, &writes, || {
         g.run_walked(op, &key, &pipeline, &ops, |ls| {
             walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
         })

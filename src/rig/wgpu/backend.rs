@@ -40,6 +40,14 @@ impl DeviceBackend for Gpu {
         self.stamp_when_done(stamp)
     }
 
+    fn caught(
+        &self,
+        op: &'static str,
+        work: &mut dyn FnMut() -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.catch_errors(op, work)
+    }
+
     fn block(&self) -> bool {
         #[cfg(not(target_arch = "wasm32"))]
         {

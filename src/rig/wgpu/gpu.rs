@@ -163,6 +163,19 @@ impl Gpu {
         p
     }
 
+    /// The error of `op` whose work the device reported `said` of (`oom`: out of memory).
+    pub(crate) fn device_error(&self, op: &'static str, oom: bool, said: String) -> Error {
+        Error::Device {
+            op,
+            device: self.name.clone(),
+            reason: if oom {
+                format!("being out of memory: {said}")
+            } else {
+                said
+            },
+        }
+    }
+
     /// `Err` naming `op` if the device reported an error outside an error scope since
     /// the last call: [`Error::Lost`] once the device is lost (whatever wgpu said of
     /// the objects it invalidated), else [`Error::Device`] with wgpu's message.
@@ -173,20 +186,13 @@ impl Gpu {
         }
         match e {
             None => Ok(()),
-            Some((oom, e)) => Err(Error::Device {
-                op,
-                device: self.name.clone(),
-                reason: if oom {
-                    format!("being out of memory: {e}")
-                } else {
-                    e
-                },
-            }),
+            Some((oom, e)) => Err(self.device_error(op, oom, e)),
         }
     }
 
     /// Whether the error the device reported, not yet looked at, is out of memory
     /// (the error stays for [`Gpu::reported`]).
+    #[cfg(target_arch = "wasm32")]
     pub(crate) fn out_of_memory(&self) -> bool {
         lock(&self.error).as_ref().is_some_and(|e| e.0)
     }

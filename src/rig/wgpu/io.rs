@@ -84,7 +84,32 @@ impl Gpu {
         #[cfg(target_arch = "wasm32")]
         let most = most.min(BROWSER_CHUNK);
         let (chunk, sizes) = chunking(len, most);
+        // Natively the device says at once whether it had room: in an error scope, so
+        // that an error of other work waiting for its own call is not taken for it.
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let no_room = |buffers: &mut Vec<wgpu::Buffer>, clear: bool| {
+                let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+                *buffers = self.buffers(&sizes, clear);
+                pollster::block_on(scope.pop()).is_some()
+            };
+            let mut buffers = Vec::new();
+            if no_room(&mut buffers, clear) {
+                // Drop what the pool keeps and try once more.
+                buffers.clear();
+                self.empty_cache();
+                if no_room(&mut buffers, false) {
+                    return Err(self.no_room(op, len));
+                }
+            }
+            if self.timeline.is_lost() {
+                return Err(self.lost(op));
+            }
+            Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool))
+        }
+        #[cfg(target_arch = "wasm32")]
         let mut buffers = self.buffers(&sizes, clear);
+        #[cfg(target_arch = "wasm32")]
         if self.reported(op).is_err() {
             // Out of memory, perhaps: drop what the pool keeps and try once more.
             buffers.clear();
@@ -96,6 +121,7 @@ impl Gpu {
             }
             self.reported(op)?;
         }
+        #[cfg(target_arch = "wasm32")]
         Ok(GpuMemory::new(buffers, chunk, len).pooled(&self.pool))
     }
 

@@ -125,14 +125,49 @@ impl Gpu {
         self.queue.submit([enc.finish()]);
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Device {
-                op,
-                device: self.name.clone(),
-                reason: e.to_string(),
-            });
+            return Err(self.device_error(op, false, e.to_string()));
         }
         #[cfg(target_arch = "wasm32")]
         drop(scope);
         self.reported(op)
+    }
+}
+
+impl Gpu {
+    /// `work()`, with what the device reports of it (validation, out of memory,
+    /// internal errors) returned as [`Error::Device`] naming `op` (natively, through
+    /// error scopes; in the browser the device reports later, to its handler).
+    ///
+    /// # Errors
+    /// `work`'s own error first; then the device's, or [`Error::Lost`] once it is lost.
+    pub(crate) fn catch_errors(
+        &self,
+        op: &'static str,
+        work: &mut dyn FnMut() -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            use wgpu::ErrorFilter as F;
+            let v = self.device.push_error_scope(F::Validation);
+            let m = self.device.push_error_scope(F::OutOfMemory);
+            let i = self.device.push_error_scope(F::Internal);
+            let r = work();
+            // Innermost first.
+            let said = [i.pop(), m.pop(), v.pop()].map(pollster::block_on);
+            r?;
+            if self.timeline.is_lost() {
+                return Err(self.lost(op));
+            }
+            if let Some(e) = said.into_iter().flatten().next() {
+                let oom = matches!(e, wgpu::Error::OutOfMemory { .. });
+                return Err(self.device_error(op, oom, e.to_string()));
+            }
+            Ok(())
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let _ = op;
+            work()
+        }
     }
 }
