@@ -99,7 +99,7 @@ struct Made {
 /// A made tensor's context: what its pointers reach, and its deleter's count (`Vec`s,
 /// whose moves keep pointers into them valid).
 struct Ctx {
-    _bytes: Vec<u8>,
+    _bytes: Vec<u64>,
     _shape: Vec<i64>,
     _strides: Option<Vec<i64>>,
     deleted: Arc<AtomicUsize>,
@@ -119,8 +119,11 @@ fn made(
     flags: u64,
 ) -> Made {
     let deleted = Arc::new(AtomicUsize::new(0));
+    // Words, so that the elements are aligned whatever the allocator gives bytes.
+    let mut words = vec![0u64; bytes.len().div_ceil(8)];
+    bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(&bytes);
     let mut c = Ctx {
-        _bytes: bytes,
+        _bytes: words,
         _shape: shape.to_vec(),
         _strides: strides.map(<[i64]>::to_vec),
         deleted: deleted.clone(),
