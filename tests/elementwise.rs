@@ -302,3 +302,24 @@ on_every_device! {
         assert_eq!(z.to_device(&Rig::host()).unwrap().expect::<f32>().unwrap().to_vec().unwrap(), [1.0; 4]);
     }
 }
+
+on_every_device! {
+    #[cfg(not(target_arch = "wasm32"))]
+    fn call_async_says_the_same_and_its_errors_at_the_call() {
+        let d = DType::Bfloat16;
+        let x = of_bits(d, &[64], &sample(d, 64, 11));
+        let y = of_bits(d, &[64], &sample(d, 64, 12));
+        let (xd, yd) = (x.clone().on(), y.clone().on());
+        let z = pollster::block_on(xy1_f32().call_async(&[&xd, &yd])).unwrap().remove(0);
+        let got = z.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+        let (xs, ys) = (x.to_bits_vec().unwrap(), y.to_bits_vec().unwrap());
+        for k in 0..64 {
+            assert_eq!(got[k], expected(d, xs[k], ys[k]), "element {k}");
+        }
+        if dut().kind().is_gpu() {
+            let k = Elementwise::<f32>::new("typo").input("x", "T").output("z", "T").wgsl("z = x +;");
+            let s = refused(pollster::block_on(k.call_async(&[&xd])), "Elementwise::call");
+            assert!(s.contains("line 1 of the WGSL body"), "{s}");
+        }
+    }
+}

@@ -414,3 +414,55 @@ async fn a_gpu_allocation_the_browser_refuses_is_made_again_of_smaller_buffers()
     let c = a.cast(DType::Bfloat16).unwrap();
     assert_eq!(bits_back(&c).await, vec![0x3f80, 0x4000, 0]);
 }
+
+#[wasm_bindgen_test]
+async fn a_kernel_of_your_own_runs_on_webgpu_as_on_the_host_and_says_its_wgsl_errors() {
+    use nxrig::kernels::Elementwise;
+    let gpu = gpu().await;
+    let k = Elementwise::<f32>::new("xy1")
+        .input("x", "T")
+        .input("y", "T")
+        .output("z", "T")
+        .wgsl("z = x * y + 1.0;")
+        .host(|i, o| {
+            for (j, z) in o[0].iter_mut().enumerate() {
+                *z = i[0][j] * i[1][j] + 1.0;
+            }
+        });
+    // bfloat16 and int4-free float8: normal values, strided and broadcast.
+    for d in [DType::Bfloat16, DType::Float8E4m3, DType::Float16] {
+        let n = 3 * 40;
+        let bits: Vec<u128> = (0..n as u128)
+            .map(|k| match d {
+                DType::Float8E4m3 => 0x30 + (k * 7) % 0x30,
+                _ => 0x3e00 + (k * 37) % 0x0300,
+            })
+            .collect();
+        let x = AnyArray::of_bits(d, &[3, 40], &bits).unwrap();
+        let x = x
+            .slice(&[nxrig::Slice::FULL, nxrig::Slice::new(None, None, 2)])
+            .unwrap();
+        let y = AnyArray::of_bits(d, &[20], &bits[..20]).unwrap();
+        let want = k.call(&[&x, &y]).unwrap().remove(0).to_bits_vec().unwrap();
+        let (xg, yg) = (
+            x.to_device_async(&gpu).await.unwrap(),
+            y.to_device_async(&gpu).await.unwrap(),
+        );
+        let z = k.call_async(&[&xg, &yg]).await.unwrap().remove(0);
+        assert_eq!(bits_back(&z).await, want, "{d}: WebGPU against the host");
+    }
+    let x = AnyArray::create(&gpu, DType::Float32, &[4]).unwrap();
+    let bad = Elementwise::<f32>::new("typo")
+        .input("x", "T")
+        .output("z", "T")
+        .wgsl("let t = x;\nz = t * ;");
+    let e = bad.call_async(&[&x]).await.unwrap_err().to_string();
+    assert!(e.contains("line 2 of the WGSL body"), "{e}");
+    // The device is still good.
+    let ok = Elementwise::<f32>::new("ok")
+        .input("x", "T")
+        .output("z", "T")
+        .wgsl("z = x + 2.0;");
+    let z = ok.call_async(&[&x]).await.unwrap().remove(0);
+    assert_eq!(bits_back(&z).await, vec![0x4000_0000; 4]);
+}

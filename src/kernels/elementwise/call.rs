@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{Compute, Elementwise, Ty};
+use super::{Compute, Elementwise, HostBody, Ty};
 use crate::array::{described, door, AnyArray};
 use crate::dtype::DType;
 use crate::error::Error;
@@ -31,18 +31,7 @@ impl<C: Compute> Elementwise<C> {
     /// and the body's line), the door's refusals; [`Error::Device`] for what the device
     /// reported of the work; what [`AnyArray::create`] returns.
     pub fn call(&self, inputs: &[&AnyArray]) -> Result<Vec<AnyArray>, Error> {
-        let dtypes = self.checked(CALL, inputs, None)?;
-        let shape = inputs
-            .iter()
-            .try_fold(Vec::new(), |s, a| broadcast_shape(&s, a.shape()))
-            .ok_or_else(|| {
-                self.refusal(CALL, "the inputs' shapes do not broadcast".into(), inputs)
-            })?;
-        let rig = inputs[0].rig();
-        let outs = dtypes
-            .iter()
-            .map(|&d| AnyArray::create_to_fill(rig, d, &shape).map_err(|e| e.called(CALL)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let outs = self.made(CALL, inputs)?;
         self.run(CALL, inputs, &outs.iter().collect::<Vec<_>>())?;
         Ok(outs)
     }
@@ -76,6 +65,48 @@ impl<C: Compute> Elementwise<C> {
             },
             e => e,
         }
+    }
+
+    /// [`Elementwise::call`], awaiting the compiler's and the device's word: in the
+    /// browser a WGSL body that does not compile, or work the device refuses, is this
+    /// call's error (natively [`Elementwise::call`] says so too).
+    ///
+    /// # Errors
+    /// As [`Elementwise::call`].
+    pub async fn call_async(&self, inputs: &[&AnyArray]) -> Result<Vec<AnyArray>, Error> {
+        let outs = self.made(CALL, inputs)?;
+        self.run_async(CALL, inputs, &outs.iter().collect::<Vec<_>>())
+            .await?;
+        Ok(outs)
+    }
+
+    /// [`Elementwise::call_into`], awaiting the compiler's and the device's word.
+    ///
+    /// # Errors
+    /// As [`Elementwise::call_into`].
+    pub async fn call_into_async(
+        &self,
+        inputs: &[&AnyArray],
+        outputs: &[&AnyArray],
+    ) -> Result<(), Error> {
+        self.checked(CALL_INTO, inputs, Some(outputs))?;
+        self.run_async(CALL_INTO, inputs, outputs).await
+    }
+
+    /// Fresh outputs for `inputs`, checked.
+    fn made(&self, op: &'static str, inputs: &[&AnyArray]) -> Result<Vec<AnyArray>, Error> {
+        let dtypes = self.checked(op, inputs, None)?;
+        let shape = inputs
+            .iter()
+            .try_fold(Vec::new(), |s, a| broadcast_shape(&s, a.shape()))
+            .ok_or_else(|| {
+                self.refusal(op, "the inputs' shapes do not broadcast".into(), inputs)
+            })?;
+        let rig = inputs[0].rig();
+        dtypes
+            .iter()
+            .map(|&d| AnyArray::create_to_fill(rig, d, &shape).map_err(|e| e.called(op)))
+            .collect()
     }
 
     /// `Err` naming `op` and the kernel, `reason` with the arrays given.
@@ -207,14 +238,13 @@ impl<C: Compute> Elementwise<C> {
         Ok(())
     }
 
-    /// The outputs written with the inputs broadcast to their shape, through the door.
-    fn run(
+    /// The inputs broadcast to the outputs' shape.
+    fn viewed(
         &self,
         op: &'static str,
         inputs: &[&AnyArray],
-        outputs: &[&AnyArray],
-    ) -> Result<(), Error> {
-        let shape = outputs[0].shape();
+        shape: &[usize],
+    ) -> Result<Vec<AnyArray>, Error> {
         let mut viewed = Vec::with_capacity(inputs.len());
         for (a, (name, _)) in inputs.iter().zip(&self.inputs) {
             match broadcast(a, shape)? {
@@ -231,23 +261,11 @@ impl<C: Compute> Elementwise<C> {
                 }
             }
         }
-        let read: Vec<&AnyArray> = viewed.iter().collect();
-        let mut r = Ok(());
-        let a = door(outputs, &read, || r = self.claimed(op, &viewed, outputs))
-            .map_err(|e| e.called(op))?;
-        let shown: Vec<&AnyArray> = inputs.iter().chain(outputs).copied().collect();
-        crate::kernels::answered(op, a, &shown).map_err(|e| self.named(e))?;
-        r
+        Ok(viewed)
     }
 
-    /// The work on the operands' device, claimed.
-    fn claimed(
-        &self,
-        op: &'static str,
-        inputs: &[AnyArray],
-        outputs: &[&AnyArray],
-    ) -> Result<(), Error> {
-        let rig = outputs[0].rig();
+    /// The body of the operands' device, `Err` where the kernel has none.
+    fn body<'a>(&'a self, op: &'static str, rig: &'a crate::Rig) -> Result<Body<'a, C>, Error> {
         let missing = |body: &str| {
             self.refusal(
                 op,
@@ -259,18 +277,99 @@ impl<C: Compute> Elementwise<C> {
             )
         };
         match rig.backend() {
-            Backend::Host(_) => {
-                let f = self.host.as_ref().ok_or_else(|| missing("host"))?;
-                super::host::run(&**f, inputs, outputs, op)
-            }
-            Backend::Wgpu(g) => {
-                let body = self.wgsl.as_deref().ok_or_else(|| missing("WGSL"))?;
-                super::wgpu::run::<C>(g, self, body, inputs, outputs, op).map_err(|e| self.named(e))
-            }
+            Backend::Host(_) => Ok(Body::Host(
+                self.host.as_deref().ok_or_else(|| missing("host"))?,
+            )),
+            Backend::Wgpu(g) => Ok(Body::Wgpu(
+                g,
+                self.wgsl.as_deref().ok_or_else(|| missing("WGSL"))?,
+            )),
             #[cfg(feature = "cuda")]
             Backend::Cuda(_) => Err(missing("CUDA")),
         }
     }
+
+    /// The outputs written with the inputs broadcast to their shape, through the door:
+    /// a GPU's pipeline compiled first.
+    fn run(
+        &self,
+        op: &'static str,
+        inputs: &[&AnyArray],
+        outputs: &[&AnyArray],
+    ) -> Result<(), Error> {
+        let viewed = self.viewed(op, inputs, outputs[0].shape())?;
+        let body = self.body(op, outputs[0].rig())?;
+        let compiled = match body {
+            Body::Wgpu(g, wgsl) => {
+                let p = super::wgpu::prepare(self, wgsl, &viewed, outputs, op)
+                    .map_err(|e| self.named(e))?;
+                let pipeline = super::wgpu::compile(g, &p, op).map_err(|e| self.named(e))?;
+                Some((p, pipeline))
+            }
+            Body::Host(_) => None,
+        };
+        self.through_door(op, inputs, &viewed, outputs, &body, compiled.as_ref())
+    }
+
+    /// [`Elementwise::run`], awaiting the compiler's and the device's word.
+    async fn run_async(
+        &self,
+        op: &'static str,
+        inputs: &[&AnyArray],
+        outputs: &[&AnyArray],
+    ) -> Result<(), Error> {
+        let viewed = self.viewed(op, inputs, outputs[0].shape())?;
+        let body = self.body(op, outputs[0].rig())?;
+        match body {
+            Body::Wgpu(g, wgsl) => {
+                let p = super::wgpu::prepare(self, wgsl, &viewed, outputs, op)
+                    .map_err(|e| self.named(e))?;
+                let pipeline = super::wgpu::compile_async(g, &p, op)
+                    .await
+                    .map_err(|e| self.named(e))?;
+                let compiled = Some((p, pipeline));
+                g.caught_async(op, || {
+                    self.through_door(op, inputs, &viewed, outputs, &body, compiled.as_ref())
+                })
+                .await
+            }
+            Body::Host(_) => self.through_door(op, inputs, &viewed, outputs, &body, None),
+        }
+    }
+
+    /// The door around the body's work.
+    fn through_door(
+        &self,
+        op: &'static str,
+        inputs: &[&AnyArray],
+        viewed: &[AnyArray],
+        outputs: &[&AnyArray],
+        body: &Body<'_, C>,
+        compiled: Option<&Compiled>,
+    ) -> Result<(), Error> {
+        let read: Vec<&AnyArray> = viewed.iter().collect();
+        let mut r = Ok(());
+        let work = || match (body, compiled) {
+            (Body::Host(f), _) => super::host::run(*f, viewed, outputs, op),
+            (Body::Wgpu(g, _), Some((p, pipeline))) => {
+                super::wgpu::run(g, p, pipeline, viewed, outputs, op).map_err(|e| self.named(e))
+            }
+            (Body::Wgpu(..), None) => unreachable!("nxrig bug: a GPU body run uncompiled"),
+        };
+        let a = door(outputs, &read, || r = work()).map_err(|e| e.called(op))?;
+        let shown: Vec<&AnyArray> = inputs.iter().chain(outputs).copied().collect();
+        crate::kernels::answered(op, a, &shown).map_err(|e| self.named(e))?;
+        r
+    }
+}
+
+/// A GPU body's module and its pipeline.
+type Compiled = (super::wgpu::Prepared, std::sync::Arc<wgpu::ComputePipeline>);
+
+/// The body a kernel runs on a device.
+enum Body<'a, C: Compute> {
+    Host(&'a HostBody<C>),
+    Wgpu(&'a crate::rig::wgpu::Gpu, &'a str),
 }
 
 /// A declared type as the user wrote it, with what it is.

@@ -1,37 +1,145 @@
 //! The WGSL body of an elementwise kernel on a GPU through wgpu: the module generated
 //! around it (`crate::wgsl::elementwise_module`) for the operands' dtypes, compiled
-//! once a device and dtype signature (its compiler's messages turned into the body's
-//! lines), and run over every operand's layout, in pieces that fit the device.
+//! once a device and dtype signature before the door (its compiler's messages turned
+//! into the body's lines), then run over every operand's layout, in pieces that fit
+//! the device.
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use super::{Compute, Elementwise};
 use crate::array::AnyArray;
 use crate::error::Error;
 use crate::rig::wgpu::{Gpu, Operand};
-use crate::wgsl::{compute_type, elementwise_module, walk_params_n, Slot};
+use crate::wgsl::{compute_type, elementwise_module, walk_params_n, Generated, Slot};
 
-/// `body` of kernel `k` over `inputs` (broadcast to the outputs' shape) into
-/// `outputs`, on `g`'s device; the caller holds the door's claims.
-pub(crate) fn run<C: Compute>(
-    g: &Gpu,
+/// A kernel's module for one dtype signature, and its pipeline's name.
+pub(crate) struct Prepared {
+    key: String,
+    generated: Generated,
+    /// Lines of the body.
+    lines: u32,
+}
+
+fn invalid(op: &'static str, reason: String) -> Error {
+    Error::Invalid {
+        op,
+        reason,
+        operands: String::new(),
+    }
+}
+
+/// The module of `k`'s WGSL `body` over operands of the dtypes of `inputs` and
+/// `outputs`.
+///
+/// # Errors
+/// [`Error::Invalid`] naming `op` for a compute type WGSL lacks.
+pub(crate) fn prepare<C: Compute>(
     k: &Elementwise<C>,
     body: &str,
     inputs: &[AnyArray],
     outputs: &[&AnyArray],
     op: &'static str,
-) -> Result<(), Error> {
-    let invalid = |reason: String| Error::Invalid {
-        op,
-        reason,
-        operands: String::new(),
-    };
+) -> Result<Prepared, Error> {
     if compute_type(C::DTYPE).is_none() {
-        return Err(invalid(format!(
-            "it computes in {}, which its WGSL body cannot (f32, i32 or u32)",
-            C::DTYPE
-        )));
+        return Err(invalid(
+            op,
+            format!(
+                "it computes in {}, which its WGSL body cannot (f32, i32 or u32)",
+                C::DTYPE
+            ),
+        ));
     }
+    let dtypes = inputs
+        .iter()
+        .chain(outputs.iter().copied())
+        .map(AnyArray::dtype);
+    let slots: Vec<Slot<'_>> = k
+        .inputs
+        .iter()
+        .chain(&k.outputs)
+        .zip(dtypes)
+        .enumerate()
+        .map(|(j, ((name, _), dtype))| Slot {
+            name,
+            dtype,
+            output: j >= inputs.len(),
+        })
+        .collect();
+    let generated = elementwise_module(&slots, C::DTYPE, body).map_err(|e| invalid(op, e))?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    generated.module.hash(&mut h);
+    Ok(Prepared {
+        key: format!("elementwise {} {:016x}", k.name, h.finish()),
+        generated,
+        lines: body.lines().count().max(1) as u32,
+    })
+}
+
+/// The refusal of a module that does not compile: each message at the body's line.
+fn not_compiled(p: &Prepared, said: Vec<(Option<u32>, String)>, op: &'static str) -> Error {
+    let at = |line: Option<u32>| {
+        line.and_then(|l| l.checked_sub(p.generated.body_line))
+            .filter(|&l| l < p.lines)
+    };
+    let lines: Vec<String> = said
+        .iter()
+        .map(|(line, m)| match at(*line) {
+            Some(l) => format!("line {} of the WGSL body: {m}", l + 1),
+            None => format!("in the module nxrig made around the WGSL body: {m}"),
+        })
+        .collect();
+    invalid(
+        op,
+        format!("its WGSL does not compile: {}", lines.join("; ")),
+    )
+}
+
+/// `p`'s pipeline on `g`, compiled the first time (natively the compiler's errors
+/// are returned here; in the browser, where they come later, use [`compile_async`]).
+///
+/// # Errors
+/// [`Error::Invalid`] naming `op` with the compiler's messages.
+pub(crate) fn compile(
+    g: &Gpu,
+    p: &Prepared,
+    op: &'static str,
+) -> Result<Arc<wgpu::ComputePipeline>, Error> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return g
+        .pipeline_checked(&p.key, || p.generated.module.clone())
+        .map_err(|said| not_compiled(p, said, op));
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = op;
+        Ok(g.pipeline(&p.key, || p.generated.module.clone()))
+    }
+}
+
+/// [`compile`], awaiting the compiler's word (in the browser too).
+///
+/// # Errors
+/// As [`compile`].
+pub(crate) async fn compile_async(
+    g: &Gpu,
+    p: &Prepared,
+    op: &'static str,
+) -> Result<Arc<wgpu::ComputePipeline>, Error> {
+    g.pipeline_checked_async(&p.key, || p.generated.module.clone())
+        .await
+        .map_err(|said| not_compiled(p, said, op))
+}
+
+/// `p`'s `pipeline` over `inputs` (broadcast to the outputs' shape) into `outputs`,
+/// on `g`'s device; the caller holds the door's claims.
+pub(crate) fn run(
+    g: &Gpu,
+    p: &Prepared,
+    pipeline: &wgpu::ComputePipeline,
+    inputs: &[AnyArray],
+    outputs: &[&AnyArray],
+    op: &'static str,
+) -> Result<(), Error> {
     // WebGPU binds no buffer as a source and a destination of one dispatch: an input
     // over an output's memory is read from a copy.
     let rig = outputs[0].rig();
@@ -45,43 +153,8 @@ pub(crate) fn run<C: Compute>(
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let all: Vec<&AnyArray> = inputs.iter().chain(outputs.iter().copied()).collect();
-    let slots: Vec<Slot<'_>> = k
-        .inputs
-        .iter()
-        .chain(&k.outputs)
-        .zip(&all)
-        .enumerate()
-        .map(|(j, ((name, _), a))| Slot {
-            name,
-            dtype: a.dtype(),
-            output: j >= inputs.len(),
-        })
-        .collect();
-    let generated = elementwise_module(&slots, C::DTYPE, body).map_err(&invalid)?;
-    let key = {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        generated.module.hash(&mut h);
-        format!("elementwise {} {:016x}", k.name, h.finish())
-    };
-    let pipeline = g
-        .pipeline_checked(&key, || generated.module.clone())
-        .map_err(|said| {
-            let lines: Vec<String> = said
-                .iter()
-                .map(
-                    |(line, m)| match line.and_then(|l| l.checked_sub(generated.body_line)) {
-                        Some(l) if l < body.lines().count().max(1) as u32 => {
-                            format!("line {} of the WGSL body: {m}", l + 1)
-                        }
-                        _ => format!("in the module nxrig made around the WGSL body: {m}"),
-                    },
-                )
-                .collect();
-            invalid(format!("its WGSL does not compile: {}", lines.join("; ")))
-        })?;
-    let mut ops = Vec::with_capacity(all.len());
-    for a in &all {
+    let mut ops = Vec::with_capacity(inputs.len() + outputs.len());
+    for a in inputs.iter().chain(outputs.iter().copied()) {
         ops.push(Operand {
             mem: a.wgpu_memory(op)?,
             layout: a.layout(),
@@ -92,7 +165,7 @@ pub(crate) fn run<C: Compute>(
     let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
     let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
     rig.submit_as(op, &reads, &writes, || {
-        g.run_walked(op, &key, &pipeline, &ops, |ls| {
+        g.run_walked(op, &p.key, pipeline, &ops, |ls| {
             walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
         })
     })?;

@@ -2,7 +2,8 @@
 //! (its compiler's messages returned, not lost), its operands cut into pieces that fit
 //! the device (`plan`), each piece's parameters made by the caller, its bindings (0 the
 //! parameters, then each operand's window in order) and its grid (one invocation an
-//! element, walked); the device's errors of the work caught here and returned.
+//! element, walked); and the device's errors of submitted work caught at its call
+//! ([`Gpu::catch_errors`], natively; [`Gpu::caught_async`] everywhere).
 
 use std::sync::Arc;
 
@@ -20,12 +21,12 @@ pub(crate) type Compiled = Vec<(Option<u32>, String)>;
 
 impl Gpu {
     /// The compute pipeline of the module named `key` (entry point `main`), compiled
-    /// from `source()` the first time, or what the compiler said of it.
+    /// from `source()` the first time, or what the compiler said of it; awaiting the
+    /// device's word (in the browser too).
     ///
     /// # Errors
-    /// The compiler's messages for a module that does not compile (natively; in the
-    /// browser a module's errors are reported later, through the device's).
-    pub(crate) fn pipeline_checked(
+    /// The compiler's messages for a module that does not compile.
+    pub(crate) async fn pipeline_checked_async(
         &self,
         key: &str,
         source: impl FnOnce() -> String,
@@ -51,9 +52,8 @@ impl Gpu {
                     cache: None,
                 }),
         );
-        #[cfg(not(target_arch = "wasm32"))]
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            let info = pollster::block_on(module.get_compilation_info());
+        if let Some(e) = scope.pop().await {
+            let info = module.get_compilation_info().await;
             let mut said: Compiled = info
                 .messages
                 .iter()
@@ -65,10 +65,22 @@ impl Gpu {
             }
             return Err(said);
         }
-        #[cfg(target_arch = "wasm32")]
-        drop(scope);
         lock(&self.pipelines).insert(key.to_owned(), p.clone());
         Ok(p)
+    }
+
+    /// [`Gpu::pipeline_checked_async`], blocking (natively, where the device's word
+    /// comes at once).
+    ///
+    /// # Errors
+    /// As [`Gpu::pipeline_checked_async`].
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn pipeline_checked(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> String,
+    ) -> Result<Arc<wgpu::ComputePipeline>, Compiled> {
+        pollster::block_on(self.pipeline_checked_async(key, source))
     }
 
     /// Encodes and submits `pipeline` over `ops` (bindings 1, 2, ... in order), one
@@ -79,7 +91,8 @@ impl Gpu {
     /// # Errors
     /// [`Error::Invalid`] naming `op` for more operands than the device binds, or a
     /// piece whose positions `params` cannot hold; [`Error::Device`] for what the
-    /// device reported of this work (natively caught at this call); [`Error::Lost`].
+    /// device reported (natively [`crate::rig::Rig::submit`] catches it at the call);
+    /// [`Error::Lost`].
     pub(crate) fn run_walked(
         &self,
         op: &'static str,
@@ -107,7 +120,6 @@ impl Gpu {
             offset_align: self.limits().min_storage_buffer_offset_alignment as u64,
         };
         let pieces = pieces(op, &fit, ops)?;
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = self.device.create_command_encoder(&Default::default());
         for piece in &pieces {
             let Some(p) = params(&piece.layouts) else {
@@ -123,12 +135,6 @@ impl Gpu {
             encode(&mut enc, grid, pipeline, &group);
         }
         self.queue.submit([enc.finish()]);
-        #[cfg(not(target_arch = "wasm32"))]
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(self.device_error(op, false, e.to_string()));
-        }
-        #[cfg(target_arch = "wasm32")]
-        drop(scope);
         self.reported(op)
     }
 }
@@ -168,6 +174,35 @@ impl Gpu {
         {
             let _ = op;
             work()
+        }
+    }
+}
+
+impl Gpu {
+    /// `work()`, then what the device reported of it (validation and out-of-memory
+    /// errors), awaited: in the browser too.
+    ///
+    /// # Errors
+    /// `work`'s own error first; then [`Error::Device`] naming `op`, or
+    /// [`Error::Lost`] once the device is lost.
+    pub(crate) async fn caught_async<R>(
+        &self,
+        op: &'static str,
+        work: impl FnOnce() -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        use wgpu::ErrorFilter as F;
+        let v = self.device.push_error_scope(F::Validation);
+        let m = self.device.push_error_scope(F::OutOfMemory);
+        let r = work();
+        let (oom, invalid) = (m.pop().await, v.pop().await);
+        let r = r?;
+        if self.timeline.is_lost() {
+            return Err(self.lost(op));
+        }
+        match (oom, invalid) {
+            (Some(e), _) => Err(self.device_error(op, true, e.to_string())),
+            (None, Some(e)) => Err(self.device_error(op, false, e.to_string())),
+            (None, None) => Ok(r),
         }
     }
 }
