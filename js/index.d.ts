@@ -407,6 +407,62 @@ export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput
 
 /** `x + y` elementwise in a fresh array, NumPy's broadcasting, one dtype. */
 export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+
+/** An operand of a kernel: a dtype or a type variable, then its name (`'T x'`, `'float32 y'`). */
+export type OperandDecl = `${string} ${string}`;
+
+/** A kernel's compute type and the TypedArray its `js` body works on. */
+export interface ComputeMap {
+  float32: Float32Array;
+  int32: Int32Array;
+  uint32: Uint32Array;
+}
+
+/** The array an operand declared `'dtype name'` is (typed where the dtype is fixed). */
+type ArrayOf<S> = S extends `${infer D extends DType} ${string}` ? NxArray<D> : NxArray;
+type ArraysOf<T extends readonly string[]> = { -readonly [K in keyof T]: ArrayOf<T[K]> };
+
+/** `elementwise`'s declaration. */
+export interface ElementwiseOptions<
+  I extends readonly OperandDecl[],
+  O extends readonly OperandDecl[],
+  C extends keyof ComputeMap,
+> {
+  /** The kernel's name: its calls' errors say it. */
+  name: string;
+  /** The inputs, in call order. */
+  inputs: I;
+  /** The outputs, in the order they resolve to; a type variable an input binds. */
+  outputs: O;
+  /** What the bodies compute in: `'float32'` (the default), `'int32'` or `'uint32'`. */
+  compute?: C;
+  /**
+   * The body on WebGPU: WGSL statements setting every output (a `var` of the compute
+   * type) from the inputs (`let`s of it), e.g. `'z = x * y + 1.0;'`.
+   */
+  wgsl?: string;
+  /** The body on the host device: one chunk of each operand at a time, of one length. */
+  js?: (inputs: ComputeMap[C][], outputs: ComputeMap[C][]) => void;
+}
+
+/** A kernel: call it with its inputs (and `{ out }` to write into arrays given). */
+export interface ElementwiseKernel<I extends readonly OperandDecl[], O extends readonly OperandDecl[]> {
+  (...inputs: ArraysOf<I>): Promise<ArraysOf<O>>;
+  (...args: [...ArraysOf<I>, { out: NxArray | NxArray[] }]): Promise<NxArray[]>;
+}
+
+/**
+ * A kernel of your own, declared once: each input decoded into the compute type
+ * exactly, each output rounded once into its dtype, every layout walked (strides,
+ * broadcast, flips, int4 at odd offsets). Errors: an option unknown or of the wrong
+ * type; a call's Promise rejects with the compiler's error of the WGSL body (at its
+ * line), the device's, or what the `js` body threw.
+ */
+export function elementwise<
+  const I extends readonly OperandDecl[],
+  const O extends readonly OperandDecl[],
+  C extends keyof ComputeMap = 'float32',
+>(options: ElementwiseOptions<I, O, C>): ElementwiseKernel<I, O>;
 /** The 19 dtypes' names, in the order of their codes. */
 export function dtypes(): DType[];
 /** nxrig's version. */

@@ -22,6 +22,7 @@ import wbgInit, {
 } from '../pkg/nxrig.js';
 import { convertCheckpoint as convertRaw, openCheckpoint as openRaw } from './checkpoint.js';
 import { adapterOf, adoptDevice, fromGpuBuffer as fromGpuBufferRaw, gpuOptions } from './interop.js';
+import { declare } from './elementwise.js';
 
 let ready = false;
 
@@ -178,6 +179,11 @@ Checkpoint.prototype.toString = function () {
 Checkpoint.prototype[inspect] = Checkpoint.prototype.toString;
 
 export const add = guarded(wbgAdd, 'add');
+/** A kernel of your own (see js/elementwise.js): its calls' errors name the kernel. */
+export const elementwise = guarded((options) => {
+  const run = declare(options);
+  return guarded(run, run.name);
+}, 'elementwise');
 export const dtypes = guarded(wbgDtypes, 'dtypes');
 export const loadSafetensors = guarded(wbgLoadSafetensors, 'loadSafetensors');
 export const version = guarded(wbgVersion, 'version');

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-for (const [dir, files] of [['pkg', ['nxrig.js', 'nxrig_bg.wasm']], ['js', ['index.js', 'checkpoint.js', 'sources.js', 'sinks.js', 'interop.js']]]) {
+for (const [dir, files] of [['pkg', ['nxrig.js', 'nxrig_bg.wasm']], ['js', ['index.js', 'checkpoint.js', 'sources.js', 'sinks.js', 'interop.js', 'elementwise.js']]]) {
   mkdirSync(join(root, 'www', dir), { recursive: true });
   for (const f of files) cpSync(join(root, dir, f), join(root, 'www', dir, f));
 }

@@ -48,7 +48,7 @@ export async function tarball(browser, { root, out, serve }) {
   mkdirSync(join(proj, 'snippets'));
   snippets.forEach((s, i) => writeFileSync(join(proj, 'snippets', `s${i}.ts`), `${s}\nexport {};\n`));
   // What the types must refuse (tsc fails where an expected error does not come).
-  writeFileSync(join(proj, 'snippets', 'refused.ts'), `import { Device, NxArray, add } from 'nxrig';
+  writeFileSync(join(proj, 'snippets', 'refused.ts'), `import { Device, NxArray, add, elementwise } from 'nxrig';
 const host = Device.host();
 // @ts-expect-error a Float64Array is not float32's kind
 NxArray.fromTypedArray(new Float64Array(2), 'float32');
@@ -60,7 +60,13 @@ const f: Float32Array = await NxArray.zeros(host, 'bfloat16', [1]).toTypedArray(
 NxArray.zeros(host, 'float32', ['2']);
 const ok: Float32Array = await NxArray.zeros(host, 'bfloat16', [1]).toTypedArray({ as: 'float32' });
 const raw = NxArray.fromTypedArray(new Uint8Array(8), 'float64');
-console.log(f, ok, add(raw, raw));
+const k = elementwise({ name: 'k', inputs: ['T x', 'T y'], outputs: ['T z'], wgsl: 'z = x + y;' });
+// @ts-expect-error two inputs declared, one given
+await k(raw);
+// @ts-expect-error the int32 body works on Int32Arrays
+elementwise({ name: 'i', inputs: ['int32 a'], outputs: ['int32 b'], compute: 'int32', js: (a: Float32Array[]) => a });
+const [z] = await k(raw, raw);
+console.log(f, ok, add(raw, raw), z.shape);
 export {};
 `);
   for (const lib of [['ES2022', 'DOM'], ['ESNext', 'DOM']]) {

@@ -30,6 +30,7 @@ import { chromium } from 'playwright-core';
 import { big, conventions, panics } from './e2e-api.mjs';
 import { checkpoints } from './e2e-checkpoint.mjs';
 import { interop } from './e2e-interop.mjs';
+import { kernels } from './e2e-kernels.mjs';
 import { tarball } from './e2e-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -232,6 +233,7 @@ async function main() {
     await inputsWaitForReady(b, url);
     await cases(page);
     await conventions(page);
+    await kernels(page);
     await messages(page);
     await convertCheckpoint(page);
     await big(b, url);

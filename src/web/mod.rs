@@ -12,6 +12,7 @@ mod args;
 mod array;
 mod checkpoint;
 mod device;
+mod elementwise;
 mod file;
 mod interop;
 mod panic;
@@ -21,6 +22,7 @@ mod typed;
 pub use array::NxArray;
 pub use checkpoint::Checkpoint;
 pub use device::Device;
+pub use elementwise::{Kernel, Operands};
 pub use file::TensorFile;
 
 use wasm_bindgen::prelude::*;

@@ -5,30 +5,6 @@
 //! type exactly, rounds each output once into its dtype, walks every layout
 //! (strides, broadcast, flips, offsets, sub-byte elements at odd positions), cuts the
 //! work into pieces that fit the device, and claims the operands through the door.
-//!
-//! ```
-//! use nxrig::kernels::Elementwise;
-//! use nxrig::{AnyArray, Array, DType};
-//! use nxrig::half::bf16;
-//!
-//! // z = x * y + 1, over any dtype T, computed in float32.
-//! let k = Elementwise::<f32>::new("xy1")
-//!     .input("x", "T")
-//!     .input("y", "T")
-//!     .output("z", "T")
-//!     .wgsl("z = x * y + 1.0;")
-//!     .host(|i, o| {
-//!         let (x, y) = (i[0], i[1]);
-//!         for (k, z) in o[0].iter_mut().enumerate() {
-//!             *z = x[k] * y[k] + 1.0;
-//!         }
-//!     });
-//! let x: AnyArray = Array::of_array(&[2, 2], &[1.0, 2.0, 3.0, 4.0].map(bf16::from_f32))?.into();
-//! let y: AnyArray = Array::of_array(&[2], &[0.5, -1.0].map(bf16::from_f32))?.into(); // broadcast
-//! let z = k.call(&[&x, &y])?.remove(0).expect::<bf16>()?;
-//! assert_eq!(z.to_vec()?, [1.5, -1.0, 2.5, -3.0].map(bf16::from_f32));
-//! # Ok::<(), nxrig::Error>(())
-//! ```
 
 mod call;
 mod host;
@@ -81,7 +57,36 @@ impl From<&str> for Ty {
 /// fill, all of one length.
 pub type HostBody<C> = dyn Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync;
 
-/// An elementwise kernel, declared once: see the [module](self).
+/// An elementwise kernel, declared once: named operands (inputs and outputs) of a
+/// dtype or of a type variable they share, a compute type `C`, and a body per device
+/// (WGSL for GPUs through wgpu, a closure over chunks for the host). nxrig decodes
+/// each input into `C` exactly, rounds each output once into its dtype, walks every
+/// layout, cuts the work into pieces that fit the device, and claims the operands
+/// through the door.
+///
+/// ```
+/// use nxrig::kernels::Elementwise;
+/// use nxrig::{AnyArray, Array, DType};
+/// use nxrig::half::bf16;
+///
+/// // z = x * y + 1, over any dtype T, computed in float32.
+/// let k = Elementwise::<f32>::new("xy1")
+///     .input("x", "T")
+///     .input("y", "T")
+///     .output("z", "T")
+///     .wgsl("z = x * y + 1.0;")
+///     .host(|i, o| {
+///         let (x, y) = (i[0], i[1]);
+///         for (k, z) in o[0].iter_mut().enumerate() {
+///             *z = x[k] * y[k] + 1.0;
+///         }
+///     });
+/// let x: AnyArray = Array::of_array(&[2, 2], &[1.0, 2.0, 3.0, 4.0].map(bf16::from_f32))?.into();
+/// let y: AnyArray = Array::of_array(&[2], &[0.5, -1.0].map(bf16::from_f32))?.into(); // broadcast
+/// let z = k.call(&[&x, &y])?.remove(0).expect::<bf16>()?;
+/// assert_eq!(z.to_vec()?, [1.5, -1.0, 2.5, -3.0].map(bf16::from_f32));
+/// # Ok::<(), nxrig::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Elementwise<C: Compute> {
     name: String,
