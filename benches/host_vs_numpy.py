@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """nxrig's host kernels against NumPy (ml_dtypes for bfloat16, the float8s and the
 4-bit integers), side by side in one process tree: every cast of the 19 x 19 matrix,
-add of every dtype (x + x), and the transposed copy of every dtype (4096 x 4096 for
+add of every dtype (x + x), a kernel of the user's own (`--only xy1`: x * x + 1,
+computed in float32 by `kernels::Elementwise`, NumPy's in the dtype), and the
+transposed copy of every dtype (4096 x 4096 for
 float32). Sources are 64 MiB of their own dtype (fewer elements for the wide ones).
 Rounds alternate NumPy (in this process) and nxrig (examples/host_kernels, a child
 process), so both see the same machine load; each side keeps its best time. Prints
@@ -16,7 +18,7 @@ under 1x where both sides are at 0.8 of the memcpy or more is bound by memory, a
 its ratio is the machine's noise.
 
     cargo build --release --example host_kernels
-    python3 benches/host_vs_numpy.py [--rounds 3] [--reps 1] [--mib 64] [--only cast|add|transpose] [--src DTYPES] [--dst DTYPES]
+    python3 benches/host_vs_numpy.py [--rounds 3] [--reps 1] [--mib 64] [--only cast|add|xy1|transpose] [--src DTYPES] [--dst DTYPES]
 
 `--reps N` times N calls a side in each round (each side's best kept, as across
 rounds): fewer readings spoiled by a moment of the machine's load.
@@ -125,7 +127,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=1, help="calls a side in each round")
     ap.add_argument("--mib", type=int, default=64)
-    ap.add_argument("--only", choices=["cast", "add", "transpose"])
+    ap.add_argument("--only", choices=["cast", "add", "xy1", "transpose"])
     ap.add_argument("--src", help="only these source dtypes (comma-separated)")
     ap.add_argument("--dst", help="only casts into these dtypes (comma-separated)")
     args = ap.parse_args()
@@ -154,6 +156,8 @@ def main():
                         if not args.dst or t in args.dst.split(",")]
         if args.only in (None, "add") and not args.dst:
             kernels.append((f"add {name} -> {name}", lambda: a + a if name != "bool" else a | a, f"add {args.reps}"))
+        if args.only == "xy1" and not args.dst:
+            kernels.append((f"xy1 {name} -> {name}", lambda: a * a + a.dtype.type(1), f"xy1 {args.reps}"))
         for label, numpy_side, command in kernels:
             try:
                 numpy_side()

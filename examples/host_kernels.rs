@@ -6,6 +6,8 @@
 //!   uint4 packed two a byte), SHAPE as `4096x4096`; answers `ok`.
 //! - `cast DTYPE REPS`: the best seconds of REPS casts of the source into DTYPE.
 //! - `add REPS`: the best seconds of REPS sums of the source with itself.
+//! - `xy1 REPS`: the best seconds of REPS runs of a kernel of the user's own,
+//!   `z = x * y + 1` in float32 (`kernels::Elementwise`), of the source with itself.
 //! - `transpose REPS`: the best seconds of REPS copies of the source's 2-D transpose
 //!   into a new C-contiguous array.
 //! - `transpose_into REPS`: the same, the source copied as it is into a transposed
@@ -16,6 +18,7 @@
 use std::io::BufRead;
 use std::time::Instant;
 
+use nxrig::kernels::Elementwise;
 use nxrig::{AnyArray, DType, Move};
 
 fn best(
@@ -33,6 +36,16 @@ fn best(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let xy1 = Elementwise::<f32>::new("xy1")
+        .input("x", "T")
+        .input("y", "T")
+        .output("z", "T")
+        .host(|i, o| {
+            let (x, y) = (i[0], i[1]);
+            for (k, z) in o[0].iter_mut().enumerate() {
+                *z = x[k] * y[k] + 1.0;
+            }
+        });
     let mut src: Option<AnyArray> = None;
     for line in std::io::stdin().lock().lines() {
         let line = line?;
@@ -54,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         best(reps, || a.cast(d))?
                     }
                     ("add", _) => best(reps, || nxrig::kernels::add(a, a))?,
+                    ("xy1", _) => best(reps, || Ok(xy1.call(&[a, a])?.remove(0)))?,
                     ("transpose", _) => {
                         let t = a.move_(&Move::Permute(vec![1, 0]))?.ok_or("2-D")?;
                         best(reps, || t.copy())?

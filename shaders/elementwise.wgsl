@@ -4,7 +4,9 @@
 // value rounded once into the operand's dtype; sub-word elements stored with atomics,
 // so that no neighbour's bits are lost), the walk of every operand's layout (strides,
 // broadcast, flips, offsets), and around it the body the user wrote. The placeholders
-// (a name in double braces) are filled there.
+// (a name in double braces) are filled there; `main` is one of two forms: walked (an
+// invocation an element, sub-word outputs stored with atomics) or packed (an
+// invocation a word of C-contiguous sub-word outputs, stored whole).
 {{ENABLE}}
 struct Walk {
     // Elements, axes (innermost first), then padding.
@@ -28,38 +30,6 @@ struct Walk {
 
 {{OPERANDS}}
 
-// Each operand's position of element i.
-fn nx_positions(i: u32) -> array<u32, {{COUNT}}> {
-    var p: array<i32, {{COUNT}}>;
-    for (var j = 0u; j < {{COUNT}}u; j = j + 1u) {
-        p[j] = i32(nx_walk.offsets[j / 4u][j % 4u]);
-    }
-    var rest = i;
-    for (var k = 0u; k < nx_walk.rank; k = k + 1u) {
-        var index = rest;
-        if (k + 1u < nx_walk.rank) {
-            let e = nx_walk.extents[k / 4u][k % 4u];
-            index = rest % e;
-            rest = rest / e;
-        }
-        for (var j = 0u; j < {{COUNT}}u; j = j + 1u) {
-            p[j] = p[j] + i32(index) * nx_walk.strides[2u * k + j / 4u][j % 4u];
-        }
-    }
-    var q: array<u32, {{COUNT}}>;
-    for (var j = 0u; j < {{COUNT}}u; j = j + 1u) {
-        q[j] = u32(p[j]);
-    }
-    return q;
-}
+{{POSITIONS}}
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) nx_gid: vec3<u32>, @builtin(num_workgroups) nx_groups: vec3<u32>) {
-    let nx_step = nx_groups.x * nx_groups.y * 256u;
-    for (var nx_i = nx_gid.x + nx_gid.y * nx_groups.x * 256u; nx_i < nx_walk.n; nx_i = nx_i + nx_step) {
-        let nx_p = nx_positions(nx_i);
-{{LOADS}}
-{{BODY}}
-{{STORES}}
-    }
-}
+{{MAIN}}

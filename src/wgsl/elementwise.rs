@@ -70,6 +70,41 @@ pub fn elementwise_module(
     compute: DType,
     body: &str,
 ) -> Result<Generated, String> {
+    generate(slots, compute, body, false)
+}
+
+/// The packed form of [`elementwise_module`], for outputs of one width under 32 bits
+/// that are C-contiguous from a word's first element and a whole number of words: an
+/// invocation computes the elements of one output word and stores it whole (no
+/// atomics); the walk's count stays in elements. `None` where the outputs are not of
+/// one sub-word width.
+///
+/// # Errors
+/// As [`elementwise_module`].
+pub fn elementwise_module_packed(
+    slots: &[Slot<'_>],
+    compute: DType,
+    body: &str,
+) -> Result<Option<Generated>, String> {
+    if packed_per(slots).is_none() {
+        return Ok(None);
+    }
+    generate(slots, compute, body, true).map(Some)
+}
+
+/// Elements a word of the outputs, where they are all of one width under 32 bits.
+pub fn packed_per(slots: &[Slot<'_>]) -> Option<u32> {
+    let mut bits = slots.iter().filter(|s| s.output).map(|s| s.dtype.bits());
+    let b = bits.next()?;
+    (b < 32 && bits.all(|x| x == b)).then_some(32 / b)
+}
+
+fn generate(
+    slots: &[Slot<'_>],
+    compute: DType,
+    body: &str,
+    packed: bool,
+) -> Result<Generated, String> {
     let ty = compute_type(compute)
         .ok_or_else(|| format!("no WGSL compute type is {compute} (float32, int32, uint32)"))?;
     if slots.is_empty() || slots.len() > MAX_BOUND {
@@ -100,22 +135,32 @@ pub fn elementwise_module(
         fast_f32 |= f32_path;
         operands.push(conv);
         if s.output {
+            let word = if packed { "u32" } else { w.dst_word() };
             bindings.push(format!(
-                "@group(0) @binding({}) var<storage, read_write> {arr}: array<{}>;",
-                j + 1,
-                w.dst_word()
+                "@group(0) @binding({}) var<storage, read_write> {arr}: array<{word}>;",
+                j + 1
             ));
-            operands.push(store_named(w, &raw, &arr));
-            operands.push(store4_named(&format!("nx_store4_{name}"), &raw, w));
             let bits = match compute {
                 DType::Uint32 => "v".to_owned(),
                 _ => "bitcast<u32>(v)".to_owned(),
             };
             operands.push(format!(
-                "fn nx_store_{name}(p: u32, v: {ty}) {{\n    nx_store4_{name}(p, nx_convert_{name}(vec4<u32>({bits}, 0u, 0u, 0u)));\n}}"
+                "fn nx_bits_{name}(v: {ty}) -> vec4<u32> {{\n    return nx_convert_{name}(vec4<u32>({bits}, 0u, 0u, 0u));\n}}"
             ));
-            outputs.push(format!("        var {name}: {ty};"));
-            stores.push(format!("        nx_store_{name}(nx_p[{j}], {name});"));
+            outputs.push(format!("var {name}: {ty};"));
+            if packed {
+                let b = s.dtype.bits();
+                stores.push(format!(
+                    "nx_word_{name} = nx_word_{name} | ((nx_bits_{name}({name}).x & {:#x}u) << (nx_j * {b}u));",
+                    (1u64 << b) - 1
+                ));
+            } else {
+                operands.push(store_named(w, &raw, &arr));
+                operands.push(store4_named(&format!("nx_store4_{name}"), &raw, w));
+                stores.push(format!(
+                    "nx_store4_{name}(nx_p.p{j}, nx_bits_{name}({name}));"
+                ));
+            }
         } else {
             bindings.push(format!(
                 "@group(0) @binding({}) var<storage, read> {arr}: array<u32>;",
@@ -130,7 +175,7 @@ pub fn elementwise_module(
             operands.push(format!(
                 "fn nx_load_{name}(p: u32) -> {ty} {{\n    let b = nx_convert_{name}(nx_load4_{name}(p));\n    return {value};\n}}"
             ));
-            loads.push(format!("        let {name} = nx_load_{name}(nx_p[{j}]);"));
+            loads.push(format!("let {name} = nx_load_{name}(nx_p.p{j});"));
         }
     }
     let mut helpers = helpers.to_owned();
@@ -138,30 +183,133 @@ pub fn elementwise_module(
         helpers.push('\n');
         helpers.push_str(CONVERT_F32);
     }
+    let main = if packed {
+        main_packed(slots, &loads, &outputs, &stores)
+    } else {
+        main_walked(&loads, &outputs, &stores)
+    };
     let head = TEMPLATE
         .replace("{{ENABLE}}", "")
         .replace("{{BINDINGS}}", &bindings.join("\n"))
         .replace("{{HELPERS}}", &helpers)
         .replace("{{OPERANDS}}", &operands.join("\n\n"))
-        .replace("{{COUNT}}", &slots.len().to_string())
-        .replace(
-            "{{LOADS}}",
-            &(loads.join("\n") + "\n" + &outputs.join("\n") + "\n        {"),
-        );
+        .replace("{{POSITIONS}}", &positions(slots.len()))
+        .replace("{{MAIN}}", &main);
     let (before, after) = head.split_at(head.find("{{BODY}}").expect("the template's body"));
     let body_line = before.lines().count() as u32 + 1;
-    let after = after["{{BODY}}".len()..].replace(
-        "{{STORES}}",
-        &("        }\n".to_owned() + &stores.join("\n")),
-    );
+    let after = &after["{{BODY}}".len()..];
     let mut module = String::with_capacity(before.len() + body.len() + after.len() + 1);
     module.push_str(before);
     module.push_str(body);
     if !body.ends_with('\n') {
         module.push('\n');
     }
-    module.push_str(after.strip_prefix('\n').unwrap_or(&after));
+    module.push_str(after.strip_prefix('\n').unwrap_or(after));
     Ok(Generated { module, body_line })
+}
+
+/// `struct NxPos` (each operand's position, `p0`, `p1`, ...) and `nx_positions(i)`,
+/// the walk of element `i`, written out for `n` operands: every index a constant, no
+/// array in private memory (which a CPU adapter's vector lanes spill).
+fn positions(n: usize) -> String {
+    let comp = |j: usize| ["x", "y", "z", "w"][j % 4];
+    let field = |j: usize| format!("p{j}");
+    let fields: String = (0..n)
+        .map(|j| format!("    {}: u32,\n", field(j)))
+        .collect();
+    let offsets: String = (0..n)
+        .map(|j| {
+            format!(
+                "    var {} = i32(nx_walk.offsets[{}].{});\n",
+                field(j),
+                j / 4,
+                comp(j)
+            )
+        })
+        .collect();
+    let step = |indent: &str, index: &str| -> String {
+        (0..n)
+            .map(|j| {
+                format!(
+                    "{indent}{0} = {0} + i32({index}) * nx_walk.strides[2u * k + {1}u].{2};\n",
+                    field(j),
+                    j / 4,
+                    comp(j)
+                )
+            })
+            .collect()
+    };
+    let names: Vec<String> = (0..n).map(|j| format!("u32({})", field(j))).collect();
+    format!(
+        "struct NxPos {{\n{fields}}}\n\n// Each operand's position of element i.\nfn nx_positions(i: u32) -> NxPos {{\n{offsets}    if (nx_walk.rank <= 1u) {{\n        // One axis (every contiguous walk): no division.\n        let k = 0u;\n{}        return NxPos({});\n    }}\n    var rest = i;\n    for (var k = 0u; k < nx_walk.rank; k = k + 1u) {{\n        var index = rest;\n        if (k + 1u < nx_walk.rank) {{\n            let e = nx_walk.extents[k / 4u][k % 4u];\n            index = rest % e;\n            rest = rest / e;\n        }}\n{}    }}\n    return NxPos({});\n}}",
+        step("        ", "i"),
+        names.join(", "),
+        step("        ", "index"),
+        names.join(", ")
+    )
+}
+
+/// The start of both forms of `main`.
+const MAIN_HEAD: &str = "@compute @workgroup_size(256)\nfn main(@builtin(global_invocation_id) nx_gid: vec3<u32>, @builtin(num_workgroups) nx_groups: vec3<u32>) {\n    let nx_step = nx_groups.x * nx_groups.y * 256u;\n    let nx_first = nx_gid.x + nx_gid.y * nx_groups.x * 256u;\n";
+
+/// `lines`, each indented by `depth` levels of four spaces.
+fn indented(lines: &[String], depth: usize) -> String {
+    let pad = "    ".repeat(depth);
+    lines.iter().map(|l| format!("{pad}{l}\n")).collect()
+}
+
+/// The walked `main`: an invocation an element (a grid-stride loop).
+fn main_walked(loads: &[String], outputs: &[String], stores: &[String]) -> String {
+    format!(
+        "{MAIN_HEAD}    for (var nx_i = nx_first; nx_i < nx_walk.n; nx_i = nx_i + nx_step) {{\n        let nx_p = nx_positions(nx_i);\n{}{}        {{\n{{{{BODY}}}}\n        }}\n{}    }}\n}}\n",
+        indented(loads, 2),
+        indented(outputs, 2),
+        indented(stores, 2)
+    )
+}
+
+/// The packed `main`: an invocation a word of the outputs, its elements computed in
+/// turn and the word stored whole.
+fn main_packed(
+    slots: &[Slot<'_>],
+    loads: &[String],
+    outputs: &[String],
+    stores: &[String],
+) -> String {
+    let per = packed_per(slots).expect("outputs of one sub-word width");
+    let outs: Vec<(usize, &Slot<'_>)> =
+        slots.iter().enumerate().filter(|(_, s)| s.output).collect();
+    let words: Vec<String> = outs
+        .iter()
+        .flat_map(|(_, s)| {
+            [
+                format!("var nx_word_{} = 0u;", s.name),
+                format!("var nx_at_{} = 0u;", s.name),
+            ]
+        })
+        .collect();
+    let at: Vec<String> = outs
+        .iter()
+        .map(|(j, s)| {
+            format!(
+                "if (nx_j == 0u) {{ nx_at_{} = nx_p.p{j} / {per}u; }}",
+                s.name
+            )
+        })
+        .collect();
+    let put: Vec<String> = outs
+        .iter()
+        .map(|(_, s)| format!("nx_op_{0}[nx_at_{0}] = nx_word_{0};", s.name))
+        .collect();
+    format!(
+        "{MAIN_HEAD}    let nx_words = nx_walk.n / {per}u;\n    for (var nx_w = nx_first; nx_w < nx_words; nx_w = nx_w + nx_step) {{\n{}        for (var nx_j = 0u; nx_j < {per}u; nx_j = nx_j + 1u) {{\n            let nx_p = nx_positions(nx_w * {per}u + nx_j);\n{}{}{}            {{\n{{{{BODY}}}}\n            }}\n{}        }}\n{}    }}\n}}\n",
+        indented(&words, 2),
+        indented(&at, 3),
+        indented(loads, 3),
+        indented(outputs, 3),
+        indented(stores, 3),
+        indented(&put, 2)
+    )
 }
 
 /// `fn NAME(p: u32, x: vec4<u32>)`: stores the low bits of `x` through the store
@@ -271,6 +419,13 @@ mod tests {
                 let g = elementwise_module(&slots, c, "z = x + y;").unwrap();
                 assert!(!g.module.contains("{{"), "{c} {d}");
                 validate(&g.module).unwrap_or_else(|e| panic!("{c} {d}: {e}\n{}", g.module));
+                let p = elementwise_module_packed(&slots, c, "z = x + y;").unwrap();
+                assert_eq!(p.is_some(), d.bits() < 32, "{c} {d}");
+                if let Some(p) = p {
+                    assert!(!p.module.contains("atomicOr"), "{c} {d}: stored whole");
+                    validate(&p.module)
+                        .unwrap_or_else(|e| panic!("{c} {d} packed: {e}\n{}", p.module));
+                }
             }
         }
     }

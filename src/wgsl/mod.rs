@@ -13,7 +13,9 @@ mod words;
 
 pub use add::{add_module, add_module_f32_again, add_module_f32_first, add_module_flat4, Native};
 pub use cast::{cast_module, cast_module_flat4};
-pub use elementwise::{compute_type, elementwise_module, Generated, Slot};
+pub use elementwise::{
+    compute_type, elementwise_module, elementwise_module_packed, packed_per, Generated, Slot,
+};
 pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND, PARAMS_BYTES, WALK_N_BYTES};
 pub use words::{load_fn, store_fn, Words};
 

@@ -364,7 +364,7 @@ impl<C: Compute> Elementwise<C> {
 }
 
 /// A GPU body's module and its pipeline.
-type Compiled = (super::wgpu::Prepared, std::sync::Arc<wgpu::ComputePipeline>);
+type Compiled = (super::wgpu::Prepared, super::wgpu::Pipelines);
 
 /// The body a kernel runs on a device.
 enum Body<'a, C: Compute> {

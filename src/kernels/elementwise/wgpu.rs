@@ -11,15 +11,26 @@ use super::{Compute, Elementwise};
 use crate::array::AnyArray;
 use crate::error::Error;
 use crate::rig::wgpu::{Gpu, Operand};
-use crate::wgsl::{compute_type, elementwise_module, walk_params_n, Generated, Slot};
+use crate::wgsl::{
+    compute_type, elementwise_module, elementwise_module_packed, packed_per, walk_params_n,
+    Generated, Slot,
+};
 
-/// A kernel's module for one dtype signature, and its pipeline's name.
+/// A kernel's modules for one dtype signature (walked, and packed where the outputs
+/// are narrower than a word), and their pipelines' name.
 pub(crate) struct Prepared {
     key: String,
     generated: Generated,
+    /// The packed form and its elements a word.
+    packed: Option<(Generated, usize)>,
+    /// Operands read.
+    inputs: usize,
     /// Lines of the body.
     lines: u32,
 }
+
+/// A prepared kernel's pipelines: walked, then packed where it has one.
+pub(crate) type Pipelines = Vec<(Arc<wgpu::ComputePipeline>, usize)>;
 
 fn invalid(op: &'static str, reason: String) -> Error {
     Error::Invalid {
@@ -67,11 +78,16 @@ pub(crate) fn prepare<C: Compute>(
         })
         .collect();
     let generated = elementwise_module(&slots, C::DTYPE, body).map_err(|e| invalid(op, e))?;
+    let packed = elementwise_module_packed(&slots, C::DTYPE, body)
+        .map_err(|e| invalid(op, e))?
+        .zip(packed_per(&slots).map(|p| p as usize));
     let mut h = std::collections::hash_map::DefaultHasher::new();
     generated.module.hash(&mut h);
     Ok(Prepared {
         key: format!("elementwise {} {:016x}", k.name, h.finish()),
         generated,
+        packed,
+        inputs: inputs.len(),
         lines: body.lines().count().max(1) as u32,
     })
 }
@@ -100,20 +116,21 @@ fn not_compiled(p: &Prepared, said: Vec<(Option<u32>, String)>, op: &'static str
 ///
 /// # Errors
 /// [`Error::Invalid`] naming `op` with the compiler's messages.
-pub(crate) fn compile(
-    g: &Gpu,
-    p: &Prepared,
-    op: &'static str,
-) -> Result<Arc<wgpu::ComputePipeline>, Error> {
-    #[cfg(not(target_arch = "wasm32"))]
-    return g
-        .pipeline_checked(&p.key, || p.generated.module.clone())
-        .map_err(|said| not_compiled(p, said, op));
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = op;
-        Ok(g.pipeline(&p.key, || p.generated.module.clone()))
+pub(crate) fn compile(g: &Gpu, p: &Prepared, op: &'static str) -> Result<Pipelines, Error> {
+    let mut out = Vec::with_capacity(2);
+    for (key, g2, per) in p.forms() {
+        #[cfg(not(target_arch = "wasm32"))]
+        let made = g
+            .pipeline_checked(&key, || g2.module.clone())
+            .map_err(|said| not_compiled(p, said, op))?;
+        #[cfg(target_arch = "wasm32")]
+        let made = {
+            let _ = op;
+            g.pipeline(&key, || g2.module.clone())
+        };
+        out.push((made, per));
     }
+    Ok(out)
 }
 
 /// [`compile`], awaiting the compiler's word (in the browser too).
@@ -124,18 +141,35 @@ pub(crate) async fn compile_async(
     g: &Gpu,
     p: &Prepared,
     op: &'static str,
-) -> Result<Arc<wgpu::ComputePipeline>, Error> {
-    g.pipeline_checked_async(&p.key, || p.generated.module.clone())
-        .await
-        .map_err(|said| not_compiled(p, said, op))
+) -> Result<Pipelines, Error> {
+    let mut out = Vec::with_capacity(2);
+    for (key, g2, per) in p.forms() {
+        let made = g
+            .pipeline_checked_async(&key, || g2.module.clone())
+            .await
+            .map_err(|said| not_compiled(p, said, op))?;
+        out.push((made, per));
+    }
+    Ok(out)
 }
 
-/// `p`'s `pipeline` over `inputs` (broadcast to the outputs' shape) into `outputs`,
+impl Prepared {
+    /// Each form's pipeline name, module and elements an invocation computes.
+    fn forms(&self) -> Vec<(String, &Generated, usize)> {
+        let mut v = vec![(self.key.clone(), &self.generated, 1)];
+        if let Some((g, per)) = &self.packed {
+            v.push((format!("{} packed", self.key), g, *per));
+        }
+        v
+    }
+}
+
+/// `p`'s `pipelines` over `inputs` (broadcast to the outputs' shape) into `outputs`,
 /// on `g`'s device; the caller holds the door's claims.
 pub(crate) fn run(
     g: &Gpu,
     p: &Prepared,
-    pipeline: &wgpu::ComputePipeline,
+    pipelines: &Pipelines,
     inputs: &[AnyArray],
     outputs: &[&AnyArray],
     op: &'static str,
@@ -165,7 +199,20 @@ pub(crate) fn run(
     let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
     let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
     rig.submit_as(op, &reads, &writes, || {
-        g.run_walked(op, &p.key, pipeline, &ops, |ls| {
+        let forms: Vec<(&wgpu::ComputePipeline, usize)> =
+            pipelines.iter().map(|(q, per)| (&**q, *per)).collect();
+        // The packed form where every output of the piece is whole words of its own.
+        let choose = |ls: &[crate::layout::Layout]| match p.packed {
+            Some((_, per))
+                if ls[p.inputs..].iter().all(|l| {
+                    l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0
+                }) =>
+            {
+                1
+            }
+            _ => 0,
+        };
+        g.run_walked(op, &p.key, &forms, choose, &ops, |ls| {
             walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
         })
     })?;

@@ -83,10 +83,11 @@ impl Gpu {
         pollster::block_on(self.pipeline_checked_async(key, source))
     }
 
-    /// Encodes and submits `pipeline` over `ops` (bindings 1, 2, ... in order), one
-    /// invocation an element of their shared shape, walked: the operands cut into
-    /// pieces that fit the device, `params` of each piece's layouts (binding 0, a
-    /// uniform). The caller submits through [`crate::rig::Rig::submit`].
+    /// Encodes and submits a module over `ops` (bindings 1, 2, ... in order), walked:
+    /// the operands cut into pieces that fit the device, each piece in the form
+    /// `choose` picks of `forms` (a pipeline and the elements an invocation computes),
+    /// `params` of each piece's layouts (binding 0, a uniform). The caller submits
+    /// through [`crate::rig::Rig::submit`].
     ///
     /// # Errors
     /// [`Error::Invalid`] naming `op` for more operands than the device binds, or a
@@ -97,7 +98,8 @@ impl Gpu {
         &self,
         op: &'static str,
         key: &str,
-        pipeline: &wgpu::ComputePipeline,
+        forms: &[(&wgpu::ComputePipeline, usize)],
+        choose: impl Fn(&[Layout]) -> usize,
         ops: &[Operand<'_>],
         params: impl Fn(&[Layout]) -> Option<Vec<u8>>,
     ) -> Result<(), Error> {
@@ -129,9 +131,10 @@ impl Gpu {
                     operands: String::new(),
                 });
             };
+            let (pipeline, per) = forms[choose(&piece.layouts)];
             let p = self.buffer_with("nxrig params", &p, wgpu::BufferUsages::UNIFORM);
             let group = self.bind(key, pipeline, &p, ops, piece, None);
-            let grid = self.grid(piece.layouts[0].numel(), Form::Walked);
+            let grid = self.grid(piece.layouts[0].numel() / per, Form::Walked);
             encode(&mut enc, grid, pipeline, &group);
         }
         self.queue.submit([enc.finish()]);
