@@ -9,10 +9,10 @@ const CAST: &str = include_str!("../../shaders/cast.wgsl");
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
 const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
 
-/// The conversion function of `src` into `dst`: from float32 into the targets that
-/// `shaders/convert_f32.wgsl` has, that file's; otherwise the general exact one.
-fn convert_fn(src: DType, dst: DType) -> String {
-    let fast = matches!(
+/// Whether `shaders/convert_f32.wgsl` has the short path from float32 into `dst`
+/// (its `f32_to_<dst>`).
+pub(crate) fn from_f32_short(dst: DType) -> bool {
+    matches!(
         dst,
         DType::Float16
             | DType::Bfloat16
@@ -20,8 +20,13 @@ fn convert_fn(src: DType, dst: DType) -> String {
             | DType::Float8E5m2
             | DType::Int32
             | DType::Uint32
-    );
-    if src != DType::Float32 || !fast {
+    )
+}
+
+/// The conversion function of `src` into `dst`: from float32 into the targets that
+/// `shaders/convert_f32.wgsl` has, that file's; otherwise the general exact one.
+fn convert_fn(src: DType, dst: DType) -> String {
+    if src != DType::Float32 || !from_f32_short(dst) {
         return CONVERT.to_owned();
     }
     format!(

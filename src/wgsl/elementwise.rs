@@ -3,7 +3,7 @@
 //! type, exactly) and store (the compute type rounded once into its dtype) generated
 //! from the dtype table, and the walk of up to [`MAX_BOUND`] layouts.
 
-use super::cast::{facts, load4};
+use super::cast::{facts, from_f32_short, load4};
 use super::params::MAX_BOUND;
 use super::words::{load_named, store_named, Words};
 use crate::dtype::{Class, DType};
@@ -332,18 +332,7 @@ fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) ->
     let int = |d: DType| matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32;
     let short = if from == to {
         Some("return a;".to_owned())
-    } else if store
-        && from == DType::Float32
-        && matches!(
-            to,
-            DType::Float16
-                | DType::Bfloat16
-                | DType::Float8E4m3
-                | DType::Float8E5m2
-                | DType::Int32
-                | DType::Uint32
-        )
-    {
+    } else if store && from == DType::Float32 && from_f32_short(to) {
         return (
             format!(
                 "{head}return vec4<u32>(f32_to_{}(a.x), 0u, 0u, 0u);\n}}",

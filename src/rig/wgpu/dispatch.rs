@@ -9,7 +9,7 @@ use std::num::NonZeroU64;
 
 use super::indirect::Indirect;
 use super::kernel::{Form, Kernel};
-use super::plan::{pieces, Fit, Operand, Piece};
+use super::plan::{pieces, Operand, Piece};
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
@@ -65,11 +65,7 @@ impl Gpu {
         if ops[0].layout.numel() == 0 {
             return Ok(());
         }
-        let fit = Fit {
-            max_binding: self.limits().max_storage_buffer_binding_size,
-            offset_align: self.limits().min_storage_buffer_offset_alignment as u64,
-        };
-        let pieces = pieces(op, &fit, ops)?;
+        let pieces = pieces(op, &self.fit(), ops)?;
         let jobs = jobs(kernel, ops, &pieces)?;
         let key = kernel.key();
         let mut enc = self.device.create_command_encoder(&Default::default());

@@ -142,11 +142,23 @@ impl Gpu {
         if let Some(p) = lock(&self.pipelines).get(key) {
             return p.clone();
         }
+        let (_, p) = self.compiled(key, source());
+        lock(&self.pipelines).insert(key.to_owned(), p.clone());
+        p
+    }
+
+    /// The module of `source` and its compute pipeline (entry point `main`, layout
+    /// from the module), both labelled `key`; not kept.
+    pub(crate) fn compiled(
+        &self,
+        key: &str,
+        source: String,
+    ) -> (wgpu::ShaderModule, Arc<wgpu::ComputePipeline>) {
         let module = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(key),
-                source: wgpu::ShaderSource::Wgsl(source().into()),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
             });
         let p = Arc::new(
             self.device
@@ -159,8 +171,15 @@ impl Gpu {
                     cache: None,
                 }),
         );
-        lock(&self.pipelines).insert(key.to_owned(), p.clone());
-        p
+        (module, p)
+    }
+
+    /// What decides the pieces of work on this device (`plan`).
+    pub(crate) fn fit(&self) -> super::plan::Fit {
+        super::plan::Fit {
+            max_binding: self.limits().max_storage_buffer_binding_size,
+            offset_align: self.limits().min_storage_buffer_offset_alignment as u64,
+        }
     }
 
     /// The error of `op` whose work the device reported `said` of (`oom`: out of memory).
@@ -277,7 +296,7 @@ impl Gpu {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 

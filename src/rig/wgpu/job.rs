@@ -8,12 +8,12 @@
 use std::sync::Arc;
 
 use super::dispatch::encode;
+use super::gpu::lock;
 use super::kernel::Form;
-use super::plan::{pieces, Fit, Operand};
+use super::plan::{pieces, Operand};
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::sync::lock;
 
 /// What the compiler said of a module: each message with its line (1-based) where it
 /// gave one.
@@ -35,23 +35,7 @@ impl Gpu {
             return Ok(p.clone());
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(key),
-                source: wgpu::ShaderSource::Wgsl(source().into()),
-            });
-        let p = Arc::new(
-            self.device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(key),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some("main"),
-                    compilation_options: Default::default(),
-                    cache: None,
-                }),
-        );
+        let (module, p) = self.compiled(key, source());
         if let Some(e) = scope.pop().await {
             let info = module.get_compilation_info().await;
             let mut said: Compiled = info
@@ -117,11 +101,7 @@ impl Gpu {
         if ops[0].layout.numel() == 0 {
             return Ok(());
         }
-        let fit = Fit {
-            max_binding: self.limits().max_storage_buffer_binding_size,
-            offset_align: self.limits().min_storage_buffer_offset_alignment as u64,
-        };
-        let pieces = pieces(op, &fit, ops)?;
+        let pieces = pieces(op, &self.fit(), ops)?;
         let mut enc = self.device.create_command_encoder(&Default::default());
         for piece in &pieces {
             let Some(p) = params(&piece.layouts) else {
