@@ -71,7 +71,8 @@ impl AnyArray {
             let first = layout.offset() as u128 * dtype.bits() as u128 / 8;
             if !(buffer.addr() as u128 + first).is_multiple_of(dtype.align() as u128) {
                 return Err(invalid(format!(
-                    "the first element, at byte {first}, is not aligned to {} bytes",
+                    "the first element, at byte {first} (address {:#x}), is not aligned to {} bytes",
+                    buffer.addr() as u128 + first,
                     dtype.align()
                 )));
             }

@@ -84,14 +84,28 @@ pub(crate) unsafe fn give(
 
 /// `Ok` where `len` is the size of `a`'s elements in C order.
 fn sized(name: &'static str, a: &AnyArray, len: usize) -> Result<(), Error> {
-    let want = a.dtype().bytes(a.layout().numel())?;
+    sized_as(name, a.dtype(), a.layout().numel(), len, || {
+        crate::array::described(&[a])
+    })
+}
+
+/// `Ok` where `len` is the size of `n` elements of `dtype` in C order; else the
+/// refusal, with `operands()`.
+fn sized_as(
+    name: &'static str,
+    dtype: DType,
+    n: usize,
+    len: usize,
+    operands: impl FnOnce() -> String,
+) -> Result<(), Error> {
+    let want = dtype.bytes(n)?;
     if want == len {
         return Ok(());
     }
     Err(Error::Invalid {
         op: name,
         reason: format!("len is {len}; the elements are {want} bytes"),
-        operands: crate::array::described(&[a]),
+        operands: operands(),
     })
 }
 
@@ -154,14 +168,7 @@ pub unsafe extern "C" fn nx_array_from_bytes(
         } else {
             unsafe { std::slice::from_raw_parts(bytes.cast::<u8>(), len) }.to_vec()
         };
-        let want = dtype.bytes(crate::layout::numel(&shape)?)?;
-        if want != len {
-            return Err(Error::Invalid {
-                op: NAME,
-                reason: format!("len is {len}; the elements are {want} bytes"),
-                operands: String::new(),
-            });
-        }
+        sized_as(NAME, dtype, crate::layout::numel(&shape)?, len, String::new)?;
         let a = AnyArray::of_bytes(dtype, &shape, b)?;
         // SAFETY: as the caller promised.
         unsafe { give(NAME, a, out) }

@@ -61,6 +61,16 @@ pub(crate) fn fill(g: &Gpu, out: &AnyArray, bits: u128, op: &'static str) -> Res
     Ok(())
 }
 
+/// `a`, or a copy of it on its device where it shares memory with one of `written`:
+/// WebGPU binds no buffer as a kernel's source and destination at once.
+pub(crate) fn apart(a: &AnyArray, written: &[&AnyArray]) -> Result<AnyArray, Error> {
+    if written.iter().any(|o| o.buffer().same_memory(a.buffer())) {
+        a.to_device(a.rig())
+    } else {
+        Ok(a.clone())
+    }
+}
+
 /// `out = x + y` on one GPU (`x` and `y` broadcast to `out`'s layout already), by the
 /// generated add kernel with the device's native types. An operand that shares
 /// `out`'s memory (an add in place) is read from a copy: WebGPU binds no buffer as a
@@ -74,14 +84,7 @@ pub(crate) fn add(
 ) -> Result<(), Error> {
     super::on_one_device(op, out, x, y)?;
     let rig = out.rig();
-    let apart = |a: &AnyArray| -> Result<AnyArray, Error> {
-        if a.buffer().same_memory(out.buffer()) {
-            a.to_device(rig)
-        } else {
-            Ok(a.clone())
-        }
-    };
-    let (x, y) = (apart(x)?, apart(y)?);
+    let (x, y) = (apart(x, &[out])?, apart(y, &[out])?);
     let (xb, yb, ob) = (x.wgpu_memory(op)?, y.wgpu_memory(op)?, out.wgpu_memory(op)?);
     let (xo, yo, oo) = (x.wgpu_base(op)?, y.wgpu_base(op)?, out.wgpu_base(op)?);
     let d = out.dtype();

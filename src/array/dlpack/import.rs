@@ -136,21 +136,7 @@ unsafe fn taken<M: 'static>(
                 "the tensor's data is null and it has elements".into(),
             ))
         }
-        DEVICE_CPU | DEVICE_CUDA_HOST => {
-            let first = (t.data as usize).wrapping_add(t.byte_offset as usize);
-            if !first.is_multiple_of(dtype.align()) {
-                return Err(invalid(
-                    op,
-                    format!(
-                        "the element of index 0, at address {first:#x} (data + byte_offset \
-                         {}), is not aligned to {} bytes",
-                        t.byte_offset,
-                        dtype.align()
-                    ),
-                ));
-            }
-            Address::Host(t.data.cast::<u8>().wrapping_offset(start))
-        }
+        DEVICE_CPU | DEVICE_CUDA_HOST => Address::Host(t.data.cast::<u8>().wrapping_offset(start)),
         DEVICE_CUDA => Address::Cuda {
             ordinal: usize::try_from(t.device.device_id).map_err(|_| {
                 let id = t.device.device_id;

@@ -174,18 +174,11 @@ pub(crate) fn run(
     outputs: &[&AnyArray],
     op: &'static str,
 ) -> Result<(), Error> {
-    // WebGPU binds no buffer as a source and a destination of one dispatch: an input
-    // over an output's memory is read from a copy.
+    // An input over an output's memory is read from a copy.
     let rig = outputs[0].rig();
     let inputs = inputs
         .iter()
-        .map(|a| {
-            if outputs.iter().any(|o| o.buffer().same_memory(a.buffer())) {
-                a.to_device(rig)
-            } else {
-                Ok(a.clone())
-            }
-        })
+        .map(|a| crate::kernels::wgpu::apart(a, outputs))
         .collect::<Result<Vec<_>, _>>()?;
     let mut ops = Vec::with_capacity(inputs.len() + outputs.len());
     for a in inputs.iter().chain(outputs.iter().copied()) {
