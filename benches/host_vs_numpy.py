@@ -2,7 +2,8 @@
 """nxrig's host kernels against NumPy (ml_dtypes for bfloat16, the float8s and the
 4-bit integers), side by side in one process tree: every cast of the 19 x 19 matrix,
 add of every dtype (x + x), a kernel of the user's own (`--only xy1`: x * x + 1,
-computed in float32 by `kernels::Elementwise`, NumPy's in the dtype), and the
+computed in float32 by `kernels::Elementwise`, NumPy's in the dtype), the shipped
+operations (`--only ops`: sub, mul, div, maximum and lt, x with itself), and the
 transposed copy of every dtype (4096 x 4096 for
 float32). Sources are 64 MiB of their own dtype (fewer elements for the wide ones).
 Rounds alternate NumPy (in this process) and nxrig (examples/host_kernels, a child
@@ -18,7 +19,7 @@ under 1x where both sides are at 0.8 of the memcpy or more is bound by memory, a
 its ratio is the machine's noise.
 
     cargo build --release --example host_kernels
-    python3 benches/host_vs_numpy.py [--rounds 3] [--reps 1] [--mib 64] [--only cast|add|xy1|transpose] [--src DTYPES] [--dst DTYPES]
+    python3 benches/host_vs_numpy.py [--rounds 3] [--reps 1] [--mib 64] [--only cast|add|xy1|ops|transpose] [--src DTYPES] [--dst DTYPES]
 
 `--reps N` times N calls a side in each round (each side's best kept, as across
 rounds): fewer readings spoiled by a moment of the machine's load.
@@ -127,7 +128,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=1, help="calls a side in each round")
     ap.add_argument("--mib", type=int, default=64)
-    ap.add_argument("--only", choices=["cast", "add", "xy1", "transpose"])
+    ap.add_argument("--only", choices=["cast", "add", "xy1", "ops", "transpose"])
     ap.add_argument("--src", help="only these source dtypes (comma-separated)")
     ap.add_argument("--dst", help="only casts into these dtypes (comma-separated)")
     args = ap.parse_args()
@@ -158,6 +159,24 @@ def main():
             kernels.append((f"add {name} -> {name}", lambda: a + a if name != "bool" else a | a, f"add {args.reps}"))
         if args.only == "xy1" and not args.dst:
             kernels.append((f"xy1 {name} -> {name}", lambda: a * a + a.dtype.type(1), f"xy1 {args.reps}"))
+        if args.only == "ops" and not args.dst:
+            # nxrig's sub, mul, div (integers: floor, as //), maximum and lt beside
+            # NumPy's, x with itself; what NumPy or ml_dtypes lacks runs nxrig alone.
+            floats = np.dtype(DTYPES[name]).kind in "fcV"
+            numpy_ops = {
+                "sub": lambda: a - a,
+                "mul": lambda: a * a,
+                "div": (lambda: a / a) if floats else (lambda: a // a),
+                "maximum": lambda: np.maximum(a, a),
+                "lt": lambda: a < a,
+            }
+            for op, f in numpy_ops.items():
+                if name == "bool" and op in ("sub", "div"):
+                    continue
+                if name.startswith("complex") and op in ("div", "maximum", "lt"):
+                    continue
+                to = "bool" if op == "lt" else name
+                kernels.append((f"{op} {name} -> {to}", f, f"op {op} {args.reps}"))
         for label, numpy_side, command in kernels:
             try:
                 numpy_side()

@@ -8,6 +8,8 @@
 //! - `add REPS`: the best seconds of REPS sums of the source with itself.
 //! - `xy1 REPS`: the best seconds of REPS runs of a kernel of the user's own,
 //!   `z = x * y + 1` in float32 (`kernels::Elementwise`), of the source with itself.
+//! - `op NAME REPS`: the best seconds of REPS runs of the operation NAME (`sub`, `mul`,
+//!   `div`, `maximum`, `lt`) of the source with itself.
 //! - `transpose REPS`: the best seconds of REPS copies of the source's 2-D transpose
 //!   into a new C-contiguous array.
 //! - `transpose_into REPS`: the same, the source copied as it is into a transposed
@@ -68,6 +70,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                     ("add", _) => best(reps, || nxrig::kernels::add(a, a))?,
                     ("xy1", _) => best(reps, || Ok(xy1.call(&[a, a])?.remove(0)))?,
+                    ("op", [name, _]) => {
+                        use nxrig::kernels as k;
+                        let f = match *name {
+                            "sub" => k::sub,
+                            "mul" => k::mul,
+                            "div" => k::div,
+                            "maximum" => k::maximum,
+                            "lt" => k::lt,
+                            _ => return Err(format!("unknown operation {name:?}").into()),
+                        };
+                        best(reps, || f(a, a))?
+                    }
                     ("transpose", _) => {
                         let t = a.move_(&Move::Permute(vec![1, 0]))?.ok_or("2-D")?;
                         best(reps, || t.copy())?

@@ -14,7 +14,21 @@ import wbgInit, {
   Device,
   NxArray,
   TensorFile,
+  abs as wbgAbs,
   add as wbgAdd,
+  div as wbgDiv,
+  eq as wbgEq,
+  ge as wbgGe,
+  gt as wbgGt,
+  le as wbgLe,
+  lt as wbgLt,
+  maximum as wbgMaximum,
+  minimum as wbgMinimum,
+  mul as wbgMul,
+  ne as wbgNe,
+  neg as wbgNeg,
+  sub as wbgSub,
+  where as wbgWhere,
   dtypes as wbgDtypes,
   lastPanic as wbgLastPanic,
   loadSafetensors as wbgLoadSafetensors,
@@ -178,7 +192,22 @@ Checkpoint.prototype.toString = function () {
 };
 Checkpoint.prototype[inspect] = Checkpoint.prototype.toString;
 
+// Elementwise operations (src/web/ops.rs): errors name the function called.
 export const add = guarded(wbgAdd, 'add');
+export const sub = guarded(wbgSub, 'sub');
+export const mul = guarded(wbgMul, 'mul');
+export const div = guarded(wbgDiv, 'div');
+export const maximum = guarded(wbgMaximum, 'maximum');
+export const minimum = guarded(wbgMinimum, 'minimum');
+export const neg = guarded(wbgNeg, 'neg');
+export const abs = guarded(wbgAbs, 'abs');
+export const eq = guarded(wbgEq, 'eq');
+export const ne = guarded(wbgNe, 'ne');
+export const lt = guarded(wbgLt, 'lt');
+export const le = guarded(wbgLe, 'le');
+export const gt = guarded(wbgGt, 'gt');
+export const ge = guarded(wbgGe, 'ge');
+export const where = guarded(wbgWhere, 'where');
 /** A kernel of your own (see js/elementwise.js): its calls' errors name the kernel. */
 export const elementwise = guarded((options) => {
   const run = declare(options);

@@ -31,6 +31,7 @@ import { big, conventions, panics } from './e2e-api.mjs';
 import { checkpoints } from './e2e-checkpoint.mjs';
 import { interop } from './e2e-interop.mjs';
 import { kernels } from './e2e-kernels.mjs';
+import { operations } from './e2e-ops.mjs';
 import { tarball } from './e2e-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -234,6 +235,7 @@ async function main() {
     await cases(page);
     await conventions(page);
     await kernels(page);
+    await operations(page);
     await messages(page);
     await convertCheckpoint(page);
     await big(b, url);

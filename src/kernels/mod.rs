@@ -1,7 +1,9 @@
 //! Kernels over arrays: cast, add and fill, each a front door (`cast.rs`, `add.rs`,
 //! `fill.rs`: the door's claims, then one match over the device's backend) and one
 //! implementation per backend: `host/` (typed Rust loops; natively also C through
-//! `include/nx_array.h`) and `wgpu.rs` (generated WGSL).
+//! `include/nx_array.h`) and `wgpu.rs` (generated WGSL); the other elementwise
+//! operations (`ops/`: sub, mul, div, maximum, minimum, neg, abs, the comparisons,
+//! select); kernels of the user's own (`elementwise/`).
 //!
 //! Above [`crate::array`] in the layers: kernels use arrays, arrays know no kernel.
 
@@ -15,6 +17,7 @@ mod cuda;
 mod elementwise;
 mod fill;
 mod host;
+mod ops;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod reference;
 mod wgpu;
@@ -24,6 +27,11 @@ pub use add::{add, add_donated, add_into};
 pub use c_add::c_add_into;
 pub use elementwise::{Compute, Elementwise, HostBody, Ty};
 pub use fill::fill;
+pub use ops::{
+    abs, abs_into, div, div_into, eq, eq_into, ge, ge_into, gt, gt_into, le, le_into, lt, lt_into,
+    maximum, maximum_into, minimum, minimum_into, mul, mul_into, ne, ne_into, neg, neg_into,
+    select, select_into, sub, sub_into,
+};
 
 use crate::array::{refused, Answer, AnyArray};
 use crate::error::Error;

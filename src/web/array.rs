@@ -424,14 +424,3 @@ impl Drop for NxArray {
         self.dispose();
     }
 }
-
-/// `x + y` elementwise in a fresh array on `x`'s device, NumPy's broadcasting, one
-/// dtype: floats rounded once, integers wrap, bool is or.
-///
-/// Errors: dtypes or devices that differ, shapes that do not broadcast, a freed array.
-#[wasm_bindgen]
-pub fn add(x: &NxArray, y: &NxArray) -> Result<NxArray, JsError> {
-    Ok(NxArray::new(
-        crate::kernels::add(x.get()?, y.get()?).map_err(js_error)?,
-    ))
-}

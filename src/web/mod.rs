@@ -15,6 +15,7 @@ mod device;
 mod elementwise;
 mod file;
 mod interop;
+mod ops;
 mod panic;
 mod read;
 mod typed;

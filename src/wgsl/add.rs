@@ -10,6 +10,8 @@ const ADD: &str = include_str!("../../shaders/add.wgsl");
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
 const F32_EXACT: &str = include_str!("../../shaders/add_f32_exact.wgsl");
 const ADD_FNS: &str = include_str!("../../shaders/add_fns.wgsl");
+/// `add_float`, the exact sum of two floats of any format (`shaders/add_float.wgsl`).
+pub(crate) const ADD_FLOAT: &str = include_str!("../../shaders/add_float.wgsl");
 const F32_SCALED: &str = include_str!("../../shaders/add_f32_scaled.wgsl");
 const F32_FIRST: &str = include_str!("../../shaders/add_f32_first.wgsl");
 const F32_AGAIN: &str = include_str!("../../shaders/add_f32_again.wgsl");
@@ -181,7 +183,7 @@ fn add_fns(d: DType, native: Native) -> String {
                 + &add_real(native, matches!(d, DType::Float64 | DType::Complex128))),
         )
         .replace("{{ADD_INT}}", &add_int(d, native));
-    facts("SRC", d) + &facts("DST", d) + "\n" + CONVERT + "\n" + &fns
+    facts("SRC", d) + &facts("DST", d) + "\n" + CONVERT + "\n" + ADD_FLOAT + "\n" + &fns
 }
 
 /// [`add_module`]'s contiguous form for a 32-bit dtype (`shaders/flat4.wgsl`), or `None`

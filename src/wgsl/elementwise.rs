@@ -70,7 +70,7 @@ pub fn elementwise_module(
     compute: DType,
     body: &str,
 ) -> Result<Generated, String> {
-    generate(slots, compute, body, false)
+    generate(slots, Some(compute), "", body, false)
 }
 
 /// The packed form of [`elementwise_module`], for outputs of one width under 32 bits
@@ -89,7 +89,7 @@ pub fn elementwise_module_packed(
     if packed_per(slots).is_none() {
         return Ok(None);
     }
-    generate(slots, compute, body, true).map(Some)
+    generate(slots, Some(compute), "", body, true).map(Some)
 }
 
 /// Elements a word of the outputs, where they are all of one width under 32 bits.
@@ -99,14 +99,40 @@ pub fn packed_per(slots: &[Slot<'_>]) -> Option<u32> {
     (b < 32 && bits.all(|x| x == b)).then_some(32 / b)
 }
 
+/// The module of one of nxrig's own operations: every operand its raw bits (a
+/// `vec4<u32>`, lowest word first, as `shaders/convert.wgsl` holds an element), no
+/// conversion around the body, `helpers` (the operation's functions) after
+/// `convert.wgsl`'s. `packed`: [`elementwise_module_packed`]'s form, `None` where the
+/// outputs have none.
+///
+/// # Errors
+/// As [`elementwise_module`].
+pub(crate) fn bits_module(
+    slots: &[Slot<'_>],
+    helpers: &str,
+    body: &str,
+    packed: bool,
+) -> Result<Option<Generated>, String> {
+    if packed && packed_per(slots).is_none() {
+        return Ok(None);
+    }
+    generate(slots, None, helpers, body, packed).map(Some)
+}
+
+/// The module around `body`: operands decoded into `compute` and rounded back
+/// (`None`: their raw bits), `extra` after the helpers.
 fn generate(
     slots: &[Slot<'_>],
-    compute: DType,
+    compute: Option<DType>,
+    extra: &str,
     body: &str,
     packed: bool,
 ) -> Result<Generated, String> {
-    let ty = compute_type(compute)
-        .ok_or_else(|| format!("no WGSL compute type is {compute} (float32, int32, uint32)"))?;
+    let ty = match compute {
+        None => "vec4<u32>",
+        Some(c) => compute_type(c)
+            .ok_or_else(|| format!("no WGSL compute type is {c} (float32, int32, uint32)"))?,
+    };
     if slots.is_empty() || slots.len() > MAX_BOUND {
         return Err(format!(
             "{} operands (1 to {MAX_BOUND} bind on WebGPU)",
@@ -125,10 +151,10 @@ fn generate(
         let w = Words::of(s.dtype);
         let (name, arr) = (s.name, format!("nx_op_{}", s.name));
         let raw = format!("nx_raw_{name}");
-        let pair = if s.output {
-            (compute, s.dtype)
-        } else {
-            (s.dtype, compute)
+        let pair = match compute {
+            None => (s.dtype, s.dtype),
+            Some(c) if s.output => (c, s.dtype),
+            Some(c) => (s.dtype, c),
         };
         let (conv, f32_path) =
             conversion(&format!("nx_convert_{name}"), pair, s.output, convert_tpl);
@@ -141,11 +167,12 @@ fn generate(
                 j + 1
             ));
             let bits = match compute {
-                DType::Uint32 => "v".to_owned(),
-                _ => "bitcast<u32>(v)".to_owned(),
+                None => "v",
+                Some(DType::Uint32) => "vec4<u32>(v, 0u, 0u, 0u)",
+                Some(_) => "vec4<u32>(bitcast<u32>(v), 0u, 0u, 0u)",
             };
             operands.push(format!(
-                "fn nx_bits_{name}(v: {ty}) -> vec4<u32> {{\n    return nx_convert_{name}(vec4<u32>({bits}, 0u, 0u, 0u));\n}}"
+                "fn nx_bits_{name}(v: {ty}) -> vec4<u32> {{\n    return nx_convert_{name}({bits});\n}}"
             ));
             outputs.push(format!("var {name}: {ty};"));
             if packed {
@@ -169,8 +196,9 @@ fn generate(
             operands.push(load_named(w, &raw, &arr));
             operands.push(load4(&format!("nx_load4_{name}"), &raw, w));
             let value = match compute {
-                DType::Uint32 => "b.x".to_owned(),
-                _ => format!("bitcast<{ty}>(b.x)"),
+                None => "b".to_owned(),
+                Some(DType::Uint32) => "b.x".to_owned(),
+                Some(_) => format!("bitcast<{ty}>(b.x)"),
             };
             operands.push(format!(
                 "fn nx_load_{name}(p: u32) -> {ty} {{\n    let b = nx_convert_{name}(nx_load4_{name}(p));\n    return {value};\n}}"
@@ -182,6 +210,10 @@ fn generate(
     if fast_f32 {
         helpers.push('\n');
         helpers.push_str(CONVERT_F32);
+    }
+    if !extra.is_empty() {
+        helpers.push('\n');
+        helpers.push_str(extra);
     }
     let main = if packed {
         main_packed(slots, &loads, &outputs, &stores)

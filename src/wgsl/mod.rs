@@ -7,7 +7,8 @@
 
 mod add;
 mod cast;
-mod elementwise;
+pub(crate) mod elementwise;
+pub(crate) mod ops;
 mod params;
 mod words;
 
@@ -94,7 +95,7 @@ mod tests {
 
     /// Parses and validates `src` with naga, as wgpu will, for an adapter with no
     /// shader feature.
-    fn validate(src: &str) {
+    pub(crate) fn validate(src: &str) {
         validate_with(src, naga::valid::Capabilities::empty())
     }
 

@@ -7,13 +7,16 @@
 //!
 //! Sub-byte dtypes load as one `i8`/`u8` a nibble and store packed (`io.rs`); a bool
 //! source reads as 0 or 1 (any nonzero byte is true). The lanes themselves are in
-//! `kinds.rs`, the sums in `sum.rs`.
+//! `kinds.rs`, the sums in `sum.rs`, the other arithmetic and the comparisons in
+//! `arith.rs`, the select in `select.rs`.
 
+mod arith;
 mod decode;
 mod encode;
 #[macro_use]
 mod io;
 mod kinds;
+mod select;
 mod sum;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_sum;
@@ -21,6 +24,8 @@ mod wasm_sum;
 use io::pack_nibbles;
 pub(crate) mod tier;
 
+pub(crate) use arith::{binary_run, swapped, takes, Arith, BinRun, Strided};
+pub(crate) use select::{selector, SelectRun};
 pub(crate) use sum::{adder, Operand};
 
 use super::DType;

@@ -8,7 +8,7 @@
 
 mod call;
 mod host;
-mod wgpu;
+pub(crate) mod wgpu;
 
 use std::sync::Arc;
 

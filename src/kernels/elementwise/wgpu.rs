@@ -92,6 +92,31 @@ pub(crate) fn prepare<C: Compute>(
     })
 }
 
+/// The modules of one of nxrig's own operations, named `key`: `slots` as raw bits
+/// around `body`, with the operation's `helpers` ([`crate::wgsl::elementwise::bits_module`]).
+///
+/// # Errors
+/// [`Error::Invalid`] naming `op` for more operands than a module binds.
+pub(crate) fn prepare_bits(
+    key: String,
+    slots: &[Slot<'_>],
+    helpers: &str,
+    body: &str,
+    op: &'static str,
+) -> Result<Prepared, Error> {
+    use crate::wgsl::elementwise::bits_module;
+    let made = |packed| bits_module(slots, helpers, body, packed).map_err(|e| invalid(op, e));
+    let generated = made(false)?.expect("the walked form is always made");
+    let packed = made(true)?.zip(packed_per(slots).map(|p| p as usize));
+    Ok(Prepared {
+        key,
+        generated,
+        packed,
+        inputs: slots.iter().filter(|s| !s.output).count(),
+        lines: body.lines().count().max(1) as u32,
+    })
+}
+
 /// The refusal of a module that does not compile: each message at the body's line.
 fn not_compiled(p: &Prepared, said: Vec<(Option<u32>, String)>, op: &'static str) -> Error {
     let at = |line: Option<u32>| {

@@ -5,6 +5,7 @@
 mod add;
 mod cast;
 mod fill;
+pub(crate) mod ops;
 pub(crate) mod split;
 
 pub(crate) use add::add;

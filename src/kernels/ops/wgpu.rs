@@ -1,0 +1,75 @@
+//! nxrig's elementwise operations on a GPU through wgpu: one module an operation and
+//! dtype (`crate::wgsl::ops`: exact in 32-bit integer arithmetic on every adapter),
+//! each operand's raw bits loaded and stored by the elementwise kernels' generated
+//! module and walk, run on the job path (`rig/wgpu/job.rs`).
+
+use super::which::Which;
+use crate::array::AnyArray;
+use crate::error::Error;
+use crate::kernels::elementwise::wgpu::{compile, prepare_bits, run};
+use crate::rig::wgpu::Gpu;
+use crate::wgsl::ops::{op_helpers, BINARY_BODY, SELECT_BODY, UNARY_BODY};
+use crate::wgsl::Slot;
+
+/// `which` over `inputs` (broadcast to `out`'s layout already) into `out`, on `g`'s
+/// device; the caller holds the door's claims.
+///
+/// # Errors
+/// [`Error::Invalid`] naming `op` for operands on other devices; the device's
+/// errors.
+pub(crate) fn apply(
+    g: &Gpu,
+    out: &AnyArray,
+    inputs: &[&AnyArray],
+    which: Which,
+    op: &'static str,
+) -> Result<(), Error> {
+    if let Some(a) = inputs.iter().find(|a| a.rig() != out.rig()) {
+        return Err(Error::Invalid {
+            op,
+            reason: format!(
+                "the operands are on {} and {}: move them to one device first",
+                out.rig().name(),
+                a.rig().name()
+            ),
+            operands: String::new(),
+        });
+    }
+    let slot = |name, a: &AnyArray, output| Slot {
+        name,
+        dtype: a.dtype(),
+        output,
+    };
+    let (slots, helpers, body) = match which {
+        Which::Select => (
+            vec![
+                slot("c", inputs[0], false),
+                slot("a", inputs[1], false),
+                slot("b", inputs[2], false),
+                slot("z", out, true),
+            ],
+            String::new(),
+            SELECT_BODY,
+        ),
+        Which::Unary(a) => (
+            vec![slot("a", inputs[0], false), slot("z", out, true)],
+            op_helpers(a, inputs[0].dtype()),
+            UNARY_BODY,
+        ),
+        Which::Binary(a) => (
+            vec![
+                slot("a", inputs[0], false),
+                slot("b", inputs[1], false),
+                slot("z", out, true),
+            ],
+            op_helpers(a, inputs[0].dtype()),
+            BINARY_BODY,
+        ),
+    };
+    let dtypes: Vec<String> = slots.iter().map(|s| s.dtype.to_string()).collect();
+    let key = format!("nxrig {which:?} {}", dtypes.join(" "));
+    let p = prepare_bits(key, &slots, &helpers, body, op)?;
+    let pipelines = compile(g, &p, op)?;
+    let owned: Vec<AnyArray> = inputs.iter().map(|a| (*a).clone()).collect();
+    run(g, &p, &pipelines, &owned, &[out], op)
+}

@@ -1,0 +1,99 @@
+//! Roundings of the tests' oracles, independent of nxrig's conversions: the float8
+//! values by their definition, the nearest float8 by searching all 256 patterns, the
+//! nearest float16 or bfloat16 by a binary search over the patterns' exact values.
+#![allow(dead_code)]
+
+use half::{bf16, f16};
+
+/// The value of a float8 pattern, by its definition.
+pub fn f8_value(bits: u8, e4m3: bool) -> f64 {
+    let (eb, mb, bias) = if e4m3 { (4, 3, 7) } else { (5, 2, 15) };
+    let s = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
+    let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
+    let m = (bits & ((1 << mb) - 1)) as f64;
+    let all = (1 << eb) - 1;
+    if e == all && (if e4m3 { m == 7.0 } else { m != 0.0 }) {
+        return f64::NAN;
+    }
+    if !e4m3 && e == all {
+        return s * f64::INFINITY;
+    }
+    if e == 0 {
+        s * m * 2f64.powi(1 - bias - mb)
+    } else {
+        s * (1.0 + m / (1 << mb) as f64) * 2f64.powi(e - bias)
+    }
+}
+
+/// The float8 pattern nearest `x` (ties to the even pattern), by searching all 256.
+pub fn f8_nearest(x: f64, e4m3: bool) -> u8 {
+    if x.is_nan() {
+        return if e4m3 { 0x7f } else { 0x7e };
+    }
+    // Past the midpoint beyond the largest value (448, 57344): NaN or infinity. On
+    // the midpoint, the tie goes to the even pattern: e4m3's 448 (0x7e, ml_dtypes
+    // agrees), e5m2's infinity (57344 is 0x7b, odd).
+    let limit = if e4m3 { 464.0 } else { 61440.0 };
+    if x.abs() > limit || (x.abs() == limit && !e4m3) {
+        let sign = if x < 0.0 { 0x80 } else { 0 };
+        return sign | if e4m3 { 0x7f } else { 0x7c };
+    }
+    let mut best = (f64::INFINITY, 0u8);
+    for b in 0..=255u8 {
+        let v = f8_value(b, e4m3);
+        if !v.is_finite() || (v == 0.0 && v.is_sign_negative() != x.is_sign_negative()) {
+            continue;
+        }
+        let d = (v - x).abs();
+        if d < best.0 || (d == best.0 && b & 1 == 0 && best.1 & 1 == 1) {
+            best = (d, b);
+        }
+    }
+    best.1
+}
+
+/// The float16 (`bf` false) or bfloat16 pattern nearest `x`, ties to the even pattern,
+/// infinity from the midpoint past the largest finite value on: a binary search over
+/// the patterns' exact values, so that the oracle's one rounding owes nothing to a
+/// conversion's code. (half 2.7's own `from_f64` drops the low 32 bits of the float64
+/// before rounding where it has no hardware path: in wasm float16, and bfloat16
+/// everywhere; in wasm it rounded -455.25 + 0.12481689453125 to 0xdf1c, not 0xdf1d.)
+pub fn nearest16(x: f64, bf: bool) -> u16 {
+    let value = |p: u16| {
+        if bf {
+            bf16::from_bits(p).to_f64()
+        } else {
+            f16::from_bits(p).to_f64()
+        }
+    };
+    let (inf, quiet, beyond) = if bf {
+        (0x7f80u16, 0x7fc0u16, 2f64.powi(128))
+    } else {
+        (0x7c00, 0x7e00, 65536.0)
+    };
+    if x.is_nan() {
+        return quiet;
+    }
+    let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+    let m = x.abs();
+    // The pattern above the largest finite one counts as 2^(emax + 1) for rounding.
+    let at = |p: u16| if p == inf { beyond } else { value(p) };
+    if m >= beyond {
+        return sign | inf;
+    }
+    let (mut lo, mut hi) = (0u16, inf);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if value(mid) <= m {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let (below, above) = (m - at(lo), at(hi) - m);
+    sign | if below < above || (below == above && lo % 2 == 0) {
+        lo
+    } else {
+        hi
+    }
+}
