@@ -28,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
-suites="arrays views placement door kernels dlpack"
+suites="arrays views placement door kernels ops dlpack"
 
 case "${1:-}" in
 prepare)

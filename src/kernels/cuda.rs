@@ -1,12 +1,15 @@
 //! The kernels of CUDA devices: `src/kernels/cuda/nx_kernels.cu` (over
 //! `include/nx_dtype.h`), compiled by NVRTC once per device and launched on its
-//! stream. Called from the kernels' front doors (cast, fill, add) when the arrays are
-//! on such a device; the door's claims are held by then. The same source runs on the
-//! host in `tests/cuda_kernels.rs` over every conversion vector and the add oracle.
+//! stream. Called from the kernels' front doors (cast, fill, add, the other
+//! elementwise operations: `nx_ops.cu`) when the arrays are on such a device; the
+//! door's claims are held by then. The same source runs on the host in
+//! `tests/cuda_kernels.rs` over every conversion vector, the add oracle and nxrig's
+//! host operations.
 
 use std::sync::Arc;
 
 use crate::array::AnyArray;
+use crate::dtype::lanes::Arith;
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::rig::cuda::{arg, Cuda, Entry, Walk};
@@ -125,6 +128,131 @@ pub(crate) fn add(
                 Entry::Add,
                 n,
                 &mut [
+                    arg(&mut xa),
+                    arg(&mut xw),
+                    arg(&mut ya),
+                    arg(&mut yw),
+                    arg(&mut oa),
+                    arg(&mut ow),
+                    arg(&mut code),
+                    arg(&mut count),
+                ],
+            )
+        }
+    })?;
+    Ok(())
+}
+
+/// The number `nx_ops.cu` gives `a` (its `NX_OP_*`).
+fn op_code(a: Arith) -> i32 {
+    match a {
+        Arith::Sub => 0,
+        Arith::Mul => 1,
+        Arith::Div => 2,
+        Arith::Maximum => 3,
+        Arith::Minimum => 4,
+        Arith::Neg => 5,
+        Arith::Abs => 6,
+        Arith::Eq => 7,
+        Arith::Ne => 8,
+        Arith::Lt => 9,
+        Arith::Le => 10,
+        Arith::Gt => 11,
+        Arith::Ge => 12,
+    }
+}
+
+/// `out = a(x, y)` on one CUDA device by `nx_op2` (`x` and `y` of one dtype,
+/// broadcast to `out`'s shape already; a unary operation reads `x` alone, given
+/// twice; `out` of their dtype, or bool for a comparison, and may be identical to
+/// either).
+pub(crate) fn op2(
+    c: &Arc<Cuda>,
+    out: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+    a: Arith,
+    op: &'static str,
+) -> Result<(), Error> {
+    super::on_one_device(op, out, x, y)?;
+    let (mut xa, mut ya, mut oa) = (
+        x.cuda_address(op)?,
+        y.cuda_address(op)?,
+        out.cuda_address(op)?,
+    );
+    let (mut xw, mut yw, mut ow) = (
+        Walk::of(x.layout()),
+        Walk::of(y.layout()),
+        Walk::of(out.layout()),
+    );
+    let (mut code, mut which) = (x.dtype().code() as i32, op_code(a));
+    let n = out.layout().numel();
+    let mut count = n as i64;
+    out.rig()
+        .submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
+            // SAFETY: nx_op2's parameters in order; the addresses are of live memory of
+            // `c` under the door's claims, at the positions the walks give.
+            unsafe {
+                c.launch(
+                    op,
+                    Entry::Op2,
+                    n,
+                    &mut [
+                        arg(&mut xa),
+                        arg(&mut xw),
+                        arg(&mut ya),
+                        arg(&mut yw),
+                        arg(&mut oa),
+                        arg(&mut ow),
+                        arg(&mut code),
+                        arg(&mut which),
+                        arg(&mut count),
+                    ],
+                )
+            }
+        })?;
+    Ok(())
+}
+
+/// `out = cond ? x : y` on one CUDA device by `nx_select` (all broadcast to `out`'s
+/// shape already; `out` of `x`'s dtype).
+pub(crate) fn select(
+    c: &Arc<Cuda>,
+    out: &AnyArray,
+    cond: &AnyArray,
+    x: &AnyArray,
+    y: &AnyArray,
+    op: &'static str,
+) -> Result<(), Error> {
+    super::on_one_device(op, out, x, y)?;
+    super::on_one_device(op, out, cond, cond)?;
+    let (mut ca, mut xa, mut ya, mut oa) = (
+        cond.cuda_address(op)?,
+        x.cuda_address(op)?,
+        y.cuda_address(op)?,
+        out.cuda_address(op)?,
+    );
+    let (mut cw, mut xw, mut yw, mut ow) = (
+        Walk::of(cond.layout()),
+        Walk::of(x.layout()),
+        Walk::of(y.layout()),
+        Walk::of(out.layout()),
+    );
+    let mut code = x.dtype().code() as i32;
+    let n = out.layout().numel();
+    let mut count = n as i64;
+    let reads = [cond.buffer(), x.buffer(), y.buffer()];
+    out.rig().submit(&reads, &[out.buffer()], || {
+        // SAFETY: nx_select's parameters in order; the addresses are of live memory
+        // of `c` under the door's claims, at the positions the walks give.
+        unsafe {
+            c.launch(
+                op,
+                Entry::Select,
+                n,
+                &mut [
+                    arg(&mut ca),
+                    arg(&mut cw),
                     arg(&mut xa),
                     arg(&mut xw),
                     arg(&mut ya),

@@ -13,6 +13,12 @@
  *   check_kernels add CODE FILE
  *       FILE: records of three elements of dtype CODE (storage bytes): x, y and the
  *       expected x + y. Checks nx_add.
+ *   check_kernels op CODE OP FILE
+ *       FILE: records of x and y (dtype CODE) and the expected result of NX_OP_<OP>
+ *       (of CODE, or bool for a comparison). Checks nx_op2.
+ *   check_kernels select CODE FILE
+ *       FILE: records of a bool condition, x and y (dtype CODE) and the expected
+ *       result. Checks nx_select.
  * Prints up to 20 mismatch lines and "<N> records, <M> mismatches"; exits 0 iff none.
  */
 #include <stdio.h>
@@ -20,6 +26,7 @@
 #include <string.h>
 
 #include "../../src/kernels/cuda/nx_kernels.cu"
+#include "../../src/kernels/cuda/nx_ops.cu"
 
 static unsigned long long mismatches = 0;
 
@@ -219,10 +226,70 @@ static int cmd_add(int code, const char *path)
     return mismatches ? 1 : 0;
 }
 
+static int cmd_op(int code, int op, const char *path)
+{
+    int oc = nx_op_compares(op) ? NX_DTYPE_BOOL : code;
+    size_t w = (size_t)nx_dtype_elem_bytes(code), wo = (size_t)nx_dtype_elem_bytes(oc);
+    size_t rec = 2 * w + wo;
+    int64_t n;
+    uint8_t *data = load_records(path, rec, &n);
+    int form;
+    for (form = 0; form < 3; ++form) {
+        nx_walk sw, dw;
+        int64_t positions;
+        uint8_t *x, *y, *out, *before;
+        layout(form, n, &sw, &dw, &positions);
+        x = place(code, sw, n, positions, data, rec);
+        y = place(code, sw, n, positions, data + w, rec);
+        out = place(oc, dw, 0, positions, data, rec);
+        before = place(oc, dw, 0, positions, data, rec);
+        nx_op2(x, sw, y, sw, out, dw, code, op, n);
+        check("op", oc, out, before, dw, n, positions, data + 2 * w, rec);
+        free(x);
+        free(y);
+        free(out);
+        free(before);
+    }
+    printf("%lld records, %llu mismatches\n", (long long)n, mismatches);
+    free(data);
+    return mismatches ? 1 : 0;
+}
+
+static int cmd_select(int code, const char *path)
+{
+    size_t w = (size_t)nx_dtype_elem_bytes(code), rec = 1 + 3 * w;
+    int64_t n;
+    uint8_t *data = load_records(path, rec, &n);
+    int form;
+    for (form = 0; form < 3; ++form) {
+        nx_walk sw, dw;
+        int64_t positions;
+        uint8_t *c, *x, *y, *out, *before;
+        layout(form, n, &sw, &dw, &positions);
+        c = place(NX_DTYPE_BOOL, sw, n, positions, data, rec);
+        x = place(code, sw, n, positions, data + 1, rec);
+        y = place(code, sw, n, positions, data + 1 + w, rec);
+        out = place(code, dw, 0, positions, data + 1, rec);
+        before = place(code, dw, 0, positions, data + 1, rec);
+        nx_select(c, sw, x, sw, y, sw, out, dw, code, n);
+        check("select", code, out, before, dw, n, positions, data + 1 + 2 * w, rec);
+        free(c);
+        free(x);
+        free(y);
+        free(out);
+        free(before);
+    }
+    printf("%lld records, %llu mismatches\n", (long long)n, mismatches);
+    free(data);
+    return mismatches ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "op") == 0) return cmd_op(atoi(argv[2]), atoi(argv[3]), argv[4]);
+    if (argc == 4 && strcmp(argv[1], "select") == 0) return cmd_select(atoi(argv[2]), argv[3]);
     if (argc == 4 && strcmp(argv[1], "cast") == 0) return cmd_cast(atoi(argv[2]), argv[3]);
     if (argc == 4 && strcmp(argv[1], "add") == 0) return cmd_add(atoi(argv[2]), argv[3]);
-    fprintf(stderr, "usage: check_kernels cast SRC_CODE FILE | add CODE FILE\n");
+    fprintf(stderr, "usage: check_kernels cast SRC_CODE FILE | add CODE FILE | op CODE OP FILE | select CODE FILE\n");
     return 2;
 }

@@ -157,7 +157,11 @@ fn claimed(
             };
             // None only for a dtype the operation does not take, which the door refused.
             let Some((run, swap)) = run else {
-                return Err(invalid(name, format!("{} has no loop", ins[0].dtype()), ins));
+                return Err(invalid(
+                    name,
+                    format!("{} has no loop", ins[0].dtype()),
+                    ins,
+                ));
             };
             let order = match which {
                 Which::Unary(_) => vec![ins[0], ins[0]],
@@ -168,12 +172,13 @@ fn claimed(
         }
         Backend::Wgpu(g) => super::wgpu::apply(g, out, ins, which, name),
         #[cfg(feature = "cuda")]
-        Backend::Cuda(_) => Err(Error::Unsupported {
-            op: name,
-            device: out.rig().name().to_owned(),
-            what: format!(
-                "run {name} (nxrig's CUDA kernels are transfer, fill, cast and add; move the arrays to the host or a wgpu device)"
-            ),
-        }),
+        Backend::Cuda(c) => {
+            use super::super::cuda;
+            match which {
+                Which::Select => cuda::select(&c.0, out, ins[0], ins[1], ins[2], name),
+                Which::Binary(a) => cuda::op2(&c.0, out, ins[0], ins[1], a, name),
+                Which::Unary(a) => cuda::op2(&c.0, out, ins[0], ins[0], a, name),
+            }
+        }
     }
 }

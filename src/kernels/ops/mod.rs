@@ -19,8 +19,8 @@
 //! Not taken (a refusal naming the function): bool `sub`, `div`, `neg`; complex
 //! `div`, `maximum`, `minimum`, `abs` and ordering. On a GPU through wgpu each runs
 //! one generated module an operation and dtype, exact in 32-bit integer arithmetic on
-//! every adapter (`crate::wgsl::ops`); a CUDA device refuses them
-//! ([`Error::Unsupported`]).
+//! every adapter (`crate::wgsl::ops`); on a CUDA device `nx_ops.cu`'s kernels, through
+//! double.
 
 mod call;
 mod wgpu;
@@ -41,8 +41,7 @@ macro_rules! binary {
         /// [`Error::Invalid`] naming the function, in this order: operands of
         /// different dtypes, or of a dtype that does not take the operation; shapes
         /// that do not broadcast; the door's refusals (a dead buffer, memory held
-        /// exclusive); what [`AnyArray::create`] returns; [`Error::Unsupported`] on a
-        /// CUDA device; [`Error::Lost`].
+        /// exclusive); what [`AnyArray::create`] returns; [`Error::Lost`].
         pub fn $name(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
             made(stringify!($name), $which, &[x, y])
         }
@@ -64,7 +63,7 @@ macro_rules! unary {
         /// # Errors
         /// [`Error::Invalid`] naming the function for a dtype that does not take the
         /// operation; the door's refusals; what [`AnyArray::create`] returns;
-        /// [`Error::Unsupported`] on a CUDA device; [`Error::Lost`].
+        /// [`Error::Lost`].
         pub fn $name(x: &AnyArray) -> Result<AnyArray, Error> {
             made(stringify!($name), $which, &[x])
         }
@@ -202,8 +201,7 @@ unary!(
 /// # Errors
 /// [`Error::Invalid`] naming `select`: a `cond` of another dtype than bool, `x` and
 /// `y` of different dtypes, shapes that do not broadcast; the door's refusals; what
-/// [`AnyArray::create`] returns; [`Error::Unsupported`] on a CUDA device;
-/// [`Error::Lost`].
+/// [`AnyArray::create`] returns; [`Error::Lost`].
 #[doc(alias = "where")]
 pub fn select(cond: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
     made("select", Which::Select, &[cond, x, y])

@@ -1,4 +1,4 @@
-//! nxrig's CUDA kernels: `src/kernels/cuda/nx_kernels.cu` with its headers
+//! nxrig's CUDA kernels: `src/kernels/cuda/nx_kernels.cu` and `nx_ops.cu` with their headers
 //! (`include/nx_dtype.h`, `include/nx_array.h`, `nx_launch.h`) inlined, compiled by
 //! NVRTC for the device's compute capability on the first launch and loaded once per
 //! device; and launches over an operand's [`Walk`]. The same source compiles for the
@@ -13,11 +13,12 @@ use super::said::said;
 use crate::layout::{Layout, MAX_RANK};
 
 /// The kernels' source files, in the order they are inlined.
-const SOURCES: [&str; 4] = [
+const SOURCES: [&str; 5] = [
     include_str!("../../../include/nx_dtype.h"),
     include_str!("../../../include/nx_array.h"),
     include_str!("../../kernels/cuda/nx_launch.h"),
     include_str!("../../kernels/cuda/nx_kernels.cu"),
+    include_str!("../../kernels/cuda/nx_ops.cu"),
 ];
 
 /// A kernel of `nx_kernels.cu`; its parameters are those of the C function named.
@@ -31,10 +32,21 @@ pub(crate) enum Entry {
     Cast,
     /// `nx_add(x, xw, y, yw, out, ow, code, n)`.
     Add,
+    /// `nx_op2(x, xw, y, yw, out, ow, code, op, n)` (`nx_ops.cu`).
+    Op2,
+    /// `nx_select(c, cw, x, xw, y, yw, out, ow, code, n)` (`nx_ops.cu`).
+    Select,
 }
 
 impl Entry {
-    const ALL: [Entry; 4] = [Entry::Transfer, Entry::Fill, Entry::Cast, Entry::Add];
+    const ALL: [Entry; 6] = [
+        Entry::Transfer,
+        Entry::Fill,
+        Entry::Cast,
+        Entry::Add,
+        Entry::Op2,
+        Entry::Select,
+    ];
 
     fn symbol(self) -> &'static str {
         match self {
@@ -42,6 +54,8 @@ impl Entry {
             Entry::Fill => "nx_fill",
             Entry::Cast => "nx_cast",
             Entry::Add => "nx_add",
+            Entry::Op2 => "nx_op2",
+            Entry::Select => "nx_select",
         }
     }
 }
@@ -79,7 +93,7 @@ impl Walk {
 /// The loaded module and its kernels, in [`Entry::ALL`]'s order.
 pub(crate) struct Module {
     module: sys::CUmodule,
-    functions: [sys::CUfunction; 4],
+    functions: [sys::CUfunction; Entry::ALL.len()],
 }
 
 // SAFETY: the driver's handles, valid in the device's context from any thread.
@@ -106,7 +120,7 @@ impl Module {
         // SAFETY: a PTX image NVRTC made, NUL-terminated.
         let module = unsafe { result::module::load_data(image.as_ptr().cast()) }
             .map_err(|e| format!("the driver refused the PTX: {}", said(&e)))?;
-        let mut functions = [std::ptr::null_mut(); 4];
+        let mut functions = [std::ptr::null_mut(); Entry::ALL.len()];
         for (f, e) in functions.iter_mut().zip(Entry::ALL) {
             let name = CString::new(e.symbol()).expect("no NUL");
             // SAFETY: the module just loaded.

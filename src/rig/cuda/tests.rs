@@ -1,6 +1,6 @@
 //! What can be checked of the CUDA backend without a GPU: the source NVRTC gets (the
 //! headers inlined) compiles as CUDA device code, to PTX, with clang's NVPTX target,
-//! and its four kernels take the parameters `launch`'s callers pass (device addresses
+//! and its six kernels take the parameters `launch`'s callers pass (device addresses
 //! as 64-bit values, a walk of `size_of::<Walk>()` bytes, 32-bit codes, 64-bit counts).
 //! The kernels' arithmetic is `tests/cuda_kernels.rs`'s, on the host.
 
@@ -58,6 +58,8 @@ fn the_nvrtc_source_compiles_to_ptx_with_the_kernels_launch_passes() {
         ("nx_fill", "pwipp"),
         ("nx_cast", "pwipwip"),
         ("nx_add", "pwpwpwip"),
+        ("nx_op2", "pwpwpwiip"),
+        ("nx_select", "pwpwpwpwip"),
     ] {
         let at = text
             .find(&format!(".entry {name}("))
