@@ -6,7 +6,7 @@
 
 use half::{bf16, f16};
 use nxrig::kernels::Elementwise;
-use nxrig::{AnyArray, DType, Error, Rig, Slice};
+use nxrig::{AnyArray, Array, DType, Error, Rig, Slice};
 
 #[path = "common/dut.rs"]
 #[macro_use]
@@ -321,5 +321,46 @@ on_every_device! {
             let s = refused(pollster::block_on(k.call_async(&[&xd])), "Elementwise::call");
             assert!(s.contains("line 1 of the WGSL body"), "{s}");
         }
+    }
+}
+
+on_every_device! {
+    fn a_donated_input_takes_the_output_where_the_claims_allow() {
+        let k = xy1_f32().donates("x");
+        let x = Array::<f32>::of_array(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap().on();
+        let y = Array::<f32>::of_array(&[3], &[2.0, 0.5, -1.0]).unwrap().on();
+        let want = [3.0, 2.0, -2.0, 9.0, 3.5, -5.0];
+        // Held exclusive, of the output's dtype and shape: written in place.
+        let kept = x.any().clone();
+        let z = k.call_donated(vec![x.any().clone(), y.any().clone()]).unwrap().remove(0);
+        assert!(z.buffer().same_memory(kept.buffer()), "in place");
+        assert_eq!(z.clone().expect::<f32>().unwrap().to_vec().unwrap(), want);
+        let e = kept.to_bits_vec().unwrap_err().to_string();
+        assert!(e.contains("donated to kernel \"xy1\""), "{e}");
+        assert!(y.any().to_bits_vec().is_ok(), "the other input is kept");
+        // Broadcast to the output's shape, or of another dtype: a fresh output, the
+        // input kept.
+        let row = Array::<f32>::of_array(&[3], &[1.0, 2.0, 3.0]).unwrap().on();
+        let big = Array::<f32>::of_array(&[2, 3], &[1.0; 6]).unwrap().on();
+        let z = k.call_donated(vec![row.any().clone(), big.any().clone()]).unwrap().remove(0);
+        assert!(!z.buffer().same_memory(row.any().buffer()));
+        assert_eq!(row.to_vec().unwrap(), [1.0, 2.0, 3.0]);
+        assert_eq!(z.expect::<f32>().unwrap().to_vec().unwrap(), [2.0, 3.0, 4.0, 2.0, 3.0, 4.0]);
+        let h: AnyArray = big.any().cast(DType::Bfloat16).unwrap();
+        let k2 = Elementwise::<f32>::new("widen")
+            .input("x", DType::Bfloat16)
+            .output("z", DType::Float32)
+            .donates("x")
+            .wgsl("z = x;")
+            .host(|i, o| o[0].copy_from_slice(i[0]));
+        let z = k2.call_donated(vec![h.clone()]).unwrap().remove(0);
+        assert!(!z.buffer().same_memory(h.buffer()) && h.to_bits_vec().is_ok());
+        // A donated input read through another input too: refused at once.
+        let e = k.call_donated(vec![big.any().clone(), big.any().clone()]).unwrap_err();
+        assert!(matches!(e, Error::Claim { .. }), "{e}");
+        assert!(big.to_vec().is_ok(), "refused: nothing taken");
+        // A name the kernel does not declare.
+        let e = xy1_f32().donates("w").call_donated(vec![big.any().clone(), big.any().clone()]);
+        assert!(refused(e, "Elementwise::call_donated").contains("it donates \"w\""));
     }
 }

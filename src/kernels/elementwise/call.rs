@@ -14,7 +14,13 @@ use crate::rig::backend::Backend;
 use crate::wgsl::MAX_BOUND;
 
 const CALL: &str = "Elementwise::call";
+
+/// The arrays' dtypes.
+pub(super) fn dtypes_of(arrays: &[&AnyArray]) -> Vec<DType> {
+    arrays.iter().map(|a| a.dtype()).collect()
+}
 const CALL_INTO: &str = "Elementwise::call_into";
+pub(super) const CALL_DONATED: &str = "Elementwise::call_donated";
 
 impl<C: Compute> Elementwise<C> {
     /// Runs the kernel over `inputs` (in declaration order) into fresh outputs: C
@@ -52,7 +58,7 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// `e` naming the kernel where it is [`Error::Invalid`].
-    fn named(&self, e: Error) -> Error {
+    pub(super) fn named(&self, e: Error) -> Error {
         match e {
             Error::Invalid {
                 op,
@@ -94,14 +100,12 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// Fresh outputs for `inputs`, checked.
-    fn made(&self, op: &'static str, inputs: &[&AnyArray]) -> Result<Vec<AnyArray>, Error> {
-        let dtypes = self.checked(op, inputs, None)?;
-        let shape = inputs
-            .iter()
-            .try_fold(Vec::new(), |s, a| broadcast_shape(&s, a.shape()))
-            .ok_or_else(|| {
-                self.refusal(op, "the inputs' shapes do not broadcast".into(), inputs)
-            })?;
+    pub(super) fn made(
+        &self,
+        op: &'static str,
+        inputs: &[&AnyArray],
+    ) -> Result<Vec<AnyArray>, Error> {
+        let (dtypes, shape) = self.planned(op, inputs)?;
         let rig = inputs[0].rig();
         dtypes
             .iter()
@@ -109,8 +113,24 @@ impl<C: Compute> Elementwise<C> {
             .collect()
     }
 
+    /// The outputs' dtypes and shape (the inputs' broadcast), the arrays checked.
+    pub(super) fn planned(
+        &self,
+        op: &'static str,
+        inputs: &[&AnyArray],
+    ) -> Result<(Vec<DType>, Vec<usize>), Error> {
+        let dtypes = self.checked(op, inputs, None)?;
+        let shape = inputs
+            .iter()
+            .try_fold(Vec::new(), |s, a| broadcast_shape(&s, a.shape()))
+            .ok_or_else(|| {
+                self.refusal(op, "the inputs' shapes do not broadcast".into(), inputs)
+            })?;
+        Ok((dtypes, shape))
+    }
+
     /// `Err` naming `op` and the kernel, `reason` with the arrays given.
-    fn refusal(&self, op: &'static str, reason: String, shown: &[&AnyArray]) -> Error {
+    pub(super) fn refusal(&self, op: &'static str, reason: String, shown: &[&AnyArray]) -> Error {
         Error::Invalid {
             op,
             reason: format!("kernel {:?}: {reason}", self.name),
@@ -119,7 +139,7 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// The declaration and the arrays checked; the outputs' dtypes.
-    fn checked(
+    pub(super) fn checked(
         &self,
         op: &'static str,
         inputs: &[&AnyArray],
@@ -226,6 +246,11 @@ impl<C: Compute> Elementwise<C> {
                 return Err(format!("operand name {n:?} is declared twice"));
             }
         }
+        for n in &self.donated {
+            if !self.inputs.iter().any(|(i, _)| i == n) {
+                return Err(format!("it donates {n:?}, which it declares as no input"));
+            }
+        }
         for (n, ty) in &self.outputs {
             if let Ty::Var(v) = ty {
                 if !self.inputs.iter().any(|(_, t)| t == ty) {
@@ -239,7 +264,7 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// The inputs broadcast to the outputs' shape.
-    fn viewed(
+    pub(super) fn viewed(
         &self,
         op: &'static str,
         inputs: &[&AnyArray],
@@ -265,7 +290,11 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// The body of the operands' device, `Err` where the kernel has none.
-    fn body<'a>(&'a self, op: &'static str, rig: &'a crate::Rig) -> Result<Body<'a, C>, Error> {
+    pub(super) fn body<'a>(
+        &'a self,
+        op: &'static str,
+        rig: &'a crate::Rig,
+    ) -> Result<Body<'a, C>, Error> {
         let missing = |body: &str| {
             self.refusal(
                 op,
@@ -291,7 +320,7 @@ impl<C: Compute> Elementwise<C> {
 
     /// The outputs written with the inputs broadcast to their shape, through the door:
     /// a GPU's pipeline compiled first.
-    fn run(
+    pub(super) fn run(
         &self,
         op: &'static str,
         inputs: &[&AnyArray],
@@ -301,7 +330,7 @@ impl<C: Compute> Elementwise<C> {
         let body = self.body(op, outputs[0].rig())?;
         let compiled = match body {
             Body::Wgpu(g, wgsl) => {
-                let p = super::wgpu::prepare(self, wgsl, &viewed, outputs, op)
+                let p = super::wgpu::prepare(self, wgsl, &viewed, &dtypes_of(outputs), op)
                     .map_err(|e| self.named(e))?;
                 let pipeline = super::wgpu::compile(g, &p, op).map_err(|e| self.named(e))?;
                 Some((p, pipeline))
@@ -322,7 +351,7 @@ impl<C: Compute> Elementwise<C> {
         let body = self.body(op, outputs[0].rig())?;
         match body {
             Body::Wgpu(g, wgsl) => {
-                let p = super::wgpu::prepare(self, wgsl, &viewed, outputs, op)
+                let p = super::wgpu::prepare(self, wgsl, &viewed, &dtypes_of(outputs), op)
                     .map_err(|e| self.named(e))?;
                 let pipeline = super::wgpu::compile_async(g, &p, op)
                     .await
@@ -367,7 +396,7 @@ impl<C: Compute> Elementwise<C> {
 type Compiled = (super::wgpu::Prepared, super::wgpu::Pipelines);
 
 /// The body a kernel runs on a device.
-enum Body<'a, C: Compute> {
+pub(super) enum Body<'a, C: Compute> {
     Host(&'a HostBody<C>),
     Wgpu(&'a crate::rig::wgpu::Gpu, &'a str),
 }

@@ -7,6 +7,7 @@
 //! work into pieces that fit the device, and claims the operands through the door.
 
 mod call;
+mod donate;
 mod host;
 pub(crate) mod wgpu;
 
@@ -92,6 +93,8 @@ pub struct Elementwise<C: Compute> {
     name: String,
     inputs: Vec<(String, Ty)>,
     outputs: Vec<(String, Ty)>,
+    /// Inputs whose memory an output may take ([`Elementwise::call_donated`]).
+    donated: Vec<String>,
     wgsl: Option<String>,
     host: Option<Arc<HostBody<C>>>,
 }
@@ -103,6 +106,7 @@ impl<C: Compute> std::fmt::Debug for Elementwise<C> {
             .field("compute", &C::DTYPE)
             .field("inputs", &self.inputs)
             .field("outputs", &self.outputs)
+            .field("donated", &self.donated)
             .field("wgsl", &self.wgsl)
             .field("host", &self.host.is_some())
             .finish()
@@ -117,6 +121,7 @@ impl<C: Compute> Elementwise<C> {
             name: name.to_owned(),
             inputs: Vec::new(),
             outputs: Vec::new(),
+            donated: Vec::new(),
             wgsl: None,
             host: None,
         }

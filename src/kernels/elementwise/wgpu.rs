@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::{Compute, Elementwise};
 use crate::array::AnyArray;
+use crate::dtype::DType;
 use crate::error::Error;
 use crate::rig::wgpu::{Gpu, Operand};
 use crate::wgsl::{
@@ -41,7 +42,7 @@ fn invalid(op: &'static str, reason: String) -> Error {
 }
 
 /// The module of `k`'s WGSL `body` over operands of the dtypes of `inputs` and
-/// `outputs`.
+/// `outputs` (the outputs' dtypes).
 ///
 /// # Errors
 /// [`Error::Invalid`] naming `op` for a compute type WGSL lacks.
@@ -49,7 +50,7 @@ pub(crate) fn prepare<C: Compute>(
     k: &Elementwise<C>,
     body: &str,
     inputs: &[AnyArray],
-    outputs: &[&AnyArray],
+    outputs: &[DType],
     op: &'static str,
 ) -> Result<Prepared, Error> {
     if compute_type(C::DTYPE).is_none() {
@@ -63,8 +64,8 @@ pub(crate) fn prepare<C: Compute>(
     }
     let dtypes = inputs
         .iter()
-        .chain(outputs.iter().copied())
-        .map(AnyArray::dtype);
+        .map(AnyArray::dtype)
+        .chain(outputs.iter().copied());
     let slots: Vec<Slot<'_>> = k
         .inputs
         .iter()
