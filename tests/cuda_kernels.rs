@@ -133,41 +133,7 @@ fn operations_and_select_match_the_hosts_on_every_pair_of_vector_sources() {
 #[test]
 fn add_matches_the_host_add_on_every_pair_of_vector_sources() {
     for d in DType::ALL {
-        // Every vector source (NaNs of every payload, infinities, subnormals, integer
-        // edges) against another, and against itself.
-        let v = common::source_bits(d, &common::records(d));
-        let n = v.len();
-        // And every pair of the dtype's special values (inf + -inf, NaN + x, signed
-        // zeros, the largest and least), made by casting float64's.
-        let specials: Vec<f64> = vec![
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            -f64::NAN,
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            f64::MAX,
-            f64::MIN,
-            f64::MIN_POSITIVE,
-            5e-324,
-        ];
-        let sp = Array::<f64>::of_array(&[specials.len()], &specials)
-            .unwrap()
-            .any()
-            .cast(d)
-            .unwrap()
-            .to_bits_vec()
-            .unwrap();
-        let pairs = sp.iter().flat_map(|&a| sp.iter().map(move |&b| (a, b)));
-        let (sx, sy): (Vec<u128>, Vec<u128>) = pairs.unzip();
-        let x: Vec<u128> = v.iter().chain(&v).chain(&sx).copied().collect();
-        let y: Vec<u128> = (0..n)
-            .map(|i| v[(i * 7919 + 13) % n])
-            .chain(v.iter().copied())
-            .chain(sy)
-            .collect();
+        let (x, y) = pairs(d);
         let sum = |a: &[u128], b: &[u128]| {
             let a = AnyArray::of_bits(d, &[a.len()], a).unwrap();
             let b = AnyArray::of_bits(d, &[b.len()], b).unwrap();

@@ -10,8 +10,7 @@
 //! Which dtypes each operation takes is the kernels' table (`kernels::ops`); an
 //! operation a dtype does not take has no loop here (`binary_run` says `None`).
 
-use super::decode::{bf16_to_f32, e4m3_to_f32, e5m2_to_f32, f16_to_f32};
-use super::encode::{quiet32, quiet64, to_bf16, to_e4m3, to_e5m2, to_f16};
+use super::encode::{quiet32, quiet64};
 use super::{at, Lane, BLOCK};
 use crate::dtype::DType;
 
@@ -46,15 +45,21 @@ pub(crate) enum Arith {
     Ge,
 }
 
-/// A lane's values under the operations.
-trait Ops: Lane {
+/// A lane's values under negation and magnitude (every lane's, the narrow floats' on
+/// their bits).
+trait Signs: Lane {
+    fn neg(a: Self::T) -> Self::T;
+    fn abs(a: Self::T) -> Self::T;
+}
+
+/// A lane's values under the other operations (the narrow floats have none: they
+/// compute as float32, `narrow_body`).
+trait Ops: Signs {
     fn sub(a: Self::T, b: Self::T) -> Self::T;
     fn mul(a: Self::T, b: Self::T) -> Self::T;
     fn div(a: Self::T, b: Self::T) -> Self::T;
     fn maximum(a: Self::T, b: Self::T) -> Self::T;
     fn minimum(a: Self::T, b: Self::T) -> Self::T;
-    fn neg(a: Self::T) -> Self::T;
-    fn abs(a: Self::T) -> Self::T;
     fn eq(a: Self::T, b: Self::T) -> bool;
     fn lt(a: Self::T, b: Self::T) -> bool;
     fn le(a: Self::T, b: Self::T) -> bool;
@@ -129,31 +134,10 @@ float_fns!(
     f64::from_bits(0x7ff8_0000_0000_0000)
 );
 
-/// A float lane computed in `$c` (`f32s` or `f64s`) through `$dec` and `$enc`; the sign
-/// bit `$sign` of its bits.
-macro_rules! float_ops {
-    ($lane:ident, $m:ident, $dec:expr, $enc:expr, $sign:expr) => {
-        impl Ops for super::$lane {
-            #[inline(always)]
-            fn sub(a: Self::T, b: Self::T) -> Self::T {
-                $enc($m::sub($dec(a), $dec(b)))
-            }
-            #[inline(always)]
-            fn mul(a: Self::T, b: Self::T) -> Self::T {
-                $enc($m::mul($dec(a), $dec(b)))
-            }
-            #[inline(always)]
-            fn div(a: Self::T, b: Self::T) -> Self::T {
-                $enc($m::div($dec(a), $dec(b)))
-            }
-            #[inline(always)]
-            fn maximum(a: Self::T, b: Self::T) -> Self::T {
-                $enc($m::maximum($dec(a), $dec(b)))
-            }
-            #[inline(always)]
-            fn minimum(a: Self::T, b: Self::T) -> Self::T {
-                $enc($m::minimum($dec(a), $dec(b)))
-            }
+/// The sign bit `$sign` of a float lane's bits flipped (`neg`) or cleared (`abs`).
+macro_rules! float_signs {
+    ($lane:ident, $sign:expr) => {
+        impl Signs for super::$lane {
             #[inline(always)]
             fn neg(a: Self::T) -> Self::T {
                 bits_of(sign_flip(a, $sign))
@@ -162,17 +146,46 @@ macro_rules! float_ops {
             fn abs(a: Self::T) -> Self::T {
                 bits_of(sign_clear(a, $sign))
             }
+        }
+    };
+}
+
+/// float32 or float64 computed by `$m` (`f32s`, `f64s`), its sign bit `$sign`.
+macro_rules! float_ops {
+    ($lane:ident, $m:ident, $sign:expr) => {
+        float_signs!($lane, $sign);
+        impl Ops for super::$lane {
+            #[inline(always)]
+            fn sub(a: Self::T, b: Self::T) -> Self::T {
+                $m::sub(a, b)
+            }
+            #[inline(always)]
+            fn mul(a: Self::T, b: Self::T) -> Self::T {
+                $m::mul(a, b)
+            }
+            #[inline(always)]
+            fn div(a: Self::T, b: Self::T) -> Self::T {
+                $m::div(a, b)
+            }
+            #[inline(always)]
+            fn maximum(a: Self::T, b: Self::T) -> Self::T {
+                $m::maximum(a, b)
+            }
+            #[inline(always)]
+            fn minimum(a: Self::T, b: Self::T) -> Self::T {
+                $m::minimum(a, b)
+            }
             #[inline(always)]
             fn eq(a: Self::T, b: Self::T) -> bool {
-                $dec(a) == $dec(b)
+                a == b
             }
             #[inline(always)]
             fn lt(a: Self::T, b: Self::T) -> bool {
-                $dec(a) < $dec(b)
+                a < b
             }
             #[inline(always)]
             fn le(a: Self::T, b: Self::T) -> bool {
-                $dec(a) <= $dec(b)
+                a <= b
             }
         }
     };
@@ -225,16 +238,32 @@ fn bits_of<S: Signed>(b: S::B) -> S {
     S::of(b)
 }
 
-float_ops!(Float16, f32s, f16_to_f32, to_f16, 0x8000u16);
-float_ops!(Bfloat16, f32s, bf16_to_f32, to_bf16, 0x8000u16);
-float_ops!(Float8E4m3, f32s, e4m3_to_f32, to_e4m3, 0x80u8);
-float_ops!(Float8E5m2, f32s, e5m2_to_f32, to_e5m2, 0x80u8);
-float_ops!(Float32, f32s, |x| x, |x| x, 0x8000_0000u32);
-float_ops!(Float64, f64s, |x| x, |x| x, 0x8000_0000_0000_0000u64);
+float_signs!(Float16, 0x8000u16);
+float_signs!(Bfloat16, 0x8000u16);
+float_signs!(Float8E4m3, 0x80u8);
+float_signs!(Float8E5m2, 0x80u8);
+float_ops!(Float32, f32s, 0x8000_0000u32);
+float_ops!(Float64, f64s, 0x8000_0000_0000_0000u64);
 
 /// An integer lane of `$t` (computed in `$t`), its results wrapped by `$wrap`.
 macro_rules! int_ops {
     ($lane:ident, $t:ty, |$r:ident| $wrap:expr) => {
+        impl Signs for super::$lane {
+            #[inline(always)]
+            fn neg(a: $t) -> $t {
+                let $r = (0 as $t).wrapping_sub(a);
+                $wrap
+            }
+            #[inline(always)]
+            fn abs(a: $t) -> $t {
+                let $r = if below_zero(a) {
+                    (0 as $t).wrapping_sub(a)
+                } else {
+                    a
+                };
+                $wrap
+            }
+        }
         impl Ops for super::$lane {
             #[inline(always)]
             fn sub(a: $t, b: $t) -> $t {
@@ -270,20 +299,6 @@ macro_rules! int_ops {
                 a.min(b)
             }
             #[inline(always)]
-            fn neg(a: $t) -> $t {
-                let $r = (0 as $t).wrapping_sub(a);
-                $wrap
-            }
-            #[inline(always)]
-            fn abs(a: $t) -> $t {
-                let $r = if below_zero(a) {
-                    (0 as $t).wrapping_sub(a)
-                } else {
-                    a
-                };
-                $wrap
-            }
-            #[inline(always)]
             fn eq(a: $t, b: $t) -> bool {
                 a == b
             }
@@ -316,9 +331,22 @@ int_ops!(Uint32, u32, |r| r);
 int_ops!(Int64, i64, |r| r);
 int_ops!(Uint64, u64, |r| r);
 
+impl Signs for super::Bool {
+    // Any nonzero byte is true; results are 0 or 1. `neg` is not taken by bool
+    // (`binary_run`); it is given as the identity.
+    #[inline(always)]
+    fn neg(a: u8) -> u8 {
+        (a != 0) as u8
+    }
+    #[inline(always)]
+    fn abs(a: u8) -> u8 {
+        (a != 0) as u8
+    }
+}
+
 impl Ops for super::Bool {
-    // Any nonzero byte is true; results are 0 or 1. `sub`, `div` and `neg` are not
-    // taken by bool (`binary_run`); they are given as `xor`, `and` and identity.
+    // `sub` and `div` are not taken by bool (`binary_run`); they are given as `xor`
+    // and `and`.
     #[inline(always)]
     fn sub(a: u8, b: u8) -> u8 {
         ((a != 0) ^ (b != 0)) as u8
@@ -340,14 +368,6 @@ impl Ops for super::Bool {
         Self::mul(a, b)
     }
     #[inline(always)]
-    fn neg(a: u8) -> u8 {
-        (a != 0) as u8
-    }
-    #[inline(always)]
-    fn abs(a: u8) -> u8 {
-        (a != 0) as u8
-    }
-    #[inline(always)]
     fn eq(a: u8, b: u8) -> bool {
         (a != 0) == (b != 0)
     }
@@ -366,6 +386,22 @@ impl Ops for super::Bool {
 /// are given here as the parts' own, unused).
 macro_rules! complex_ops {
     ($lane:ident, $m:ident, $sign:expr) => {
+        impl Signs for super::$lane {
+            #[inline(always)]
+            fn neg(a: Self::T) -> Self::T {
+                [
+                    bits_of(sign_flip(a[0], $sign)),
+                    bits_of(sign_flip(a[1], $sign)),
+                ]
+            }
+            #[inline(always)]
+            fn abs(a: Self::T) -> Self::T {
+                [
+                    bits_of(sign_clear(a[0], $sign)),
+                    bits_of(sign_clear(a[1], $sign)),
+                ]
+            }
+        }
         impl Ops for super::$lane {
             #[inline(always)]
             fn sub(a: Self::T, b: Self::T) -> Self::T {
@@ -389,20 +425,6 @@ macro_rules! complex_ops {
             #[inline(always)]
             fn minimum(a: Self::T, b: Self::T) -> Self::T {
                 [$m::minimum(a[0], b[0]), $m::minimum(a[1], b[1])]
-            }
-            #[inline(always)]
-            fn neg(a: Self::T) -> Self::T {
-                [
-                    bits_of(sign_flip(a[0], $sign)),
-                    bits_of(sign_flip(a[1], $sign)),
-                ]
-            }
-            #[inline(always)]
-            fn abs(a: Self::T) -> Self::T {
-                [
-                    bits_of(sign_clear(a[0], $sign)),
-                    bits_of(sign_clear(a[1], $sign)),
-                ]
             }
             #[inline(always)]
             fn eq(a: Self::T, b: Self::T) -> bool {
@@ -431,7 +453,7 @@ pub(crate) type Strided<'a> = (&'a [u8], usize, isize);
 pub(crate) type BinRun = fn(Strided<'_>, Strided<'_>, &mut [u8], usize, isize, usize);
 
 /// The result of one pair, as the output lane's value.
-trait Apply<L: Ops> {
+trait Apply<L: Lane> {
     type Out: Lane;
     fn apply(a: L::T, b: L::T) -> <Self::Out as Lane>::T;
 }
@@ -454,7 +476,7 @@ same!(SubOp sub, MulOp mul, DivOp div, MaxOp maximum, MinOp minimum);
 macro_rules! unary {
     ($($op:ident $f:ident),*) => {$(
         struct $op;
-        impl<L: Ops> Apply<L> for $op {
+        impl<L: Signs> Apply<L> for $op {
             type Out = L;
             #[inline(always)]
             fn apply(a: L::T, _b: L::T) -> L::T {
@@ -611,7 +633,7 @@ fn narrow_body<L: Lane, O: NarrowOp<L>>(
 
 /// Applies `O` to `n` elements, a block at a time.
 #[inline(always)]
-fn body<L: Ops, O: Apply<L>>(
+fn body<L: Lane, O: Apply<L>>(
     x: Strided<'_>,
     y: Strided<'_>,
     d: &mut [u8],
@@ -655,7 +677,7 @@ fn body<L: Ops, O: Apply<L>>(
     }
 }
 
-super::tier::versions!(run -> BinRun = body<L: Ops, O: Apply<L>>(
+super::tier::versions!(run -> BinRun = body<L: Lane, O: Apply<L>>(
     x: Strided<'_>, y: Strided<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize
 ));
 
