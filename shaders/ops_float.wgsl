@@ -11,8 +11,12 @@ fn sign_f(f: Fmt) -> vec2<u32> {
     return shl64(vec2<u32>(1u, 0u), f.e + f.m);
 }
 
+// A NaN: IEEE's, an all-ones exponent with a nonzero fraction; otherwise (float8_e4m3)
+// every bit but the sign set.
 fn is_nan_f(a: vec2<u32>, f: Fmt) -> bool {
-    return decode_float(a, f).kind == NAN;
+    let m = a & mask64(f.e + f.m);
+    if (f.ieee) { return gt64(m, shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m)); }
+    return eq64(m, mask64(f.e + f.m));
 }
 
 fn is_zero_f(a: vec2<u32>, f: Fmt) -> bool {
