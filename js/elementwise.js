@@ -4,10 +4,12 @@
 // `await k(x, y)` resolves to the outputs (fresh, the inputs' broadcast shape, on
 // their device); `await k(x, y, { out: z })` writes into `z` (arrays given) and
 // resolves to them. Calls reject with the compiler's error of a WGSL body (at its
-// line), the device's error of the work, or what the `js` body threw.
+// line), the device's error of the work, or what the `js` body threw. `donate` names
+// inputs whose memory an output of their dtype and shape takes where nothing else
+// holds it: such an input is then disposed ("donated to kernel ...").
 import { Operands, elementwiseKernel, NxArray } from '../pkg/nxrig.js';
 
-const FIELDS = ['name', 'inputs', 'outputs', 'compute', 'wgsl', 'js'];
+const FIELDS = ['name', 'inputs', 'outputs', 'compute', 'wgsl', 'js', 'donate'];
 const COMPUTE = ['float32', 'int32', 'uint32'];
 
 function shown(v) {
@@ -31,7 +33,7 @@ export function declare(options) {
   for (const k of Object.keys(options)) {
     if (!FIELDS.includes(k)) throw new Error(`elementwise: unknown option '${k}' (expected ${FIELDS.join(', ')})`);
   }
-  const { name, inputs, outputs, compute = 'float32', wgsl, js } = options;
+  const { name, inputs, outputs, compute = 'float32', wgsl, js, donate = [] } = options;
   if (typeof name !== 'string' || name === '') {
     throw new Error(`elementwise: options.name must be a non-empty string, got: ${shown(name)}`);
   }
@@ -46,10 +48,15 @@ export function declare(options) {
   if (js !== undefined && typeof js !== 'function') {
     throw new Error(`elementwise: options.js must be a function (inputs, outputs) => void, got: ${shown(js)}`);
   }
+  strings(donate, 'donate');
+  const names = inputs.map((d) => d.trim().split(/\s+/).pop());
+  for (const n of donate) {
+    if (!names.includes(n)) throw new Error(`elementwise: options.donate names ${JSON.stringify(n)}, which is not an input (${names.join(', ')})`);
+  }
   if (wgsl === undefined && js === undefined) {
     throw new Error('elementwise: the kernel has no body: give options.wgsl (WebGPU), options.js (the host device) or both');
   }
-  const kernel = elementwiseKernel(name, inputs, outputs, compute, wgsl, js);
+  const kernel = elementwiseKernel(name, inputs, outputs, compute, wgsl, js, donate);
   const operands = (arrays, what) => {
     const o = new Operands();
     for (const a of arrays) {

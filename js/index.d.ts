@@ -407,35 +407,37 @@ export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput
 
 // Elementwise operations, each into a fresh array on `x`'s device, NumPy's
 // broadcasting, one dtype, the same bits on the host and WebGPU: floats rounded once
-// (a NaN operand gives that NaN quieted, `x`'s first), integers wrap.
+// (a NaN operand gives that NaN quieted, `x`'s first), integers wrap. Typed for any
+// dtype (arrays of a checkpoint are `NxArray<DType>`); a dtype an operation does not
+// take throws naming the function.
 /** `x + y` (bool: or). */
 export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** `x - y` (not bool). */
-export function sub<D extends Exclude<DType, 'bool'>>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function sub<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** `x * y` (bool: and). */
 export function mul<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** `x / y`: floats rounded once; integers floor-divide as NumPy's `//` (`x / 0` is 0). Not bool or complex. */
-export function div<D extends Exclude<DType, 'bool' | 'complex64' | 'complex128'>>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function div<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** The greater of `x` and `y` (a NaN first; `+0` over `-0`). Not complex. */
-export function maximum<D extends Exclude<DType, 'complex64' | 'complex128'>>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function maximum<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** The lesser of `x` and `y` (a NaN first; `-0` under `+0`). Not complex. */
-export function minimum<D extends Exclude<DType, 'complex64' | 'complex128'>>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function minimum<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 /** `-x` (floats: the sign flipped; integers wrap). Not bool. */
-export function neg<D extends Exclude<DType, 'bool'>>(x: NxArray<D>): NxArray<D>;
+export function neg<D extends DType>(x: NxArray<D>): NxArray<D>;
 /** `|x|` (floats: the sign cleared; integers wrap). Not complex. */
-export function abs<D extends Exclude<DType, 'complex64' | 'complex128'>>(x: NxArray<D>): NxArray<D>;
+export function abs<D extends DType>(x: NxArray<D>): NxArray<D>;
 /** `x == y` into bool (a NaN equals nothing; `-0 == +0`). */
 export function eq<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
 /** `x != y` into bool. */
 export function ne<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
 /** `x < y` into bool (false where either is a NaN). Not complex. */
-export function lt<D extends Exclude<DType, 'complex64' | 'complex128'>>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function lt<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
 /** `x <= y` into bool. Not complex. */
-export function le<D extends Exclude<DType, 'complex64' | 'complex128'>>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function le<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
 /** `x > y` into bool. Not complex. */
-export function gt<D extends Exclude<DType, 'complex64' | 'complex128'>>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function gt<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
 /** `x >= y` into bool. Not complex. */
-export function ge<D extends Exclude<DType, 'complex64' | 'complex128'>>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function ge<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
 /** NumPy's `where`: `x` where `cond` is true, else `y`, broadcast, bit for bit. */
 export function where<D extends DType>(cond: NxArray<'bool'>, x: NxArray<D>, y: NxArray<D>): NxArray<D>;
 
@@ -474,6 +476,11 @@ export interface ElementwiseOptions<
   wgsl?: string;
   /** The body on the host device: one chunk of each operand at a time, of one length. */
   js?: (inputs: ComputeMap[C][], outputs: ComputeMap[C][]) => void;
+  /**
+   * Inputs (by name) whose memory an output of their dtype and shape takes where
+   * nothing else holds it: written in place, the input then dead ("donated to kernel").
+   */
+  donate?: readonly string[];
 }
 
 /** A kernel: call it with its inputs (and `{ out }` to write into arrays given). */

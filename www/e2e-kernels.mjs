@@ -2,8 +2,8 @@
 // bfloat16 (strided and broadcast) on the host device (the `js` body) and on WebGPU
 // (the `wgsl` body), against a reference computed here (float32 products of bfloat16
 // values, then bfloat16's rounding to nearest even, in JavaScript's own arithmetic);
-// int32 wrapping; every option and call checked, a WGSL error at its line, the `js`
-// body's exception as the call's.
+// int32 wrapping; a donated input's memory taken by the output; every option and call
+// checked, a WGSL error at its line, the `js` body's exception as the call's.
 import assert from 'node:assert/strict';
 
 export async function kernels(page) {
@@ -73,6 +73,22 @@ export async function kernels(page) {
         return e instanceof Error ? e.message : `not an Error: ${e}`;
       }
     };
+    // A donated input: the output takes its memory, and it is dead after.
+    const twice = elementwise({
+      name: 'twice',
+      inputs: ['T x'],
+      outputs: ['T z'],
+      donate: ['x'],
+      wgsl: 'z = 2.0 * x;',
+      js: ([x], [z]) => {
+        for (let i = 0; i < z.length; i++) z[i] = 2 * x[i];
+      },
+    });
+    for (const device of [Device.host(), await Device.gpu()]) {
+      const x = await NxArray.fromTypedArray(Float32Array.from([1, 2, 3]), 'float32').copy().toDevice(device);
+      const [z] = await twice(x);
+      out[`${device.name} donated`] = { z: Array.from(await z.toTypedArray()), x: await message(() => x.toTypedArray()) };
+    }
     const decl = { name: 'k', inputs: ['T x'], outputs: ['T z'], wgsl: 'z = x;' };
     out.refused = {
       unknown: await message(() => elementwise({ ...decl, body: 'z = x;' })),
@@ -88,6 +104,7 @@ export async function kernels(page) {
       thrown: await message(() => elementwise({ ...decl, name: 'thrower', js: () => { throw new Error('mine'); } })(
         NxArray.zeros(Device.host(), 'float32', [2]))),
       nojs: await message(() => elementwise({ ...decl, name: 'gpuonly' })(NxArray.zeros(Device.host(), 'float32', [2]))),
+      donate: await message(() => elementwise({ ...decl, donate: ['w'] })),
     };
     return out;
   });
@@ -98,6 +115,8 @@ export async function kernels(page) {
     assert.ok(r[d].same, `${d}: x * y + 1 against the reference (first ${r[d].first})`);
     assert.ok(r[`${d} out`], `${d}: into the array given, in place`);
     assert.deepEqual(r[`${d} int32`], [2147483646, -20, 1, 37037035], `${d}: int32 wraps`);
+    assert.deepEqual(r[`${d} donated`].z, [2, 4, 6], `${d}: into the donated input's memory`);
+    assert.match(r[`${d} donated`].x, /donated to kernel "twice"/, `${d}: the donated input is dead`);
   }
   const said = r.refused;
   assert.match(said.unknown, /^elementwise: unknown option 'body'/);
@@ -111,5 +130,6 @@ export async function kernels(page) {
   assert.match(said.wgsl, /^typo: its WGSL does not compile: line 2 of the WGSL body/);
   assert.equal(said.thrown, 'mine');
   assert.match(said.nojs, /^gpuonly: it has no host body, and its operands are on host/);
+  assert.match(said.donate, /^elementwise: options.donate names "w", which is not an input \(x\)/);
   console.log(`kernels: x * y + 1 over bfloat16 on host and ${gpu}, int32 wrapping, ${Object.keys(said).length} refusals: ok`);
 }

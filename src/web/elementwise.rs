@@ -99,6 +99,8 @@ enum Typed {
 pub struct Kernel {
     typed: Typed,
     name: String,
+    /// Whether it donates an input (its calls then go through `call_donated_async`).
+    donates: bool,
     thrown: Option<Rc<RefCell<Option<JsValue>>>>,
 }
 
@@ -127,8 +129,12 @@ fn declared<C: Compute>(
     inputs: &[String],
     outputs: &[String],
     wgsl: Option<String>,
+    donate: &[String],
 ) -> Result<Elementwise<C>, JsError> {
     let mut k = Elementwise::<C>::new(name);
+    for n in donate {
+        k = k.donates(n);
+    }
     for d in inputs {
         let (n, t) = operand(d)?;
         k = k.input(&n, t);
@@ -146,7 +152,8 @@ fn declared<C: Compute>(
 /// The kernel `name`: operands `inputs` and `outputs` (`'T x'`), computing in
 /// `compute` (`'float32'`, `'int32'` or `'uint32'`), with a WGSL body (statements that
 /// set the outputs) and a JavaScript body (`(inputs, outputs) => void` over
-/// TypedArrays of the compute type, one chunk of each operand at a time).
+/// TypedArrays of the compute type, one chunk of each operand at a time); `donate`
+/// names the inputs whose memory an output may take (`Elementwise::donates`).
 ///
 /// Errors: an operand that is not a type and a name, a compute type other than those.
 #[wasm_bindgen(js_name = elementwiseKernel)]
@@ -157,6 +164,7 @@ pub fn elementwise_kernel(
     compute: String,
     wgsl: Option<String>,
     js: Option<js_sys::Function>,
+    donate: Vec<String>,
 ) -> Result<Kernel, JsError> {
     let thrown = js.as_ref().map(|_| Rc::new(RefCell::new(None)));
     let body = js.map(|f| JsBody {
@@ -165,21 +173,21 @@ pub fn elementwise_kernel(
     });
     let typed = match compute.as_str() {
         "float32" => {
-            let k = declared::<f32>(&name, &inputs, &outputs, wgsl)?;
+            let k = declared::<f32>(&name, &inputs, &outputs, wgsl, &donate)?;
             Typed::F32(match body {
                 Some(b) => k.host(f32_host(b)),
                 None => k,
             })
         }
         "int32" => {
-            let k = declared::<i32>(&name, &inputs, &outputs, wgsl)?;
+            let k = declared::<i32>(&name, &inputs, &outputs, wgsl, &donate)?;
             Typed::I32(match body {
                 Some(b) => k.host(i32_host(b)),
                 None => k,
             })
         }
         "uint32" => {
-            let k = declared::<u32>(&name, &inputs, &outputs, wgsl)?;
+            let k = declared::<u32>(&name, &inputs, &outputs, wgsl, &donate)?;
             Typed::U32(match body {
                 Some(b) => k.host(u32_host(b)),
                 None => k,
@@ -194,6 +202,7 @@ pub fn elementwise_kernel(
     Ok(Kernel {
         typed,
         name,
+        donates: !donate.is_empty(),
         thrown,
     })
 }
@@ -201,20 +210,26 @@ pub fn elementwise_kernel(
 #[wasm_bindgen]
 impl Kernel {
     /// The kernel over `inputs` into fresh outputs (the inputs' broadcast shape, C
-    /// order, on their device): resolves to the outputs, in declaration order.
+    /// order, on their device), or over a donated input's memory where the claims
+    /// allow (`Elementwise::call_donated`): resolves to the outputs, in declaration
+    /// order.
     ///
-    /// Errors (the Promise rejects): what `Elementwise::call_async` refuses, and what
-    /// the JavaScript body throws.
+    /// Errors (the Promise rejects): what `Elementwise::call_async` (or
+    /// `call_donated_async`) refuses, and what the JavaScript body throws.
     #[wasm_bindgen(unchecked_return_type = "Promise<NxArray[]>")]
     pub fn call(&self, inputs: &Operands) -> js_sys::Promise {
         let (typed, thrown, name) = (self.typed.clone(), self.thrown.clone(), self.name.clone());
         let ins = inputs.arrays.clone();
+        let donates = self.donates;
         future_to_promise(async move {
             let refs: Vec<&AnyArray> = ins.iter().collect();
-            let r = match &typed {
-                Typed::F32(k) => k.call_async(&refs).await,
-                Typed::I32(k) => k.call_async(&refs).await,
-                Typed::U32(k) => k.call_async(&refs).await,
+            let r = match (&typed, donates) {
+                (Typed::F32(k), true) => k.call_donated_async(ins.clone()).await,
+                (Typed::I32(k), true) => k.call_donated_async(ins.clone()).await,
+                (Typed::U32(k), true) => k.call_donated_async(ins.clone()).await,
+                (Typed::F32(k), false) => k.call_async(&refs).await,
+                (Typed::I32(k), false) => k.call_async(&refs).await,
+                (Typed::U32(k), false) => k.call_async(&refs).await,
             };
             settled(&name, thrown, r).map(|outs| {
                 let a = js_sys::Array::new();

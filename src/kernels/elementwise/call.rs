@@ -341,7 +341,7 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// [`Elementwise::run`], awaiting the compiler's and the device's word.
-    async fn run_async(
+    pub(super) async fn run_async(
         &self,
         op: &'static str,
         inputs: &[&AnyArray],

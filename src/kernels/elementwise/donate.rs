@@ -53,17 +53,56 @@ impl<C: Compute> Elementwise<C> {
         let op = CALL_DONATED;
         let refs: Vec<&AnyArray> = inputs.iter().collect();
         let (dtypes, shape) = self.planned(op, &refs)?;
-        let rig = inputs[0].rig().clone();
-        if let Body::Wgpu(g, wgsl) = self.body(op, &rig)? {
+        if let Body::Wgpu(g, wgsl) = self.body(op, inputs[0].rig())? {
             let viewed = self.viewed(op, &refs, &shape)?;
             let p = super::wgpu::prepare(self, wgsl, &viewed, &dtypes, op)
                 .map_err(|e| self.named(e))?;
             super::wgpu::compile(g, &p, op).map_err(|e| self.named(e))?;
         }
+        let (ins, outs) = self.donors(op, &inputs, &dtypes, &shape)?;
+        let ins: Vec<&AnyArray> = ins.iter().collect();
+        self.run(op, &ins, &outs.iter().collect::<Vec<_>>())?;
+        Ok(outs)
+    }
+
+    /// [`Elementwise::call_donated`], awaiting the compiler's and the device's word
+    /// (in the browser too).
+    ///
+    /// # Errors
+    /// As [`Elementwise::call_donated`].
+    pub async fn call_donated_async(&self, inputs: Vec<AnyArray>) -> Result<Vec<AnyArray>, Error> {
+        let op = CALL_DONATED;
+        let refs: Vec<&AnyArray> = inputs.iter().collect();
+        let (dtypes, shape) = self.planned(op, &refs)?;
+        if let Body::Wgpu(g, wgsl) = self.body(op, inputs[0].rig())? {
+            let viewed = self.viewed(op, &refs, &shape)?;
+            let p = super::wgpu::prepare(self, wgsl, &viewed, &dtypes, op)
+                .map_err(|e| self.named(e))?;
+            super::wgpu::compile_async(g, &p, op)
+                .await
+                .map_err(|e| self.named(e))?;
+        }
+        let (ins, outs) = self.donors(op, &inputs, &dtypes, &shape)?;
+        let ins: Vec<&AnyArray> = ins.iter().collect();
+        self.run_async(op, &ins, &outs.iter().collect::<Vec<_>>())
+            .await?;
+        Ok(outs)
+    }
+
+    /// The inputs to read and the outputs to write: each output over the memory of
+    /// its donor where it has one (taken under the claims), else fresh; a donor's
+    /// place among the inputs goes to its output (identical to it: read in place).
+    fn donors(
+        &self,
+        op: &'static str,
+        inputs: &[AnyArray],
+        dtypes: &[crate::DType],
+        shape: &[usize],
+    ) -> Result<(Vec<AnyArray>, Vec<AnyArray>), Error> {
         let candidate = |i: usize| {
             let a = &inputs[i];
             self.donated.contains(&self.inputs[i].0)
-                && a.shape() == shape.as_slice()
+                && a.shape() == shape
                 && a.layout().is_distinct()
         };
         let (give, keep): (Vec<usize>, Vec<usize>) = (0..inputs.len()).partition(|&i| candidate(i));
@@ -75,7 +114,7 @@ impl<C: Compute> Elementwise<C> {
         let taken = Claim::with(&read, &write, |c| {
             let mut used = vec![false; inputs.len()];
             let mut taken: Vec<Option<(usize, AnyArray)>> = Vec::with_capacity(dtypes.len());
-            for &d in &dtypes {
+            for &d in dtypes {
                 let donor = give.iter().copied().find(|&i| {
                     !used[i] && inputs[i].dtype() == d && c.exclusive(inputs[i].buffer())
                 });
@@ -91,21 +130,20 @@ impl<C: Compute> Elementwise<C> {
         })
         .map_err(|e| e.called(op))?
         .map_err(|e| e.called(op))?;
-        let mut ins = inputs.clone();
+        let rig = inputs[0].rig();
+        let mut ins = inputs.to_vec();
         let mut outs = Vec::with_capacity(dtypes.len());
-        for (t, &d) in taken.into_iter().zip(&dtypes) {
+        for (t, &d) in taken.into_iter().zip(dtypes) {
             match t {
                 Some((i, a)) => {
                     ins[i] = a.clone();
                     outs.push(a);
                 }
                 None => {
-                    outs.push(AnyArray::create_to_fill(&rig, d, &shape).map_err(|e| e.called(op))?)
+                    outs.push(AnyArray::create_to_fill(rig, d, shape).map_err(|e| e.called(op))?)
                 }
             }
         }
-        let ins: Vec<&AnyArray> = ins.iter().collect();
-        self.run(op, &ins, &outs.iter().collect::<Vec<_>>())?;
-        Ok(outs)
+        Ok((ins, outs))
     }
 }
