@@ -8,9 +8,10 @@
 //! Sub-byte dtypes load as one `i8`/`u8` a nibble and store packed (`io.rs`); a bool
 //! source reads as 0 or 1 (any nonzero byte is true). The lanes themselves are in
 //! `kinds.rs`, the sums in `sum.rs`, the other arithmetic and the comparisons in
-//! `arith.rs`, the select in `select.rs`.
+//! `arith.rs` (their loops in `arith_loops.rs`), the select in `select.rs`.
 
 mod arith;
+mod arith_loops;
 mod decode;
 mod encode;
 #[macro_use]
@@ -24,7 +25,8 @@ mod wasm_sum;
 use io::pack_nibbles;
 pub(crate) mod tier;
 
-pub(crate) use arith::{binary_run, swapped, takes, Arith, BinRun, Strided};
+pub(crate) use arith::Arith;
+pub(crate) use arith_loops::{binary_run, swapped, takes, BinRun, Strided};
 pub(crate) use select::{selector, SelectRun};
 pub(crate) use sum::{adder, Operand};
 

@@ -5,7 +5,7 @@
 use super::{at, Bool, Lane, BLOCK};
 use crate::dtype::DType;
 
-pub(crate) use super::arith::Strided;
+pub(crate) use super::arith_loops::Strided;
 
 /// A select of `n` elements: the condition, `x`, `y`, then the output's bytes, first
 /// position and stride. The output is apart from the operands.
