@@ -350,3 +350,32 @@ fn no_import_cycle_in_any_folder() {
         }
     }
 }
+
+#[test]
+fn the_runtime_runs_programs_and_knows_no_kernels_wgsl() {
+    // The runtime's own programs are the transfer and the probe of float32 sums; the
+    // cast's and the operations' modules are the kernels' (above it), and so are the
+    // user's elementwise modules.
+    let g = graph(&src("src"));
+    let theirs: [Module; 3] = ["cast", "ops", "elementwise"].map(|m| vec!["wgsl".into(), m.into()]);
+    let mut seen = Vec::new();
+    for (from, to) in &g {
+        if from.first().map(String::as_str) != Some("rig") {
+            continue;
+        }
+        for t in to.iter().filter(|t| theirs.contains(t)) {
+            seen.push(format!(
+                "{} -> {}",
+                names(std::slice::from_ref(from)),
+                names(std::slice::from_ref(t))
+            ));
+        }
+    }
+    assert!(seen.is_empty(), "the runtime names kernels' WGSL: {seen:?}");
+    assert!(
+        g.iter()
+            .any(|(f, t)| f.first().map(String::as_str) == Some("kernels")
+                && t.contains(&vec!["wgsl".to_owned(), "cast".to_owned()])),
+        "the cast's program imports its module above the runtime"
+    );
+}

@@ -21,11 +21,12 @@ mod ops;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod reference;
 mod wgpu;
+mod wgpu_program;
 
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]
 pub use c_add::c_add_into;
-pub use elementwise::{Compute, Elementwise, HostBody, Ty};
+pub use elementwise::{Compute, Elementwise, HostBody, RawKernel, Ty};
 pub use fill::fill;
 pub use ops::{
     abs, abs_into, div, div_into, eq, eq_into, ge, ge_into, gt, gt_into, le, le_into, lt, lt_into,

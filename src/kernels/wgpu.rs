@@ -2,11 +2,12 @@
 //! dtype table, dispatched through the rig. Called from the kernels' front doors (cast,
 //! fill, add) when the arrays are on such a device; the door's claims are held by then.
 
+use super::wgpu_program::{Add, Cast};
 use crate::array::AnyArray;
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::wgpu::{Gpu, Kernel, Operand};
+use crate::rig::wgpu::{Gpu, Operand};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
 /// rule; into the same dtype, a copy of every bit), both on `g`'s device in two
@@ -20,11 +21,11 @@ pub(crate) fn cast(g: &Gpu, src: &AnyArray, dst: &AnyArray, op: &'static str) ->
     let (sbase, dbase) = (src.wgpu_base(op)?, dst.wgpu_base(op)?);
     let (sd, dd) = (src.dtype(), dst.dtype());
     let rig = dst.rig();
-    let kernel = Kernel::Cast { from: sd, to: dd };
+    let program = Cast { from: sd, to: dd };
     rig.submit_as(op, &[src.buffer()], &[dst.buffer()], || {
         g.run(
             op,
-            &kernel,
+            &program,
             &[
                 Operand {
                     mem: sb,
@@ -91,12 +92,12 @@ pub(crate) fn add(
     let native = g.native().for_dtype(d);
     let bits = d.bits();
     // float32 where the device's sums are not trusted runs the native sums first,
-    // the exact kernel only over pieces that need it (Kernel::first_pass).
-    let kernel = Kernel::Add { dtype: d, native };
+    // the exact kernel only over pieces that need it (`Add::first_pass`).
+    let program = Add { dtype: d, native };
     rig.submit_as(op, &[x.buffer(), y.buffer()], &[out.buffer()], || {
         g.run(
             op,
-            &kernel,
+            &program,
             &[
                 Operand {
                     mem: xb,

@@ -8,8 +8,10 @@
 mod add;
 mod cast;
 pub(crate) mod elementwise;
+mod operands;
 pub(crate) mod ops;
 mod params;
+mod raw;
 mod words;
 
 pub use add::{add_module, add_module_f32_again, add_module_f32_first, add_module_flat4, Native};
@@ -18,6 +20,7 @@ pub use elementwise::{
     compute_type, elementwise_module, elementwise_module_packed, packed_per, Generated, Slot,
 };
 pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND, PARAMS_BYTES, WALK_N_BYTES};
+pub use raw::{raw_module, raw_params, RAW_AXES, RAW_LAYOUT_BYTES};
 pub use words::{load_fn, store_fn, Words};
 
 /// The template of the transfer kernel.

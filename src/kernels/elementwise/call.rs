@@ -53,7 +53,7 @@ impl<C: Compute> Elementwise<C> {
     /// that admits only reads, reaches an element twice, or shares bytes with another
     /// operand without being identical to it).
     pub fn call_into(&self, inputs: &[&AnyArray], outputs: &[&AnyArray]) -> Result<(), Error> {
-        self.checked(CALL_INTO, inputs, Some(outputs))?;
+        self.checked_into(inputs, outputs)?;
         self.run(CALL_INTO, inputs, outputs)
     }
 
@@ -95,7 +95,7 @@ impl<C: Compute> Elementwise<C> {
         inputs: &[&AnyArray],
         outputs: &[&AnyArray],
     ) -> Result<(), Error> {
-        self.checked(CALL_INTO, inputs, Some(outputs))?;
+        self.checked_into(inputs, outputs)?;
         self.run_async(CALL_INTO, inputs, outputs).await
     }
 
@@ -207,12 +207,19 @@ impl<C: Compute> Elementwise<C> {
                         shown(ty, d)
                     )));
                 }
-                if a.shape() != o[0].shape() {
-                    return Err(no("the outputs' shapes differ".into()));
-                }
             }
         }
         Ok(dtypes)
+    }
+
+    /// [`Elementwise::checked`] for given outputs, which share one shape.
+    fn checked_into(&self, inputs: &[&AnyArray], outputs: &[&AnyArray]) -> Result<(), Error> {
+        self.checked(CALL_INTO, inputs, Some(outputs))?;
+        if outputs.iter().any(|a| a.shape() != outputs[0].shape()) {
+            let all: Vec<&AnyArray> = inputs.iter().chain(outputs).copied().collect();
+            return Err(self.refusal(CALL_INTO, "the outputs' shapes differ".into(), &all));
+        }
+        Ok(())
     }
 
     /// `Err` with why where the declaration is not one nxrig runs.

@@ -9,9 +9,12 @@
 mod call;
 mod donate;
 mod host;
+mod raw;
 pub(crate) mod wgpu;
 
 use std::sync::Arc;
+
+pub use raw::RawKernel;
 
 use crate::dtype::{DType, Element};
 

@@ -147,7 +147,7 @@ pub(crate) fn compile(g: &Gpu, p: &Prepared, op: &'static str) -> Result<Pipelin
     for (key, g2, per) in p.forms() {
         #[cfg(not(target_arch = "wasm32"))]
         let made = g
-            .pipeline_checked(&key, || g2.module.clone())
+            .pipeline_checked(&key, || g2.module.clone(), None)
             .map_err(|said| not_compiled(p, said, op))?;
         #[cfg(target_arch = "wasm32")]
         let made = {
@@ -171,7 +171,7 @@ pub(crate) async fn compile_async(
     let mut out = Vec::with_capacity(2);
     for (key, g2, per) in p.forms() {
         let made = g
-            .pipeline_checked_async(&key, || g2.module.clone())
+            .pipeline_checked_async(&key, || g2.module.clone(), None)
             .await
             .map_err(|said| not_compiled(p, said, op))?;
         out.push((made, per));

@@ -4,12 +4,31 @@
 //! ranges. Elements narrower than a word are stored with atomics, so no neighbour's
 //! bits change.
 
-use super::kernel::Kernel;
 use super::memory::GpuMemory;
 use super::plan::Operand;
+use super::program::{Form, Program};
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
+use crate::wgsl::transfer_module;
+
+/// Elements `bits` wide moved bit for bit: the runtime's own program.
+struct Transfer {
+    bits: u32,
+}
+
+impl Program for Transfer {
+    fn key(&self) -> String {
+        format!("transfer{}", self.bits)
+    }
+
+    fn module(&self, form: Form) -> String {
+        match form {
+            Form::Walked => transfer_module(self.bits),
+            Form::Flat4 { .. } => super::program::no_flat4(&self.key()),
+        }
+    }
+}
 
 impl Gpu {
     /// Moves the elements of `src`, `bits` wide at `src.0`'s positions counted from
@@ -29,7 +48,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         self.run(
             op,
-            &Kernel::Transfer { bits },
+            &Transfer { bits },
             &[
                 Operand {
                     mem: src_mem,

@@ -8,8 +8,8 @@
 use std::num::NonZeroU64;
 
 use super::indirect::Indirect;
-use super::kernel::{Form, Kernel};
 use super::plan::{pieces, Operand, Piece};
+use super::program::{form_key, Form, Program};
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
@@ -48,7 +48,7 @@ impl Gpu {
         info.device_type == "Cpu" && (!flat || info.backend == "BrowserWebGpu")
     }
 
-    /// Encodes and submits `kernel` over `ops` (two: source, destination; or three:
+    /// Encodes and submits `program` over `ops` (two: source, destination; or three:
     /// source, destination, second source, in the order of bindings 1, 2, 3), one
     /// invocation an element of their shared shape; each form's pipeline compiled once
     /// a device. The caller submits through [`crate::rig::Rig::submit`], which stamps
@@ -59,29 +59,29 @@ impl Gpu {
     pub(crate) fn run(
         &self,
         op: &'static str,
-        kernel: &Kernel,
+        program: &dyn Program,
         ops: &[Operand<'_>],
     ) -> Result<(), Error> {
         if ops[0].layout.numel() == 0 {
             return Ok(());
         }
         let pieces = pieces(op, &self.fit(), ops)?;
-        let jobs = jobs(kernel, ops, &pieces)?;
-        let key = kernel.key();
+        let jobs = jobs(program, ops, &pieces)?;
+        let key = program.key();
         let mut enc = self.device.create_command_encoder(&Default::default());
         for job in &jobs {
-            let pipeline = self.pipeline(&kernel.form_key(job.form), || kernel.module(job.form));
+            let pipeline = self.pipeline(&form_key(program, job.form), || program.module(job.form));
             let params = params(&job.layouts);
             let params = self.buffer_with("nxrig params", &params, wgpu::BufferUsages::UNIFORM);
             let group = self.bind(&key, &pipeline, &params, ops, job.piece, None);
             let grid = self.grid(job.layouts[0].numel(), job.form);
-            match kernel.first_pass(job.form) {
+            match program.first_pass(job.form) {
                 Some((name, wgsl)) => {
                     let first = self.pipeline(&name, || wgsl);
                     let ind = Indirect::of(&self.indirect, &self.device);
                     let fg = self.bind(&key, &first, &params, ops, job.piece, Some(&ind.flag));
                     encode(&mut enc, grid, &first, &fg);
-                    let again = self.pipeline("add float32 again", add_module_f32_again);
+                    let again = self.pipeline("two passes: again", add_module_f32_again);
                     let xy = self.buffer_with(
                         "nxrig groups",
                         bytemuck::cast_slice(&[grid.0, grid.1, 0, 0]),
@@ -148,16 +148,16 @@ impl Gpu {
     }
 }
 
-/// The jobs of `kernel` over `pieces`: a piece whose operands are all 32-bit and
-/// C-contiguous from offsets that are multiples of 4, of a kernel with the contiguous
+/// The jobs of `program` over `pieces`: a piece whose operands are all 32-bit and
+/// C-contiguous from offsets that are multiples of 4, of a program with the contiguous
 /// form, runs its whole groups of 4 elements in that form and the rest (fewer than 4)
 /// walked; every other piece is walked.
 fn jobs<'p>(
-    kernel: &Kernel,
+    program: &dyn Program,
     ops: &[Operand<'_>],
     pieces: &'p [Piece],
 ) -> Result<Vec<Job<'p>>, Error> {
-    let words = kernel.has_flat4() && ops.iter().all(|o| o.bits == 32);
+    let words = program.has_flat4() && ops.iter().all(|o| o.bits == 32);
     let mut jobs = Vec::with_capacity(pieces.len());
     for p in pieces {
         let flat = words
@@ -215,8 +215,18 @@ pub(super) fn encode(
     pipeline: &wgpu::ComputePipeline,
     group: &wgpu::BindGroup,
 ) {
+    encode3(enc, [x, y, 1], pipeline, group);
+}
+
+/// One compute pass: `pipeline` over `group` on `[x, y, z]` workgroups.
+pub(super) fn encode3(
+    enc: &mut wgpu::CommandEncoder,
+    [x, y, z]: [u32; 3],
+    pipeline: &wgpu::ComputePipeline,
+    group: &wgpu::BindGroup,
+) {
     let mut pass = enc.begin_compute_pass(&Default::default());
     pass.set_pipeline(pipeline);
     pass.set_bind_group(0, group, &[]);
-    pass.dispatch_workgroups(x, y, 1);
+    pass.dispatch_workgroups(x, y, z);
 }

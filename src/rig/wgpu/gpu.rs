@@ -139,21 +139,36 @@ impl Gpu {
         key: &str,
         source: impl FnOnce() -> String,
     ) -> Arc<wgpu::ComputePipeline> {
+        self.pipeline_laid(key, source, None)
+    }
+
+    /// [`Gpu::pipeline`], its bindings laid out as `written` says where it is given
+    /// (binding 0 a uniform, then an operand each, written where true, whether the
+    /// module uses them or not).
+    pub(crate) fn pipeline_laid(
+        &self,
+        key: &str,
+        source: impl FnOnce() -> String,
+        written: Option<&[bool]>,
+    ) -> Arc<wgpu::ComputePipeline> {
         if let Some(p) = lock(&self.pipelines).get(key) {
             return p.clone();
         }
-        let (_, p) = self.compiled(key, source());
+        let (_, p) = self.compiled(key, source(), written);
         lock(&self.pipelines).insert(key.to_owned(), p.clone());
         p
     }
 
     /// The module of `source` and its compute pipeline (entry point `main`, layout
-    /// from the module), both labelled `key`; not kept.
+    /// from the module, or from `written` as [`Gpu::pipeline_laid`] says), both
+    /// labelled `key`; not kept.
     pub(crate) fn compiled(
         &self,
         key: &str,
         source: String,
+        written: Option<&[bool]>,
     ) -> (wgpu::ShaderModule, Arc<wgpu::ComputePipeline>) {
+        let layout = written.map(|w| self.bound_layout(key, w));
         let module = self
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -164,7 +179,7 @@ impl Gpu {
             self.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(key),
-                    layout: None,
+                    layout: layout.as_ref(),
                     module: &module,
                     entry_point: Some("main"),
                     compilation_options: Default::default(),
@@ -172,6 +187,39 @@ impl Gpu {
                 }),
         );
         (module, p)
+    }
+
+    /// The pipeline layout of a module's bindings whatever it uses of them: binding
+    /// 0 a uniform, then one storage buffer an operand, read-write where `written`
+    /// says so. (A layout wgpu infers leaves out the bindings a module never touches.)
+    fn bound_layout(&self, key: &str, written: &[bool]) -> wgpu::PipelineLayout {
+        let entry = |binding: u32, ty| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let mut entries = vec![entry(0, wgpu::BufferBindingType::Uniform)];
+        for (k, &w) in written.iter().enumerate() {
+            let ty = wgpu::BufferBindingType::Storage { read_only: !w };
+            entries.push(entry(k as u32 + 1, ty));
+        }
+        let group = self
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(key),
+                entries: &entries,
+            });
+        self.device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(key),
+                bind_group_layouts: &[Some(&group)],
+                immediate_size: 0,
+            })
     }
 
     /// What decides the pieces of work on this device (`plan`).

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use super::dispatch::encode;
 use super::gpu::lock;
-use super::kernel::Form;
 use super::plan::{pieces, Operand};
+use super::program::Form;
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
@@ -22,7 +22,9 @@ pub(crate) type Compiled = Vec<(Option<u32>, String)>;
 impl Gpu {
     /// The compute pipeline of the module named `key` (entry point `main`), compiled
     /// from `source()` the first time, or what the compiler said of it; awaiting the
-    /// device's word (in the browser too).
+    /// device's word (in the browser too). `written`: its bindings laid out whether
+    /// it uses them or not (binding 0 a uniform, then an operand each, written where
+    /// true); `None`, as the module uses them.
     ///
     /// # Errors
     /// The compiler's messages for a module that does not compile.
@@ -30,12 +32,13 @@ impl Gpu {
         &self,
         key: &str,
         source: impl FnOnce() -> String,
+        written: Option<&[bool]>,
     ) -> Result<Arc<wgpu::ComputePipeline>, Compiled> {
         if let Some(p) = lock(&self.pipelines).get(key) {
             return Ok(p.clone());
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let (module, p) = self.compiled(key, source());
+        let (module, p) = self.compiled(key, source(), written);
         if let Some(e) = scope.pop().await {
             let info = module.get_compilation_info().await;
             let mut said: Compiled = info
@@ -63,8 +66,9 @@ impl Gpu {
         &self,
         key: &str,
         source: impl FnOnce() -> String,
+        written: Option<&[bool]>,
     ) -> Result<Arc<wgpu::ComputePipeline>, Compiled> {
-        pollster::block_on(self.pipeline_checked_async(key, source))
+        pollster::block_on(self.pipeline_checked_async(key, source, written))
     }
 
     /// Encodes and submits a module over `ops` (bindings 1, 2, ... in order), walked:

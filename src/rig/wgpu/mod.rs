@@ -16,12 +16,13 @@ mod gpu;
 mod indirect;
 mod io;
 mod job;
-mod kernel;
 mod memory;
 mod open;
 mod plan;
 mod pool;
 mod probe;
+mod program;
+mod raw;
 
 pub(crate) use gpu::instance;
 pub(crate) use gpu::name_of;
@@ -29,10 +30,10 @@ pub(crate) use gpu::name_of;
 pub(crate) use gpu::primary_adapters;
 pub use gpu::{Gpu, Options};
 pub(crate) use io::{Out, Readback};
-pub(crate) use kernel::Kernel;
 pub use memory::GpuMemory;
 pub(crate) use open::open;
 pub(crate) use plan::Operand;
+pub(crate) use program::{no_flat4, Form, Program};
 
 /// What an adapter is and offers, as `nxrig devices` lists it.
 ///

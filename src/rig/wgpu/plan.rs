@@ -41,7 +41,7 @@ const MOST: usize = i32::MAX as usize;
 
 /// The window of `l` (positions from `base`) in `mem`, with its layout re-based, or
 /// `None` where it does not fit.
-fn window(
+pub(crate) fn window(
     fit: &Fit,
     mem: &GpuMemory,
     l: &Layout,

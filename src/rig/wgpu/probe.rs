@@ -5,10 +5,33 @@
 //! emulated on a CPU, like SwiftShader, runs for every element).
 
 use super::io::Out;
-use super::kernel::Kernel;
 use super::plan::Operand;
+use super::program::{no_flat4, Form, Program};
 use super::Gpu;
+use crate::dtype::DType;
 use crate::layout::Layout;
+use crate::wgsl::{add_module, Native};
+
+/// float32 `out = x + y` by native sums alone, walked: the probe's program.
+struct ProbeAdd;
+
+impl Program for ProbeAdd {
+    fn key(&self) -> String {
+        "probe: native float32 add".into()
+    }
+
+    fn module(&self, form: Form) -> String {
+        let native = Native {
+            f32: true,
+            f32_exact: true,
+            ..Native::NONE
+        };
+        match form {
+            Form::Walked => add_module(DType::Float32, native),
+            Form::Flat4 { .. } => no_flat4(&self.key()),
+        }
+    }
+}
 
 /// Operand pairs (float32 bits), none a NaN.
 const PAIRS: [(u32, u32); 14] = [
@@ -51,7 +74,7 @@ pub(crate) async fn f32_add_is_exact(g: &std::sync::Arc<Gpu>) -> bool {
         base: 0,
         bits: 32,
     };
-    let ran = g.run(OP, &Kernel::ProbeAdd, &[op(&x), op(&out), op(&y)]);
+    let ran = g.run(OP, &ProbeAdd, &[op(&x), op(&out), op(&y)]);
     if ran.is_err() {
         return false;
     }

@@ -1,0 +1,218 @@
+//! The operands of a generated module: each operand's binding, its load (the
+//! element's bits decoded into the compute type, exactly) or store (the compute
+//! type's value rounded once into the operand's dtype; sub-word elements stored with
+//! atomics, so that no neighbour's bits are lost), generated from the dtype table;
+//! what the elementwise modules (`elementwise.rs`) and the raw ones (`raw.rs`) wrap.
+
+use super::cast::{facts, from_f32_short, load4};
+use super::params::MAX_BOUND;
+use super::words::{load_named, store_named, Words};
+use crate::dtype::{Class, DType};
+
+const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
+const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
+
+/// Where `shaders/convert.wgsl`'s one-pair `convert` starts (the rest is its helpers).
+const CONVERT_FN: &str = "fn convert(a: vec4<u32>) -> vec4<u32> {";
+
+/// One operand of an elementwise module.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot<'a> {
+    /// Its name in the body (a WGSL identifier).
+    pub name: &'a str,
+    /// Its dtype.
+    pub dtype: DType,
+    /// Written (an output) or read (an input).
+    pub output: bool,
+}
+
+/// The WGSL type of a compute dtype: `f32`, `i32` or `u32`; `None` for others.
+pub fn compute_type(c: DType) -> Option<&'static str> {
+    match c {
+        DType::Float32 => Some("f32"),
+        DType::Int32 => Some("i32"),
+        DType::Uint32 => Some("u32"),
+        _ => None,
+    }
+}
+
+/// The operands' parts of a module, in WGSL.
+pub(crate) struct Parts {
+    /// The conversions' shared helpers (`shaders/convert.wgsl`'s, and
+    /// `convert_f32.wgsl` where a short path uses it).
+    pub(crate) helpers: String,
+    /// Each operand's binding (1, 2, ... in order; `nx_op_<name>`).
+    pub(crate) bindings: Vec<String>,
+    /// Each operand's functions: an input's `nx_load_<name>(p)` (the compute type of
+    /// the element at position `p`), an output's `nx_bits_<name>(v)` and, unpacked,
+    /// `nx_store4_<name>(p, bits)`.
+    pub(crate) operands: Vec<String>,
+    /// The walked body's statements before it: `let <input> = ...;` at `nx_p.p<j>`.
+    pub(crate) loads: Vec<String>,
+    /// `var <output>: <type>;`
+    pub(crate) outputs: Vec<String>,
+    /// The statements after it that store each output (packed: into its word).
+    pub(crate) stores: Vec<String>,
+}
+
+/// The parts of `slots` bound in order, computed in `compute` (`None`: raw bits, a
+/// `vec4<u32>`); `packed`: outputs stored into words an invocation
+/// (`elementwise_module_packed`).
+///
+/// # Errors
+/// A sentence for a compute dtype WGSL lacks, or other than 1 to [`MAX_BOUND`]
+/// operands.
+pub(crate) fn parts(
+    slots: &[Slot<'_>],
+    compute: Option<DType>,
+    packed: bool,
+) -> Result<Parts, String> {
+    let ty = match compute {
+        None => "vec4<u32>",
+        Some(c) => compute_type(c)
+            .ok_or_else(|| format!("no WGSL compute type is {c} (float32, int32, uint32)"))?,
+    };
+    if slots.is_empty() || slots.len() > MAX_BOUND {
+        return Err(format!(
+            "{} operands (1 to {MAX_BOUND} bind on WebGPU)",
+            slots.len()
+        ));
+    }
+    let (helpers, convert_tpl) =
+        CONVERT.split_at(CONVERT.find(CONVERT_FN).expect("convert.wgsl's convert"));
+    let mut bindings = Vec::new();
+    let mut operands = Vec::new();
+    let mut loads = Vec::new();
+    let mut stores = Vec::new();
+    let mut outputs = Vec::new();
+    let mut fast_f32 = false;
+    for (j, s) in slots.iter().enumerate() {
+        let w = Words::of(s.dtype);
+        let (name, arr) = (s.name, format!("nx_op_{}", s.name));
+        let raw = format!("nx_raw_{name}");
+        let pair = match compute {
+            None => (s.dtype, s.dtype),
+            Some(c) if s.output => (c, s.dtype),
+            Some(c) => (s.dtype, c),
+        };
+        let (conv, f32_path) =
+            conversion(&format!("nx_convert_{name}"), pair, s.output, convert_tpl);
+        fast_f32 |= f32_path;
+        operands.push(conv);
+        if s.output {
+            let word = if packed { "u32" } else { w.dst_word() };
+            bindings.push(format!(
+                "@group(0) @binding({}) var<storage, read_write> {arr}: array<{word}>;",
+                j + 1
+            ));
+            let bits = match compute {
+                None => "v",
+                Some(DType::Uint32) => "vec4<u32>(v, 0u, 0u, 0u)",
+                Some(_) => "vec4<u32>(bitcast<u32>(v), 0u, 0u, 0u)",
+            };
+            operands.push(format!(
+                "fn nx_bits_{name}(v: {ty}) -> vec4<u32> {{\n    return nx_convert_{name}({bits});\n}}"
+            ));
+            outputs.push(format!("var {name}: {ty};"));
+            if packed {
+                let b = s.dtype.bits();
+                stores.push(format!(
+                    "nx_word_{name} = nx_word_{name} | ((nx_bits_{name}({name}).x & {:#x}u) << (nx_j * {b}u));",
+                    (1u64 << b) - 1
+                ));
+            } else {
+                operands.push(store_named(w, &raw, &arr));
+                operands.push(store4_named(&format!("nx_store4_{name}"), &raw, w));
+                stores.push(format!(
+                    "nx_store4_{name}(nx_p.p{j}, nx_bits_{name}({name}));"
+                ));
+            }
+        } else {
+            bindings.push(format!(
+                "@group(0) @binding({}) var<storage, read> {arr}: array<u32>;",
+                j + 1
+            ));
+            operands.push(load_named(w, &raw, &arr));
+            operands.push(load4(&format!("nx_load4_{name}"), &raw, w));
+            let value = match compute {
+                None => "b".to_owned(),
+                Some(DType::Uint32) => "b.x".to_owned(),
+                Some(_) => format!("bitcast<{ty}>(b.x)"),
+            };
+            operands.push(format!(
+                "fn nx_load_{name}(p: u32) -> {ty} {{\n    let b = nx_convert_{name}(nx_load4_{name}(p));\n    return {value};\n}}"
+            ));
+            loads.push(format!("let {name} = nx_load_{name}(nx_p.p{j});"));
+        }
+    }
+    let mut helpers = helpers.to_owned();
+    if fast_f32 {
+        helpers.push('\n');
+        helpers.push_str(CONVERT_F32);
+    }
+    Ok(Parts {
+        helpers,
+        bindings,
+        operands,
+        loads,
+        outputs,
+        stores,
+    })
+}
+
+/// `fn NAME(p: u32, x: vec4<u32>)`: stores the low bits of `x` through the store
+/// `store` of elements laid out as `w`.
+fn store4_named(name: &str, store: &str, w: Words) -> String {
+    let arg = match w {
+        Words::Field { .. } | Words::Word => "x.x",
+        Words::Multi { count: 2 } => "x.xy",
+        Words::Multi { .. } => "x",
+    };
+    format!("fn {name}(p: u32, x: vec4<u32>) {{\n    {store}(p, {arg});\n}}")
+}
+
+/// `fn NAME(a: vec4<u32>) -> vec4<u32>`: the bits of `from` converted into `to` (one
+/// rounding, the dtype table's rule), by a short path where one is exact, else by
+/// `convert.wgsl`'s. Whether it uses `convert_f32.wgsl`.
+fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) -> (String, bool) {
+    let head = format!("fn {name}(a: vec4<u32>) -> vec4<u32> {{\n    ");
+    let int32 = |d: DType| matches!(d, DType::Int32 | DType::Uint32);
+    let int = |d: DType| matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32;
+    let short = if from == to {
+        Some("return a;".to_owned())
+    } else if store && from == DType::Float32 && from_f32_short(to) {
+        return (
+            format!(
+                "{head}return vec4<u32>(f32_to_{}(a.x), 0u, 0u, 0u);\n}}",
+                to.name()
+            ),
+            true,
+        );
+    } else if store && int32(from) && int(to) {
+        // Integers into integers wrap: the store keeps the low bits.
+        Some("return a;".to_owned())
+    } else if !store && to == DType::Float32 && from == DType::Bfloat16 {
+        Some("return vec4<u32>(a.x << 16u, 0u, 0u, 0u);".to_owned())
+    } else if !store && int32(to) && int(from) && from.class() == Class::Signed {
+        let s = 32 - from.bits();
+        Some(format!(
+            "return vec4<u32>(u32(i32(a.x << {s}u) >> {s}u), 0u, 0u, 0u);"
+        ))
+    } else if !store && int32(to) && int(from) {
+        Some("return a;".to_owned())
+    } else {
+        None
+    };
+    if let Some(s) = short {
+        return (format!("{head}{s}\n}}"), false);
+    }
+    let p = name.to_uppercase();
+    let f = tpl
+        .replace("fn convert(", &format!("fn {name}("))
+        .replace("SRC_", &format!("{p}_SRC_"))
+        .replace("DST_", &format!("{p}_DST_"));
+    (
+        facts(&format!("{p}_SRC"), from) + &facts(&format!("{p}_DST"), to) + &f,
+        false,
+    )
+}
