@@ -501,6 +501,52 @@ export function elementwise<
   const O extends readonly OperandDecl[],
   C extends keyof ComputeMap = 'float32',
 >(options: ElementwiseOptions<I, O, C>): ElementwiseKernel<I, O>;
+/** `rawKernel`'s declaration. */
+export interface RawKernelOptions<
+  I extends readonly OperandDecl[],
+  O extends readonly OperandDecl[],
+  C extends keyof ComputeMap,
+> {
+  /** The kernel's name: its calls' errors say it. */
+  name: string;
+  /** The inputs, in call order: the module calls `load_<name>(i)` and `numel_<name>()`. */
+  inputs: I;
+  /** The outputs, in `out`'s order: the module calls `store_<name>(i, v)`. */
+  outputs: O;
+  /** What loads give and stores take: `'float32'` (the default), `'int32'` or `'uint32'`. */
+  compute?: C;
+  /**
+   * A whole WGSL module with its own `@compute @workgroup_size(...) fn main`. Element
+   * `i` of an operand is in C order of its shape; an index at or past its `numel`
+   * loads 0 and stores nothing. nxrig makes the bindings: declare none.
+   */
+  wgsl: string;
+}
+
+/** A raw kernel's call: the arrays written in place, and the workgroups (x, y, z). */
+export interface RawKernelCall<O extends readonly OperandDecl[]> {
+  out: ArraysOf<O> | (O extends readonly [OperandDecl] ? ArrayOf<O[0]> : never);
+  workgroups: number | readonly [number] | readonly [number, number] | readonly [number, number, number];
+}
+
+/** A raw kernel: call it with its inputs, then `{ out, workgroups }`; resolves to `out`. */
+export interface RawKernel<I extends readonly OperandDecl[], O extends readonly OperandDecl[]> {
+  (...args: [...ArraysOf<I>, RawKernelCall<O>]): Promise<ArraysOf<O>>;
+}
+
+/**
+ * A raw kernel of your own, on WebGPU: your whole WGSL module, over nxrig's
+ * `load_<name>(i)`, `store_<name>(i, v)` and `numel_<name>()` for each operand (each
+ * dtype decoded exactly and rounded once, every layout walked, sub-word stores that
+ * never touch a neighbour), run on the workgroups a call gives. Errors: an option
+ * unknown or of the wrong type; a call's Promise rejects with the compiler's error of
+ * the module (at its line), or the device's.
+ */
+export function rawKernel<
+  const I extends readonly OperandDecl[],
+  const O extends readonly OperandDecl[],
+  C extends keyof ComputeMap = 'float32',
+>(options: RawKernelOptions<I, O, C>): RawKernel<I, O>;
 /** The 19 dtypes' names, in the order of their codes. */
 export function dtypes(): DType[];
 /** nxrig's version. */

@@ -37,6 +37,7 @@ import wbgInit, {
 import { convertCheckpoint as convertRaw, openCheckpoint as openRaw } from './checkpoint.js';
 import { adapterOf, adoptDevice, fromGpuBuffer as fromGpuBufferRaw, gpuOptions } from './interop.js';
 import { declare } from './elementwise.js';
+import { declareRaw } from './raw.js';
 
 let ready = false;
 
@@ -213,6 +214,11 @@ export const elementwise = guarded((options) => {
   const run = declare(options);
   return guarded(run, run.name);
 }, 'elementwise');
+/** A raw kernel of your own (see js/raw.js): a whole WGSL module over nxrig's loads and stores. */
+export const rawKernel = guarded((options) => {
+  const run = declareRaw(options);
+  return guarded(run, run.name);
+}, 'rawKernel');
 export const dtypes = guarded(wbgDtypes, 'dtypes');
 export const loadSafetensors = guarded(wbgLoadSafetensors, 'loadSafetensors');
 export const version = guarded(wbgVersion, 'version');

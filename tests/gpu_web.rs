@@ -467,6 +467,80 @@ async fn a_kernel_of_your_own_runs_on_webgpu_as_on_the_host_and_says_its_wgsl_er
     assert_eq!(bits_back(&z).await, vec![0x4000_0000; 4]);
 }
 
+/// A raw kernel on WebGPU: a reversal of a strided bfloat16 view times 2 and an int4
+/// output at an odd nibble (exact, so the oracle is the bits moved), and a module's
+/// WGSL error at its line, through Tint.
+#[wasm_bindgen_test]
+async fn a_raw_kernel_runs_on_webgpu_and_says_its_wgsl_errors() {
+    use nxrig::kernels::RawKernel;
+    let gpu = gpu().await;
+    let k = RawKernel::<f32>::new("reverse2")
+        .input("x", "T")
+        .input("k", DType::Int4)
+        .output("z", "T")
+        .output("n", DType::Int4)
+        .wgsl(
+            "@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i < numel_z()) {
+        store_z(i, load_x(numel_x() - 1u - i) * 2.0);
+        store_n(i, -load_k(i % numel_k()));
+    }
+}",
+        );
+    let n = 300;
+    let bits: Vec<u128> = (0..2 * n as u128)
+        .map(|k| 0x3e00 + (k * 37) % 0x0300)
+        .collect();
+    let x = AnyArray::of_bits(DType::Bfloat16, &[2 * n], &bits).unwrap();
+    let x = x.slice(&[nxrig::Slice::new(None, None, 2)]).unwrap();
+    let xg = x.to_device_async(&gpu).await.unwrap();
+    let kb: Vec<u128> = (1..=5).collect();
+    let kg = AnyArray::of_bits(DType::Int4, &[5], &kb)
+        .unwrap()
+        .to_device_async(&gpu)
+        .await
+        .unwrap();
+    let z = AnyArray::create(&gpu, DType::Bfloat16, &[n]).unwrap();
+    let whole = AnyArray::of_bits(DType::Int4, &[n + 2], &vec![0x7; n + 2])
+        .unwrap()
+        .to_device_async(&gpu)
+        .await
+        .unwrap();
+    let nv = whole
+        .slice(&[nxrig::Slice::new(Some(1), Some(n as isize + 1), 1)])
+        .unwrap();
+    k.call_async(&[&xg, &kg], &[&z, &nv], [(n as u32).div_ceil(64), 1, 1])
+        .await
+        .unwrap();
+    let want: Vec<u128> = (0..n)
+        .map(|i| {
+            let b = bits[2 * (n - 1 - i)] as u32;
+            ((f32::from_bits(b << 16) * 2.0).to_bits() >> 16) as u128
+        })
+        .collect();
+    assert_eq!(bits_back(&z).await, want, "the reversal times 2");
+    let got = bits_back(&whole).await;
+    assert_eq!(
+        (got[0], got[n + 1]),
+        (7, 7),
+        "the neighbours keep their bits"
+    );
+    for i in 0..n {
+        assert_eq!(got[i + 1], (16 - kb[i % 5]) & 0xf, "int4 element {i}");
+    }
+    let bad = RawKernel::<f32>::new("typo").input("x", "T").output("z", "T").wgsl(
+        "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    store_z(id.x, load_x(id.x) * );\n}\n",
+    );
+    let e = bad
+        .call_async(&[&xg], &[&z], [1, 1, 1])
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 3 of the WGSL module"), "{e}");
+}
+
 /// nxrig's operations on WebGPU give the host's bits (which `tests/ops.rs` holds to
 /// its oracle): `mul`, `div`, `maximum` and `lt` of every dtype that takes them, and
 /// every operation of four dtypes (a float, an integer, a complex, bool), on 256 pseudo-random

@@ -5,9 +5,10 @@
 //! flipped, strided and odd-offset layouts, against an oracle of its own (Rust's
 //! float32 arithmetic, the roundings of `tests/common/rounding.rs`, wrapping
 //! integers); an output's neighbours untouched; every refusal, and a module's error
-//! at its line. The host refuses: raw kernels are WGSL.
+//! at its line. Every other device (the host, CUDA) refuses: raw kernels are WGSL.
 
 use nxrig::kernels::RawKernel;
+use nxrig::rig::RigKind;
 use nxrig::{AnyArray, DType, Error, Rig, Slice};
 
 #[path = "common/dut.rs"]
@@ -22,6 +23,11 @@ mod rounding;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 const CALL: &str = "RawKernel::call";
+
+/// Whether the device under test is a GPU through wgpu (every other device refuses).
+fn on_wgpu() -> bool {
+    dut().kind() == RigKind::Wgpu
+}
 
 /// The module, in `ty`'s literals (`2.0` or `2`).
 fn module(two: &str) -> String {
@@ -154,7 +160,7 @@ const DTYPES: [DType; 6] = [
 
 on_every_device! {
     fn a_reversal_over_every_layout() {
-        if !dut().kind().is_gpu() {
+        if !on_wgpu() {
             return;
         }
         for d in DTYPES {
@@ -195,7 +201,7 @@ on_every_device! {
         let (x, y, z) = (f(&[4]), f(&[4]), f(&[4]));
         let k = reverse_f32();
         let g = [1, 1, 1];
-        if !dut().kind().is_gpu() {
+        if !on_wgpu() {
             let s = refused(k.call(&[&x, &y], &[&z], g));
             assert!(s.contains("runs on GPUs through wgpu, and its operands are on"), "{s}");
             return;
@@ -224,7 +230,7 @@ on_every_device! {
 
 on_every_device! {
     fn a_modules_error_is_said_at_its_line_and_identity_reads_the_old_values() {
-        if !dut().kind().is_gpu() {
+        if !on_wgpu() {
             return;
         }
         let x = of_bits(DType::Float32, &[4], &[1.0f32, 2.0, 3.0, 4.0].map(|v| v.to_bits() as u128)).on();

@@ -32,6 +32,7 @@ import { checkpoints } from './e2e-checkpoint.mjs';
 import { interop } from './e2e-interop.mjs';
 import { kernels } from './e2e-kernels.mjs';
 import { operations } from './e2e-ops.mjs';
+import { rawKernels } from './e2e-raw.mjs';
 import { tarball } from './e2e-package.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -235,6 +236,7 @@ async function main() {
     await cases(page);
     await conventions(page);
     await kernels(page);
+    await rawKernels(page);
     await operations(page);
     await messages(page);
     await convertCheckpoint(page);

@@ -20,7 +20,7 @@ use crate::{AnyArray, DType};
 #[wasm_bindgen]
 #[derive(Default)]
 pub struct Operands {
-    arrays: Vec<AnyArray>,
+    pub(super) arrays: Vec<AnyArray>,
 }
 
 #[wasm_bindgen]
@@ -105,7 +105,7 @@ pub struct Kernel {
 }
 
 /// `'T x'` as (name, type).
-fn operand(decl: &str) -> Result<(String, Ty), JsError> {
+pub(super) fn operand(decl: &str) -> Result<(String, Ty), JsError> {
     let parts: Vec<&str> = decl.split_whitespace().collect();
     let [ty, name] = parts[..] else {
         return Err(JsError::new(&format!(
@@ -265,7 +265,7 @@ impl Kernel {
 
 /// `r` as JavaScript has it: the JavaScript body's exception first, then nxrig's
 /// error without the kernel's name (the function called says it).
-fn settled<T>(
+pub(super) fn settled<T>(
     name: &str,
     thrown: Option<Rc<RefCell<Option<JsValue>>>>,
     r: Result<T, crate::Error>,

@@ -17,6 +17,7 @@ mod file;
 mod interop;
 mod ops;
 mod panic;
+mod raw;
 mod read;
 mod typed;
 
