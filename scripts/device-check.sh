@@ -28,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n=== %s\n' "$*"; }
-suites="arrays views placement door kernels ops dlpack"
+suites="arrays views placement door kernels ops elementwise raw_kernels dlpack"
 
 case "${1:-}" in
 prepare)

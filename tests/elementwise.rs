@@ -2,7 +2,7 @@
 //! float8_e4m3, float16, float32, int32 and int4, contiguous, strided, broadcast,
 //! flipped and sub-byte at odd offsets, against an oracle of its own (the `half`
 //! crate's roundings, a brute-force float8 rounding over all 256 values, wrapping
-//! integer arithmetic); every refusal, and a WGSL body's error at its line.
+//! integer arithmetic); every refusal, and a WGSL (or CUDA) body's error at its line.
 
 use half::{bf16, f16};
 use nxrig::kernels::Elementwise;
@@ -22,6 +22,7 @@ fn xy1_f32() -> Elementwise<f32> {
         .input("y", "T")
         .output("z", "T")
         .wgsl("z = x * y + 1.0;")
+        .cuda("z = x * y + 1.0f;")
         .host(|i, o| {
             for (k, z) in o[0].iter_mut().enumerate() {
                 *z = i[0][k] * i[1][k] + 1.0;
@@ -35,6 +36,8 @@ fn xy1_i32() -> Elementwise<i32> {
         .input("y", "T")
         .output("z", "T")
         .wgsl("z = x * y + 1;")
+        // Wrapping, as C's signed arithmetic is not.
+        .cuda("z = (int32_t)((uint32_t)x * (uint32_t)y + 1u);")
         .host(|i, o| {
             for (k, z) in o[0].iter_mut().enumerate() {
                 *z = i[0][k].wrapping_mul(i[1][k]).wrapping_add(1);
@@ -289,10 +292,15 @@ on_every_device! {
 
 on_every_device! {
     fn a_wgsl_error_is_said_at_its_line() {
-        if !dut().kind().is_gpu() {
+        let x = AnyArray::create(&dut(), DType::Float32, &[4]).unwrap();
+        if dut().kind() == nxrig::rig::RigKind::Cuda {
+            let k = Elementwise::<f32>::new("typo").input("x", "T").output("z", "T").cuda("float t = x * 2.0f;\nz = t * ;");
+            let s = refused(k.call(&[&x]), "Elementwise::call");
+            assert!(s.contains("does not compile") && s.contains("line 2 of the CUDA body"), "{s}");
+        }
+        if dut().kind() != nxrig::rig::RigKind::Wgpu {
             return;
         }
-        let x = AnyArray::create(&dut(), DType::Float32, &[4]).unwrap();
         let k = Elementwise::<f32>::new("typo").input("x", "T").output("z", "T").wgsl("let t = x * 2.0;\nz = t * ;");
         let s = refused(k.call(&[&x]), "Elementwise::call");
         assert!(s.contains("does not compile: line 2 of the WGSL body"), "{s}");
@@ -316,7 +324,7 @@ on_every_device! {
         for k in 0..64 {
             assert_eq!(got[k], expected(d, xs[k], ys[k]), "element {k}");
         }
-        if dut().kind().is_gpu() {
+        if dut().kind() == nxrig::rig::RigKind::Wgpu {
             let k = Elementwise::<f32>::new("typo").input("x", "T").output("z", "T").wgsl("z = x +;");
             let s = refused(pollster::block_on(k.call_async(&[&xd])), "Elementwise::call");
             assert!(s.contains("line 1 of the WGSL body"), "{s}");
@@ -352,6 +360,7 @@ on_every_device! {
             .output("z", DType::Float32)
             .donates("x")
             .wgsl("z = x;")
+            .cuda("z = x;")
             .host(|i, o| o[0].copy_from_slice(i[0]));
         let z = k2.call_donated(vec![h.clone()]).unwrap().remove(0);
         assert!(!z.buffer().same_memory(h.buffer()) && h.to_bits_vec().is_ok());

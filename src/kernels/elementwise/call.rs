@@ -223,7 +223,7 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// `Err` with why where the declaration is not one nxrig runs.
-    fn declared(&self) -> Result<(), String> {
+    pub(super) fn declared(&self) -> Result<(), String> {
         let names: Vec<&str> = self
             .inputs
             .iter()
@@ -321,7 +321,10 @@ impl<C: Compute> Elementwise<C> {
                 self.wgsl.as_deref().ok_or_else(|| missing("WGSL"))?,
             )),
             #[cfg(feature = "cuda")]
-            Backend::Cuda(_) => Err(missing("CUDA")),
+            Backend::Cuda(c) => Ok(Body::Cuda(
+                &c.0,
+                self.cuda.as_deref().ok_or_else(|| missing("CUDA"))?,
+            )),
         }
     }
 
@@ -342,7 +345,7 @@ impl<C: Compute> Elementwise<C> {
                 let pipeline = super::wgpu::compile(g, &p, op).map_err(|e| self.named(e))?;
                 Some((p, pipeline))
             }
-            Body::Host(_) => None,
+            _ => None,
         };
         self.through_door(op, inputs, &viewed, outputs, &body, compiled.as_ref())
     }
@@ -369,7 +372,7 @@ impl<C: Compute> Elementwise<C> {
                 })
                 .await
             }
-            Body::Host(_) => self.through_door(op, inputs, &viewed, outputs, &body, None),
+            _ => self.through_door(op, inputs, &viewed, outputs, &body, None),
         }
     }
 
@@ -391,6 +394,10 @@ impl<C: Compute> Elementwise<C> {
                 super::wgpu::run(g, p, pipeline, viewed, outputs, op).map_err(|e| self.named(e))
             }
             (Body::Wgpu(..), None) => unreachable!("nxrig bug: a GPU body run uncompiled"),
+            #[cfg(feature = "cuda")]
+            (Body::Cuda(c, body), _) => {
+                super::cuda::run(self, c, body, viewed, outputs, op).map_err(|e| self.named(e))
+            }
         };
         let a = door(outputs, &read, || r = work()).map_err(|e| e.called(op))?;
         let shown: Vec<&AnyArray> = inputs.iter().chain(outputs).copied().collect();
@@ -406,6 +413,8 @@ type Compiled = (super::wgpu::Prepared, super::wgpu::Pipelines);
 pub(super) enum Body<'a, C: Compute> {
     Host(&'a HostBody<C>),
     Wgpu(&'a crate::rig::wgpu::Gpu, &'a str),
+    #[cfg(feature = "cuda")]
+    Cuda(&'a std::sync::Arc<crate::rig::cuda::Cuda>, &'a str),
 }
 
 /// A declared type as the user wrote it, with what it is.

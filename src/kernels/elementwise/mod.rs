@@ -1,12 +1,16 @@
 //! Elementwise kernels of the user's own, declared once and run on every device:
 //! named operands (inputs and outputs) of a dtype or of a type variable they share,
-//! a compute type, and a body per device: WGSL statements (GPUs through wgpu) and a
-//! Rust closure over chunks (the host). nxrig decodes each input into the compute
+//! a compute type, and a body per device: WGSL statements (GPUs through wgpu), CUDA C
+//! statements (CUDA devices) and a Rust closure over chunks (the host); and raw
+//! kernels, a whole WGSL module over nxrig's loads and stores (`raw.rs`). nxrig decodes each input into the compute
 //! type exactly, rounds each output once into its dtype, walks every layout
 //! (strides, broadcast, flips, offsets, sub-byte elements at odd positions), cuts the
 //! work into pieces that fit the device, and claims the operands through the door.
 
 mod call;
+#[cfg(feature = "cuda")]
+mod cuda;
+mod cuda_source;
 mod donate;
 mod host;
 mod raw;
@@ -19,7 +23,7 @@ pub use raw::RawKernel;
 use crate::dtype::{DType, Element};
 
 /// A compute type of elementwise kernels: what the body computes in (`f32`, `i32` and
-/// `u32` on every device; `f64` and `i64` on the host).
+/// `u32` on every device; `f64` and `i64` on the host and CUDA devices).
 pub trait Compute: Element + bytemuck::Pod + Send + Sync + 'static {}
 
 impl Compute for f32 {}
@@ -63,7 +67,8 @@ pub type HostBody<C> = dyn Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync;
 
 /// An elementwise kernel, declared once: named operands (inputs and outputs) of a
 /// dtype or of a type variable they share, a compute type `C`, and a body per device
-/// (WGSL for GPUs through wgpu, a closure over chunks for the host). nxrig decodes
+/// (WGSL for GPUs through wgpu, CUDA C for CUDA devices, a closure over chunks for the
+/// host). nxrig decodes
 /// each input into `C` exactly, rounds each output once into its dtype, walks every
 /// layout, cuts the work into pieces that fit the device, and claims the operands
 /// through the door.
@@ -99,6 +104,7 @@ pub struct Elementwise<C: Compute> {
     /// Inputs whose memory an output may take ([`Elementwise::call_donated`]).
     donated: Vec<String>,
     wgsl: Option<String>,
+    cuda: Option<String>,
     host: Option<Arc<HostBody<C>>>,
 }
 
@@ -111,6 +117,7 @@ impl<C: Compute> std::fmt::Debug for Elementwise<C> {
             .field("outputs", &self.outputs)
             .field("donated", &self.donated)
             .field("wgsl", &self.wgsl)
+            .field("cuda", &self.cuda)
             .field("host", &self.host.is_some())
             .finish()
     }
@@ -126,6 +133,7 @@ impl<C: Compute> Elementwise<C> {
             outputs: Vec::new(),
             donated: Vec::new(),
             wgsl: None,
+            cuda: None,
             host: None,
         }
     }
@@ -150,6 +158,65 @@ impl<C: Compute> Elementwise<C> {
     pub fn wgsl(mut self, body: &str) -> Self {
         self.wgsl = Some(body.to_owned());
         self
+    }
+
+    /// The body on CUDA devices: C statements that set every output (a variable of
+    /// the compute type: `float`, `double`, `int32_t`, `uint32_t`, `int64_t`) from the
+    /// inputs (`const`s of it), compiled by NVRTC in the source
+    /// [`Elementwise::cuda_source`] gives, over `include/nx_dtype.h`'s conversions.
+    #[must_use]
+    pub fn cuda(mut self, body: &str) -> Self {
+        self.cuda = Some(body.to_owned());
+        self
+    }
+
+    /// The CUDA C source nxrig compiles for operands of `dtypes` (the inputs', then
+    /// the outputs', in declaration order): the kernel `nx_user`, its parameters each
+    /// operand's address and `nx_walk` in order, then the count of elements; it
+    /// includes `nx_kernels.cu` (NVRTC gets it inlined). For reading, and for
+    /// compiling it elsewhere (as C99 for the host through `nx_launch.h`).
+    ///
+    /// ```
+    /// use nxrig::kernels::Elementwise;
+    /// use nxrig::DType;
+    /// let k = Elementwise::<f32>::new("xy1").input("x", "T").input("y", "T").output("z", "T")
+    ///     .cuda("z = x * y + 1.0f;");
+    /// let s = k.cuda_source(&[DType::Bfloat16; 3])?;
+    /// assert!(s.contains("NX_KERNEL void nx_user(const uint8_t *nx_at_x, nx_walk nx_w_x,"));
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming `Elementwise::cuda_source` and the kernel: no CUDA
+    /// body, a declaration that is not valid, a count of dtypes other than the
+    /// operands', a compute type C lacks here.
+    pub fn cuda_source(&self, dtypes: &[DType]) -> Result<String, crate::Error> {
+        const OP: &str = "Elementwise::cuda_source";
+        let no = |reason: String| self.refusal(OP, reason, &[]);
+        self.declared().map_err(no)?;
+        let body = self
+            .cuda
+            .as_deref()
+            .ok_or_else(|| no("it has no CUDA body".into()))?;
+        let names: Vec<(&str, bool)> = self
+            .inputs
+            .iter()
+            .map(|(n, _)| (n.as_str(), false))
+            .chain(self.outputs.iter().map(|(n, _)| (n.as_str(), true)))
+            .collect();
+        if dtypes.len() != names.len() {
+            return Err(no(format!(
+                "{} dtypes given for {} operands",
+                dtypes.len(),
+                names.len()
+            )));
+        }
+        let operands: Vec<(&str, DType, bool)> = names
+            .iter()
+            .zip(dtypes)
+            .map(|(&(n, w), &d)| (n, d, w))
+            .collect();
+        cuda_source::source(&self.name, &operands, C::DTYPE, body).map_err(no)
     }
 
     /// The body on the host: `f(inputs, outputs)` over chunks of one length, the

@@ -3,13 +3,13 @@
 //! becomes nxrig's: a sticky one (the context fails every later call) loses the
 //! device, failing every pending and later call with [`Error::Lost`].
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys;
 
-use super::module::Module;
+use super::module::{Module, Program};
 use super::said::said;
 use super::staging::Staging;
 use crate::error::Error;
@@ -33,6 +33,9 @@ pub(crate) struct Cuda {
     pending: Mutex<VecDeque<(Stamp, sys::CUevent)>>,
     /// The kernels, compiled by NVRTC on first use (or why they could not be).
     pub(super) module: OnceLock<Result<Module, String>>,
+    /// Modules the runtime does not know (users' kernels), by the caller's name, each
+    /// compiled on first use (or why it could not be).
+    pub(super) programs: Mutex<HashMap<String, Result<Arc<Program>, String>>>,
     /// Pinned host memory for large uploads and reads, made on first use.
     pub(super) staging: Mutex<Option<Staging>>,
     /// Streaming multiprocessors, for grid sizes.
@@ -94,6 +97,7 @@ impl Cuda {
             turn: Mutex::new(()),
             pending: Mutex::new(VecDeque::new()),
             module: OnceLock::new(),
+            programs: Mutex::new(HashMap::new()),
             staging: Mutex::new(None),
             multiprocessors,
             capability,
@@ -253,6 +257,11 @@ impl Drop for Cuda {
                 drop(lock(&self.staging).take());
                 if let Some(Ok(m)) = self.module.take() {
                     m.unload();
+                }
+                for (_, p) in lock(&self.programs).drain() {
+                    if let Ok(p) = p.map(Arc::into_inner) {
+                        p.into_iter().for_each(Program::unload);
+                    }
                 }
                 let _ = result::stream::destroy(self.stream);
             }

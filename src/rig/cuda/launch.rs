@@ -6,7 +6,7 @@ use std::ffi::c_void;
 use cudarc::driver::result;
 
 use super::device::Cuda;
-use super::module::{Entry, Module};
+use super::module::{Entry, Module, Program};
 use crate::error::Error;
 
 impl Cuda {
@@ -20,6 +20,54 @@ impl Cuda {
                 device: self.name.clone(),
                 reason: reason.clone(),
             })
+    }
+
+    /// The module named `key` (`source()` after nxrig's headers and `nx_kernels.cu`,
+    /// its kernel `symbol`), compiled and loaded the first time (the context is
+    /// current).
+    fn program(
+        &self,
+        op: &'static str,
+        key: &str,
+        source: impl FnOnce() -> String,
+        symbol: &str,
+    ) -> Result<std::sync::Arc<Program>, Error> {
+        let mut programs = super::device::lock(&self.programs);
+        let made = programs.entry(key.to_owned()).or_insert_with(|| {
+            Program::compile(self.capability, key, &source(), symbol).map(std::sync::Arc::new)
+        });
+        made.clone().map_err(|log| Error::Invalid {
+            op,
+            reason: format!("its CUDA C does not compile: {log}"),
+            operands: String::new(),
+        })
+    }
+
+    /// Launches the kernel `symbol` of the module named `key` (compiled from
+    /// `source()` the first time, as [`Cuda::launch`]'s kernels are) over `n`
+    /// indices with `args`, as [`Cuda::launch`] does.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] naming `op` where the source does not compile (NVRTC's log);
+    /// [`Error::Device`] where it does not load; [`Error::Lost`].
+    ///
+    /// # Safety
+    /// As [`Cuda::launch`]'s, for the kernel `symbol`.
+    pub(crate) unsafe fn launch_source(
+        &self,
+        op: &'static str,
+        (key, symbol): (&str, &str),
+        source: impl FnOnce() -> String,
+        n: usize,
+        args: &mut [*mut c_void],
+    ) -> Result<(), Error> {
+        self.current(op)?;
+        let p = self.program(op, key, source, symbol)?;
+        if n == 0 {
+            return Ok(());
+        }
+        // SAFETY: the caller's.
+        unsafe { self.launch_function(op, p.function, n, args) }
     }
 
     /// Launches `entry` over `n` indices with `args` (a pointer to each parameter's
@@ -45,6 +93,22 @@ impl Cuda {
         }
         self.current(op)?;
         let f = self.module(op)?.function(entry);
+        // SAFETY: the caller's.
+        unsafe { self.launch_function(op, f, n, args) }
+    }
+
+    /// Launches `f` over `n` indices (blocks of 256 threads, at most 16 blocks a
+    /// multiprocessor).
+    ///
+    /// # Safety
+    /// As [`Cuda::launch`]'s, for `f`.
+    unsafe fn launch_function(
+        &self,
+        op: &'static str,
+        f: cudarc::driver::sys::CUfunction,
+        n: usize,
+        args: &mut [*mut c_void],
+    ) -> Result<(), Error> {
         let blocks = n
             .div_ceil(256)
             .min(self.multiprocessors as usize * 16)

@@ -9,7 +9,8 @@
 //!   loads them (its loader panics where they are missing); opening the devices.
 //! - `device.rs`: the device state, errors, and the stamps.
 //! - `said.rs`: driver errors in words; `module.rs`: the kernels' source through
-//!   NVRTC; `staging.rs`: pinned buffers (none knows the device).
+//!   NVRTC, and modules the runtime does not know (a user's kernel, compiled once a
+//!   name); `staging.rs`: pinned buffers (none knows the device).
 //! - `memory.rs`: an allocation; `transfer.rs`: allocating, uploads, reads (through
 //!   the staging buffers from 1 MiB), copies, fills; `launch.rs`: kernel launches.
 //! - `backend.rs`: the `DeviceBackend` implementation.

@@ -103,29 +103,12 @@ unsafe impl Sync for Module {}
 impl Module {
     /// The source compiled by NVRTC for compute capability `(major, minor)` and
     /// loaded into the current context, or why it could not be.
-    pub(super) fn compile((major, minor): (i32, i32)) -> Result<Module, String> {
-        let opts = |arch: Option<String>| cudarc::nvrtc::CompileOptions {
-            fmad: Some(false),
-            options: arch.into_iter().collect(),
-            name: Some("nx_kernels.cu".into()),
-            ..Default::default()
-        };
-        let arch = format!("--gpu-architecture=compute_{major}{minor}");
-        // An NVRTC older than the device knows no target for it: then its default
-        // target, which the driver compiles for the device when it loads the PTX.
-        let ptx = cudarc::nvrtc::compile_ptx_with_opts(source(), opts(Some(arch)))
-            .or_else(|_| cudarc::nvrtc::compile_ptx_with_opts(source(), opts(None)))
+    pub(super) fn compile(capability: (i32, i32)) -> Result<Module, String> {
+        let module = load(capability, "nx_kernels.cu", source())
             .map_err(|e| format!("NVRTC failed on nx_kernels.cu: {e}"))?;
-        let image = CString::new(ptx.to_src()).map_err(|e| format!("PTX with a NUL: {e}"))?;
-        // SAFETY: a PTX image NVRTC made, NUL-terminated.
-        let module = unsafe { result::module::load_data(image.as_ptr().cast()) }
-            .map_err(|e| format!("the driver refused the PTX: {}", said(&e)))?;
         let mut functions = [std::ptr::null_mut(); Entry::ALL.len()];
         for (f, e) in functions.iter_mut().zip(Entry::ALL) {
-            let name = CString::new(e.symbol()).expect("no NUL");
-            // SAFETY: the module just loaded.
-            *f = unsafe { result::module::get_function(module, name) }
-                .map_err(|err| format!("no kernel {} in the module: {}", e.symbol(), said(&err)))?;
+            *f = function(module, e.symbol())?;
         }
         Ok(Module { module, functions })
     }
@@ -146,11 +129,88 @@ impl Module {
     }
 }
 
+/// `source` (file `name`) compiled by NVRTC for compute capability `(major, minor)`
+/// and loaded into the current context, or why not: the compiler's log, or the
+/// driver's word.
+fn load((major, minor): (i32, i32), name: &str, source: String) -> Result<sys::CUmodule, String> {
+    let opts = |arch: Option<String>| cudarc::nvrtc::CompileOptions {
+        fmad: Some(false),
+        options: arch.into_iter().collect(),
+        name: Some(name.into()),
+        ..Default::default()
+    };
+    let arch = format!("--gpu-architecture=compute_{major}{minor}");
+    // An NVRTC older than the device knows no target for it: then its default
+    // target, which the driver compiles for the device when it loads the PTX.
+    let ptx = match cudarc::nvrtc::compile_ptx_with_opts(&source, opts(Some(arch))) {
+        Ok(p) => p,
+        Err(cudarc::nvrtc::CompileError::CompileError { log, .. }) => {
+            return Err(log.to_string_lossy().trim().to_owned())
+        }
+        Err(_) => cudarc::nvrtc::compile_ptx_with_opts(&source, opts(None))
+            .map_err(|e| format!("{e:?}"))?,
+    };
+    let image = CString::new(ptx.to_src()).map_err(|e| format!("PTX with a NUL: {e}"))?;
+    // SAFETY: a PTX image NVRTC made, NUL-terminated.
+    unsafe { result::module::load_data(image.as_ptr().cast()) }
+        .map_err(|e| format!("the driver refused the PTX: {}", said(&e)))
+}
+
+/// The kernel `symbol` of a loaded module.
+fn function(module: sys::CUmodule, symbol: &str) -> Result<sys::CUfunction, String> {
+    let name = CString::new(symbol).map_err(|_| format!("a kernel name with a NUL: {symbol:?}"))?;
+    // SAFETY: a module loaded by `load`.
+    unsafe { result::module::get_function(module, name) }
+        .map_err(|err| format!("no kernel {symbol} in the module: {}", said(&err)))
+}
+
+/// A module the runtime does not know (a user's kernel), loaded with its one kernel.
+pub(crate) struct Program {
+    module: sys::CUmodule,
+    pub(super) function: sys::CUfunction,
+}
+
+// SAFETY: as `Module`'s.
+unsafe impl Send for Program {}
+unsafe impl Sync for Program {}
+
+impl Program {
+    /// `source` (inlined after nxrig's headers and `nx_kernels.cu`, its `#include
+    /// "..."` lines dropped) compiled for `capability` and loaded, with its kernel
+    /// `symbol`; or the compiler's log.
+    pub(super) fn compile(
+        capability: (i32, i32),
+        name: &str,
+        source: &str,
+        symbol: &str,
+    ) -> Result<Program, String> {
+        let module = load(capability, name, source_with(source))?;
+        let function = function(module, symbol)?;
+        Ok(Program { module, function })
+    }
+
+    /// Unloads the module (the device's context is current).
+    pub(super) fn unload(self) {
+        // SAFETY: loaded once by `compile`, unloaded once.
+        let _ = unsafe { result::module::unload(self.module) };
+    }
+}
+
+/// nxrig's headers and `nx_kernels.cu` (not `nx_ops.cu`), then `extra`, inlined.
+fn source_with(extra: &str) -> String {
+    inlined(SOURCES[..4].iter().copied().chain([extra]))
+}
+
 /// The source NVRTC compiles: the files inlined in order, their `#include "..."`
 /// lines dropped (NVRTC reads no files; each header's guard holds as in C).
 pub(crate) fn source() -> String {
+    inlined(SOURCES.iter().copied())
+}
+
+/// `files` inlined in order, their `#include "..."` lines dropped.
+fn inlined<'a>(files: impl Iterator<Item = &'a str>) -> String {
     let mut s = String::new();
-    for f in SOURCES {
+    for f in files {
         for line in f.lines() {
             if !line.trim_start().starts_with("#include \"") {
                 s.push_str(line);
