@@ -250,6 +250,27 @@ async fn float32_add_in_two_passes_on_webgpu() {
     );
 }
 
+/// The 8- and 16-bit floats' add on SwiftShader: native float32 sums first (every
+/// finite float8 pair; bfloat16 pairs near float32's subnormals, which SwiftShader
+/// flushes, flagged), the exact kernel over pieces that need it; each case equals the
+/// host's add.
+#[wasm_bindgen_test]
+async fn narrow_floats_add_in_two_passes_on_webgpu() {
+    let gpu = gpu().await;
+    for (name, d, xs, ys) in common::add_passes::narrow_cases() {
+        let n = xs.len();
+        let x = AnyArray::of_bits(d, &[n], &xs).unwrap();
+        let y = AnyArray::of_bits(d, &[n], &ys).unwrap();
+        let want = nxrig::kernels::add(&x, &y).unwrap().to_bits_vec().unwrap();
+        let sum =
+            nxrig::kernels::add(&x.to_device(&gpu).unwrap(), &y.to_device(&gpu).unwrap()).unwrap();
+        let got = bits_back(&sum).await;
+        if let Some(m) = common::add_passes::wrong(&name, &xs, &ys, &got, &want) {
+            panic!("{m}");
+        }
+    }
+}
+
 /// One placement, every form, in the browser: every view of the zoo
 /// (flipped, permuted, stepped, broadcast over strided axes, empty at offsets,
 /// sub-byte at odd offsets) from the host and WebGPU to each, by `to_device_async`

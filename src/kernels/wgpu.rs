@@ -90,10 +90,16 @@ pub(crate) fn add(
     let (xo, yo, oo) = (x.wgpu_base(op)?, y.wgpu_base(op)?, out.wgpu_base(op)?);
     let d = out.dtype();
     let native = g.native().for_dtype(d);
+    let f32 = g.native().f32;
     let bits = d.bits();
-    // float32 where the device's sums are not trusted runs the native sums first,
-    // the exact kernel only over pieces that need it (`Add::first_pass`).
-    let program = Add { dtype: d, native };
+    // float32 where the device's sums are not trusted, and the 8- and 16-bit floats,
+    // run the native sums first, the exact kernel only over pieces that need it
+    // (`Add::first_pass`).
+    let program = Add {
+        dtype: d,
+        native,
+        f32,
+    };
     rig.submit_as(op, &[x.buffer(), y.buffer()], &[out.buffer()], || {
         g.run(
             op,

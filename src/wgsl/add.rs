@@ -186,21 +186,49 @@ fn add_fns(d: DType, native: Native) -> String {
     facts("SRC", d) + &facts("DST", d) + "\n" + CONVERT + "\n" + ADD_FLOAT + "\n" + &fns
 }
 
-/// [`add_module`]'s contiguous form for a 32-bit dtype (`shaders/flat4.wgsl`), or `None`
-/// for other widths: bindings as `add_module`'s, each a `vec4<u32>` array, the
-/// parameters' count and offsets in units of 4 elements. `at_zero`: the form for
+/// [`add_module`]'s contiguous form for a dtype of 8, 16 or 32 bits
+/// (`shaders/flat4.wgsl`), or `None` for other widths: bindings as `add_module`'s,
+/// each a `vec4<u32>` array, the parameters' count and offsets in units of 4 words
+/// (16, 8 or 4 elements), each word's elements added in turn. `at_zero`: the form for
 /// operands that all start their binding windows, which ignores the offsets.
 pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<String> {
-    if d.bits() != 32 {
+    if !matches!(d.bits(), 8 | 16 | 32) {
         return None;
     }
     let native = native.for_dtype(d);
+    let lane = "fn add_lane(a: u32, b: u32) -> u32 {\n    return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;\n}\n";
+    let functions = add_fns(d, native) + "\n" + lane;
+    let one = super::add_narrow::lanes(d.bits(), "add_lane");
     let parts = FlatParts {
         enable: enable(native),
         two_sources: true,
-        functions: &add_fns(d, native),
-        one: "return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;",
+        functions: &functions,
+        one: &one,
         end: "",
+    };
+    Some(flat4_module(&parts, at_zero))
+}
+
+/// The first pass of add over an 8- or 16-bit float (bfloat16, float16, the float8s)
+/// in the contiguous form of [`add_module_flat4`] (`shaders/add_narrow_first.wgsl`):
+/// the sums in native float32, each rounded once into the dtype, and binding 4 (an
+/// `atomic<u32>`) set to 1 where any element needs the exact sum (a NaN or an
+/// infinity; bfloat16 pairs below 2^-100); `None` for other dtypes.
+///
+/// ```
+/// use nxrig::wgsl::add_module_narrow_first;
+/// use nxrig::DType;
+/// assert!(add_module_narrow_first(DType::Bfloat16, true).unwrap().contains("f32_to_bfloat16"));
+/// assert!(add_module_narrow_first(DType::Int16, true).is_none());
+/// ```
+pub fn add_module_narrow_first(d: DType, at_zero: bool) -> Option<String> {
+    let (functions, one) = super::add_narrow::first_parts(d)?;
+    let parts = FlatParts {
+        enable: "",
+        two_sources: true,
+        functions: &functions,
+        one: &one,
+        end: "if (seen != 0u) { atomicOr(&flag, 1u); }",
     };
     Some(flat4_module(&parts, at_zero))
 }

@@ -6,6 +6,7 @@
 //! device memory as `array<u32>` and runs these modules.
 
 mod add;
+mod add_narrow;
 mod cast;
 pub(crate) mod elementwise;
 mod operands;
@@ -14,7 +15,10 @@ mod params;
 mod raw;
 mod words;
 
-pub use add::{add_module, add_module_f32_again, add_module_f32_first, add_module_flat4, Native};
+pub use add::{
+    add_module, add_module_f32_again, add_module_f32_first, add_module_flat4,
+    add_module_narrow_first, Native,
+};
 pub use cast::{cast_module, cast_module_flat4};
 pub use elementwise::{
     compute_type, elementwise_module, elementwise_module_packed, packed_per, Generated, Slot,
@@ -179,7 +183,7 @@ mod tests {
     }
 
     #[test]
-    fn the_contiguous_forms_validate_for_32_bit_dtypes_only() {
+    fn the_contiguous_forms_validate_where_they_exist() {
         use crate::dtype::DType;
         for s in DType::ALL {
             for d in DType::ALL {
@@ -193,7 +197,16 @@ mod tests {
                 }
             }
             for at_zero in [false, true] {
-                if let Some(m) = add_module_flat4(s, Native::NONE, at_zero) {
+                let m = add_module_flat4(s, Native::NONE, at_zero);
+                assert_eq!(m.is_some(), matches!(s.bits(), 8 | 16 | 32), "{s}");
+                if let Some(m) = m {
+                    assert!(!m.contains("{{"), "{s}");
+                    validate(&m);
+                }
+                let narrow = s.is_float() && matches!(s.bits(), 8 | 16);
+                let m = add_module_narrow_first(s, at_zero);
+                assert_eq!(m.is_some(), narrow, "{s}");
+                if let Some(m) = m {
                     assert!(!m.contains("{{"), "{s}");
                     validate(&m);
                 }

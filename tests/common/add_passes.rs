@@ -1,8 +1,11 @@
 //! Cases of float32 add in two passes (a device whose float32 sums are not trusted
 //! adds natively first and runs the exact kernel only over pieces that need it):
 //! operands that never need it, and one element that does among many that do not,
-//! at the start, inside and at the end of the array. Shared by the native and the
-//! browser tests; the oracle is the host's add.
+//! at the start, inside and at the end of the array; and the same of the 8- and
+//! 16-bit floats, which add natively in float32 first wherever the device has it
+//! (every finite pair of each float8, planted NaNs, infinities and bfloat16's pairs
+//! near float32's subnormals). Shared by the native and the browser tests; the oracle
+//! is the host's add.
 #![allow(dead_code)]
 
 /// Elements of each case: several pieces of the contiguous form's loop, and a tail of
@@ -63,4 +66,98 @@ pub fn wrong(name: &str, xs: &[u128], ys: &[u128], got: &[u128], want: &[u128]) 
         got.get(i).copied().unwrap_or_default(),
         want[i]
     ))
+}
+
+/// (name, dtype, x, y) of each case of the 8- and 16-bit floats.
+pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
+    use nxrig::DType;
+    let mut out = Vec::new();
+    // Every pair of finite float8s (no flag: the native sums alone), 8 elements past
+    // a multiple of the contiguous form's 16.
+    for (d, finite) in [
+        (
+            DType::Float8E4m3,
+            (|b: u128| b & 0x7f != 0x7f) as fn(u128) -> bool,
+        ),
+        (DType::Float8E5m2, |b: u128| (b >> 2) & 0x1f != 0x1f),
+    ] {
+        let f: Vec<u128> = (0..256).filter(|&b| finite(b)).collect();
+        let (mut xs, mut ys) = (Vec::new(), Vec::new());
+        for &a in &f {
+            for &b in &f {
+                xs.push(a);
+                ys.push(b);
+            }
+        }
+        let n = xs.len() - xs.len() % 16 + 8;
+        xs.resize(n, 0x38);
+        ys.resize(n, 0xb8);
+        out.push((format!("{d}: every finite pair"), d, xs, ys));
+    }
+    // Normal bfloat16 (magnitudes 2^-100 and up) and float16 (subnormals included:
+    // exact in float32), then one element needing the exact sum planted.
+    let mix = |i: usize| (i as u128).wrapping_mul(2_654_435_761) >> 7;
+    let bf = |i: usize| {
+        let e = 27 + (mix(i) % 200) as u128; // biased, 27..227
+        ((mix(i) & 1) << 15) | (e << 7) | (mix(i * 3 + 1) & 0x7f)
+    };
+    let half = |i: usize| {
+        mix(i)
+            & 0xffff
+            & !(if (mix(i) >> 10) & 0x1f == 0x1f {
+                0x4000
+            } else {
+                0
+            })
+    };
+    let n = 20_000 + 5;
+    for (d, gen, planted) in [
+        (
+            DType::Bfloat16,
+            &bf as &dyn Fn(usize) -> u128,
+            vec![
+                ("a NaN operand", 0x7fc1, 0x3f80),
+                ("inf - inf", 0x7f80, 0xff80),
+                ("a subnormal pair", 0x0003, 0x8001),
+                ("a sum that cancels into a subnormal", 0x0081, 0x8080),
+                ("a pair below 2^-100", 0x0d00, 0x0d00),
+            ],
+        ),
+        (
+            DType::Float16,
+            &half,
+            vec![
+                ("a NaN operand", 0x7e01, 0x3c00),
+                ("inf + a normal", 0xfc00, 0x3c00),
+            ],
+        ),
+        (
+            DType::Float8E4m3,
+            &|i: usize| mix(i) & 0x7e,
+            vec![("a NaN operand", 0x7f, 0x38)],
+        ),
+        (
+            DType::Float8E5m2,
+            &|i: usize| mix(i) & 0x7b,
+            vec![("an infinity", 0x7c, 0x38), ("a NaN operand", 0xfe, 0x38)],
+        ),
+    ] {
+        let xs: Vec<u128> = (0..n).map(gen).collect();
+        let ys: Vec<u128> = (0..n).map(|i| gen(i * 31 + 7)).collect();
+        out.push((
+            format!("{d}: no element needs the exact sum"),
+            d,
+            xs.clone(),
+            ys.clone(),
+        ));
+        for (name, a, b) in planted {
+            for at in [0, n / 2 + 1, n - 6] {
+                let (mut x, mut y) = (xs.clone(), ys.clone());
+                x[at] = a;
+                y[at] = b;
+                out.push((format!("{d}: {name} at {at}"), d, x, y));
+            }
+        }
+    }
+    out
 }

@@ -1,7 +1,7 @@
 //! Running a kernel over its operands, in named steps: plan the jobs (the pieces that
 //! fit the device, `plan`, each in its form), choose each job's pipeline, bind its
 //! parameters (binding 0, a uniform) and its operands' windows, size its grid (one
-//! invocation an element, or four in the contiguous form), and encode it, in one pass
+//! invocation an element, or four words' in the contiguous form), and encode it, in one pass
 //! or, for a kernel with a first pass, in two with the indirect pass between
 //! (`indirect`). All the jobs go in one submission.
 
@@ -148,22 +148,26 @@ impl Gpu {
     }
 }
 
-/// The jobs of `program` over `pieces`: a piece whose operands are all 32-bit and
-/// C-contiguous from offsets that are multiples of 4, of a program with the contiguous
-/// form, runs its whole groups of 4 elements in that form and the rest (fewer than 4)
-/// walked; every other piece is walked.
+/// The jobs of `program` over `pieces`: a piece whose operands are all of one width
+/// of 8, 16 or 32 bits and C-contiguous from offsets that are multiples of a 16-byte
+/// group's elements, of a program with the contiguous form, runs its whole groups in
+/// that form and the rest (fewer than a group) walked; every other piece is walked.
 fn jobs<'p>(
     program: &dyn Program,
     ops: &[Operand<'_>],
     pieces: &'p [Piece],
 ) -> Result<Vec<Job<'p>>, Error> {
-    let words = program.has_flat4() && ops.iter().all(|o| o.bits == 32);
+    let bits = ops[0].bits;
+    let words =
+        program.has_flat4() && matches!(bits, 8 | 16 | 32) && ops.iter().all(|o| o.bits == bits);
+    // Elements a group of 4 words.
+    let per = (4 * 32 / bits.max(1)) as usize;
     let mut jobs = Vec::with_capacity(pieces.len());
     for p in pieces {
         let flat = words
             && p.layouts
                 .iter()
-                .all(|l| l.is_contiguous() && l.offset() % 4 == 0);
+                .all(|l| l.is_contiguous() && l.offset() % per == 0);
         if !flat {
             jobs.push(Job {
                 form: Form::Walked,
@@ -179,8 +183,8 @@ fn jobs<'p>(
                 .map(|l| Layout::new(&[len], &[1], (l.offset() + at) / div))
                 .collect()
         };
-        if n >= 4 {
-            let layouts = line(n / 4, 0, 4)?;
+        if n >= per {
+            let layouts = line(n / per, 0, per)?;
             let at_zero = layouts.iter().all(|x| x.offset() == 0);
             jobs.push(Job {
                 form: Form::Flat4 { at_zero },
@@ -188,10 +192,10 @@ fn jobs<'p>(
                 piece: p,
             });
         }
-        if n % 4 != 0 {
+        if n % per != 0 {
             jobs.push(Job {
                 form: Form::Walked,
-                layouts: line(n % 4, n - n % 4, 1)?,
+                layouts: line(n % per, n - n % per, 1)?,
                 piece: p,
             });
         }

@@ -10,8 +10,9 @@ pub(crate) enum Form {
     /// The general form: any layouts, walked (entry point `main`, one invocation an
     /// element, binding 0 the walk's parameters, then each operand's window).
     Walked,
-    /// The contiguous form (`shaders/flat4.wgsl`): 32-bit operands, C-contiguous, four
-    /// elements an invocation; `at_zero` where every operand starts its window.
+    /// The contiguous form (`shaders/flat4.wgsl`): operands of one width of 8, 16 or
+    /// 32 bits, C-contiguous, four words an invocation; `at_zero` where every operand
+    /// starts its window.
     Flat4 { at_zero: bool },
 }
 
@@ -22,7 +23,8 @@ pub(crate) trait Program {
     /// programs of one name have the same WGSL.
     fn key(&self) -> String;
 
-    /// True where it has the contiguous form (every operand 32 bits wide).
+    /// True where it has the contiguous form (for operands of one width of 8, 16 or
+    /// 32 bits; the runtime uses it only there).
     fn has_flat4(&self) -> bool {
         false
     }
