@@ -98,7 +98,7 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
     // exact in float32), then one element needing the exact sum planted.
     let mix = |i: usize| (i as u128).wrapping_mul(2_654_435_761) >> 7;
     let bf = |i: usize| {
-        let e = 27 + (mix(i) % 200) as u128; // biased, 27..227
+        let e = 27 + mix(i) % 200; // biased, 27..227
         ((mix(i) & 1) << 15) | (e << 7) | (mix(i * 3 + 1) & 0x7f)
     };
     let half = |i: usize| {
