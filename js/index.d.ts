@@ -409,37 +409,43 @@ export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput
 // broadcasting, one dtype, the same bits on the host and WebGPU: floats rounded once
 // (a NaN operand gives that NaN quieted, `x`'s first), integers wrap. Typed for any
 // dtype (arrays of a checkpoint are `NxArray<DType>`); a dtype an operation does not
-// take throws naming the function.
+// take throws naming the function. With `{ out }` after the arrays, the result is
+// stored into `out` (of the result's dtype and shape, any layout, an operand itself
+// too) and `out` is returned.
+/** An operation's options: the array its result is stored into. */
+export interface OutOption<D extends DType> {
+  out?: NxArray<D>;
+}
 /** `x + y` (bool: or). */
-export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** `x - y` (not bool). */
-export function sub<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function sub<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** `x * y` (bool: and). */
-export function mul<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function mul<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** `x / y`: floats rounded once; integers floor-divide as NumPy's `//` (`x / 0` is 0). Not bool or complex. */
-export function div<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function div<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** The greater of `x` and `y` (a NaN first; `+0` over `-0`). Not complex. */
-export function maximum<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function maximum<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** The lesser of `x` and `y` (a NaN first; `-0` under `+0`). Not complex. */
-export function minimum<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function minimum<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** `-x` (floats: the sign flipped; integers wrap). Not bool. */
-export function neg<D extends DType>(x: NxArray<D>): NxArray<D>;
+export function neg<D extends DType>(x: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** `|x|` (floats: the sign cleared; integers wrap). Not complex. */
-export function abs<D extends DType>(x: NxArray<D>): NxArray<D>;
+export function abs<D extends DType>(x: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 /** `x == y` into bool (a NaN equals nothing; `-0 == +0`). */
-export function eq<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function eq<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x != y` into bool. */
-export function ne<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function ne<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x < y` into bool (false where either is a NaN). Not complex. */
-export function lt<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function lt<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x <= y` into bool. Not complex. */
-export function le<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function le<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x > y` into bool. Not complex. */
-export function gt<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function gt<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x >= y` into bool. Not complex. */
-export function ge<D extends DType>(x: NxArray<D>, y: NxArray<D>): NxArray<'bool'>;
+export function ge<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** NumPy's `where`: `x` where `cond` is true, else `y`, broadcast, bit for bit. */
-export function where<D extends DType>(cond: NxArray<'bool'>, x: NxArray<D>, y: NxArray<D>): NxArray<D>;
+export function where<D extends DType>(cond: NxArray<'bool'>, x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 
 /** An operand of a kernel: a dtype or a type variable, then its name (`'T x'`, `'float32 y'`). */
 export type OperandDecl = `${string} ${string}`;

@@ -29,6 +29,8 @@ import wbgInit, {
   neg as wbgNeg,
   sub as wbgSub,
   where as wbgWhere,
+  operationInto as wbgOperationInto,
+  Operands,
   dtypes as wbgDtypes,
   lastPanic as wbgLastPanic,
   loadSafetensors as wbgLoadSafetensors,
@@ -193,22 +195,46 @@ Checkpoint.prototype.toString = function () {
 };
 Checkpoint.prototype[inspect] = Checkpoint.prototype.toString;
 
-// Elementwise operations (src/web/ops.rs): errors name the function called.
-export const add = guarded(wbgAdd, 'add');
-export const sub = guarded(wbgSub, 'sub');
-export const mul = guarded(wbgMul, 'mul');
-export const div = guarded(wbgDiv, 'div');
-export const maximum = guarded(wbgMaximum, 'maximum');
-export const minimum = guarded(wbgMinimum, 'minimum');
-export const neg = guarded(wbgNeg, 'neg');
-export const abs = guarded(wbgAbs, 'abs');
-export const eq = guarded(wbgEq, 'eq');
-export const ne = guarded(wbgNe, 'ne');
-export const lt = guarded(wbgLt, 'lt');
-export const le = guarded(wbgLe, 'le');
-export const gt = guarded(wbgGt, 'gt');
-export const ge = guarded(wbgGe, 'ge');
-export const where = guarded(wbgWhere, 'where');
+// Elementwise operations (src/web/ops.rs): errors name the function called. After
+// the arrays, `{ out }` stores the result into an array given (in place too) and
+// returns it.
+function operation(f, name, arity) {
+  return guarded((...args) => {
+    if (args.length !== arity + 1) return f(...args);
+    const options = args.pop();
+    if (options === null || typeof options !== 'object' || options instanceof NxArray || Array.isArray(options)) {
+      throw new Error(`${name}: expected ${arity} arrays, then an options object { out }`);
+    }
+    for (const k of Object.keys(options)) {
+      if (k !== 'out') throw new Error(`${name}: unknown option '${k}' (expected out)`);
+    }
+    const { out } = options;
+    if (out === undefined) return f(...args);
+    if (!(out instanceof NxArray)) throw new Error(`${name}: options.out must be an NxArray, got: ${typeof out}`);
+    const operands = new Operands();
+    for (const a of args) {
+      if (!(a instanceof NxArray)) throw new Error(`${name}: its operands must be NxArrays`);
+      operands.push(a);
+    }
+    wbgOperationInto(name, out, operands);
+    return out;
+  }, name);
+}
+export const add = operation(wbgAdd, 'add', 2);
+export const sub = operation(wbgSub, 'sub', 2);
+export const mul = operation(wbgMul, 'mul', 2);
+export const div = operation(wbgDiv, 'div', 2);
+export const maximum = operation(wbgMaximum, 'maximum', 2);
+export const minimum = operation(wbgMinimum, 'minimum', 2);
+export const neg = operation(wbgNeg, 'neg', 1);
+export const abs = operation(wbgAbs, 'abs', 1);
+export const eq = operation(wbgEq, 'eq', 2);
+export const ne = operation(wbgNe, 'ne', 2);
+export const lt = operation(wbgLt, 'lt', 2);
+export const le = operation(wbgLe, 'le', 2);
+export const gt = operation(wbgGt, 'gt', 2);
+export const ge = operation(wbgGe, 'ge', 2);
+export const where = operation(wbgWhere, 'where', 3);
 /** A kernel of your own (see js/elementwise.js): its calls' errors name the kernel. */
 export const elementwise = guarded((options) => {
   const run = declare(options);

@@ -2,8 +2,8 @@
 // maximum, minimum, the comparisons, where, neg and abs over float32, bfloat16, int32
 // and int8 (broadcast) on the host device and on WebGPU, against a reference computed
 // here (JavaScript's float64 arithmetic rounded by Math.fround, then bfloat16's
-// rounding to nearest even; Math.imul and floor division for int32); a refusal
-// naming the function.
+// rounding to nearest even; Math.imul and floor division for int32); results into
+// arrays given (`{ out }`: a strided view, in place); refusals naming the function.
 import assert from 'node:assert/strict';
 
 export async function operations(page) {
@@ -73,15 +73,42 @@ export async function operations(page) {
       const i8 = await NxArray.fromTypedArray(Int8Array.from([-128, -5, 0, 127]), 'int8', [4]).toDevice(device);
       got.neg = await list(nx.neg(i8));
       got.abs = await list(nx.abs(i8));
+      // Into arrays given: a column view of a wider array, and in place.
+      const wide = NxArray.zeros(device, 'float32', [4, 32]);
+      const col = wide.slice([[], [0, 32, 2]]);
+      got.outSame = nx.mul(x, y, { out: col }) === col;
+      got.outMul = await u(col.copy());
+      got.outGaps = (await list(wide.slice([[], [1, 32, 2]]))).every((v) => v === 0);
+      const z = x.copy();
+      nx.sub(z, y, { out: z });
+      got.outSub = await u(z);
+      const m = NxArray.zeros(device, 'bool', [4, 16]);
+      nx.lt(x, y, { out: m });
+      got.outLt = await list(m);
+      const w = x.copy();
+      nx.where(m, y, w, { out: w });
+      got.outWhere = await u(w);
+      got.outNeg = await list(nx.neg(i8, { out: i8.copy() }));
       out[name] = got;
     }
-    try {
-      const t = NxArray.fromTypedArray(Uint8Array.from([1, 0]), 'bool', [2]);
-      nx.sub(t, t);
-      out.refused = 'accepted';
-    } catch (e) {
-      out.refused = e instanceof Error ? e.message : `not an Error: ${e}`;
-    }
+    const message = (f) => {
+      try {
+        f();
+        return 'accepted';
+      } catch (e) {
+        return e instanceof Error ? e.message : `not an Error: ${e}`;
+      }
+    };
+    const t = NxArray.fromTypedArray(Uint8Array.from([1, 0]), 'bool', [2]);
+    const f2 = NxArray.zeros(Device.host(), 'float32', [2]);
+    out.refused = message(() => nx.sub(t, t));
+    out.refusedOut = {
+      option: message(() => nx.mul(f2, f2, { into: f2 })),
+      notArray: message(() => nx.mul(f2, f2, { out: [f2] })),
+      dtype: message(() => nx.mul(f2, f2, { out: NxArray.zeros(Device.host(), 'int32', [2]) })),
+      shape: message(() => nx.mul(f2, f2, { out: NxArray.zeros(Device.host(), 'float32', [3]) })),
+      notBool: message(() => nx.lt(f2, f2, { out: f2.copy() })),
+    };
     out.want = want;
     return out;
   });
@@ -95,8 +122,21 @@ export async function operations(page) {
     assert.equal(got.ltDtype, 'bool', d);
     assert.deepEqual(got.neg, [-128, 5, 0, -127], `${d}: neg wraps`);
     assert.deepEqual(got.abs, [-128, 5, 0, 127], `${d}: abs wraps`);
+    assert.ok(got.outSame, `${d}: { out } returns out`);
+    assert.deepEqual(got.outMul, r.want.mul, `${d}: mul into a strided view`);
+    assert.ok(got.outGaps, `${d}: the view's neighbours kept`);
+    assert.deepEqual(got.outSub, r.want.sub, `${d}: sub in place`);
+    assert.deepEqual(got.outLt, r.want.lt, `${d}: lt into bool`);
+    assert.deepEqual(got.outWhere, r.want.where, `${d}: where in place`);
+    assert.deepEqual(got.outNeg, [-128, 5, 0, -127], `${d}: neg into a copy`);
   }
   assert.deepEqual(r[gpu], r[host], 'WebGPU gives the host\'s bits');
   assert.match(r.refused, /^sub: bool has no subtraction/);
-  console.log(`operations: ${Object.keys(r.want).length + 2} results on ${host} and ${gpu} against the reference, a refusal: ok`);
+  const said = r.refusedOut;
+  assert.match(said.option, /^mul: unknown option 'into' \(expected out\)/);
+  assert.match(said.notArray, /^mul: options.out must be an NxArray/);
+  assert.match(said.dtype, /^mul: out is int32, where the result is float32/);
+  assert.match(said.shape, /^mul: shape mismatch: .* do not broadcast to out \[3\]/);
+  assert.match(said.notBool, /^lt: out is float32, where the result is bool/);
+  console.log(`operations: ${Object.keys(r.want).length + 2} results on ${host} and ${gpu} against the reference, 7 into arrays given, 6 refusals: ok`);
 }

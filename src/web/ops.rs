@@ -1,7 +1,7 @@
 //! nxrig's elementwise operations for JavaScript: `add`, `sub`, `mul`, `div`,
 //! `maximum`, `minimum`, `neg`, `abs`, the comparisons and `where`, each into a fresh
 //! array on its first operand's device (`crate::kernels`' rules, the same bits on
-//! the host and WebGPU).
+//! the host and WebGPU), or into an array given (`operationInto`).
 
 use wasm_bindgen::prelude::*;
 
@@ -76,4 +76,62 @@ pub fn select(cond: &NxArray, x: &NxArray, y: &NxArray) -> Result<NxArray, JsErr
     Ok(NxArray::new(
         k::select(cond.get()?, x.get()?, y.get()?).map_err(js_error)?,
     ))
+}
+
+/// The operation `name` (`add`, `sub`, ..., `abs`, `where`) of `operands` (in its
+/// order) stored into `out`, written in place whatever its layout (it may be an
+/// operand itself); the npm entry's `{ out }` option.
+///
+/// Errors: a name of no operation, a count of operands other than its, and what the
+/// operation's `_into` refuses (an `out` of another dtype or shape than the result's,
+/// read-only, repeating elements, overlapping an operand without being it).
+#[wasm_bindgen(js_name = operationInto)]
+pub fn operation_into(
+    name: &str,
+    out: &NxArray,
+    operands: &super::elementwise::Operands,
+) -> Result<(), JsError> {
+    let a = &operands.arrays;
+    let o = out.get()?;
+    let two =
+        |f: fn(&crate::AnyArray, &crate::AnyArray, &crate::AnyArray) -> crate::Result<()>| match &a
+            [..]
+        {
+            [x, y] => f(o, x, y).map_err(js_error),
+            _ => Err(JsError::new(&format!(
+                "nxrig: {} arrays given, 2 taken",
+                a.len()
+            ))),
+        };
+    let one = |f: fn(&crate::AnyArray, &crate::AnyArray) -> crate::Result<()>| match &a[..] {
+        [x] => f(o, x).map_err(js_error),
+        _ => Err(JsError::new(&format!(
+            "nxrig: {} arrays given, 1 taken",
+            a.len()
+        ))),
+    };
+    match name {
+        "add" => two(k::add_into),
+        "sub" => two(k::sub_into),
+        "mul" => two(k::mul_into),
+        "div" => two(k::div_into),
+        "maximum" => two(k::maximum_into),
+        "minimum" => two(k::minimum_into),
+        "eq" => two(k::eq_into),
+        "ne" => two(k::ne_into),
+        "lt" => two(k::lt_into),
+        "le" => two(k::le_into),
+        "gt" => two(k::gt_into),
+        "ge" => two(k::ge_into),
+        "neg" => one(k::neg_into),
+        "abs" => one(k::abs_into),
+        "where" => match &a[..] {
+            [c, x, y] => k::select_into(o, c, x, y).map_err(js_error),
+            _ => Err(JsError::new(&format!(
+                "nxrig: {} arrays given, 3 taken",
+                a.len()
+            ))),
+        },
+        n => Err(JsError::new(&format!("nxrig: no operation is named {n:?}"))),
+    }
 }
