@@ -19,6 +19,11 @@ pub struct Generated {
     pub module: String,
     /// The module's line of the body's first line (1-based).
     pub body_line: u32,
+    /// The same module for walks of one axis (every layout merged into one, as
+    /// contiguous and evenly strided arrays are): no loop over axes, which a CPU
+    /// adapter such as SwiftShader runs whatever the rank; empty where there is none
+    /// (a raw module).
+    pub line: String,
 }
 
 /// The module of an elementwise kernel: `slots` bound in order, computed in `compute`
@@ -120,30 +125,40 @@ fn generate(
     } else {
         main_walked(&loads, &outputs, &stores)
     };
-    let head = TEMPLATE
-        .replace("{{ENABLE}}", "")
-        .replace("{{BINDINGS}}", &bindings.join("\n"))
-        .replace("{{HELPERS}}", &helpers)
-        .replace("{{OPERANDS}}", &operands.join("\n\n"))
-        .replace("{{POSITIONS}}", &positions(slots.len()))
-        .replace("{{MAIN}}", &main);
-    let (before, after) = head.split_at(head.find("{{BODY}}").expect("the template's body"));
-    let body_line = before.lines().count() as u32 + 1;
-    let after = &after["{{BODY}}".len()..];
-    let mut module = String::with_capacity(before.len() + body.len() + after.len() + 1);
-    module.push_str(before);
-    module.push_str(body);
-    if !body.ends_with('\n') {
-        module.push('\n');
-    }
-    module.push_str(after.strip_prefix('\n').unwrap_or(after));
-    Ok(Generated { module, body_line })
+    let with = |walk: &str| {
+        let head = TEMPLATE
+            .replace("{{ENABLE}}", "")
+            .replace("{{BINDINGS}}", &bindings.join("\n"))
+            .replace("{{HELPERS}}", &helpers)
+            .replace("{{OPERANDS}}", &operands.join("\n\n"))
+            .replace("{{POSITIONS}}", walk)
+            .replace("{{MAIN}}", &main);
+        let (before, after) = head.split_at(head.find("{{BODY}}").expect("the template's body"));
+        let body_line = before.lines().count() as u32 + 1;
+        let after = &after["{{BODY}}".len()..];
+        let mut module = String::with_capacity(before.len() + body.len() + after.len() + 1);
+        module.push_str(before);
+        module.push_str(body);
+        if !body.ends_with('\n') {
+            module.push('\n');
+        }
+        module.push_str(after.strip_prefix('\n').unwrap_or(after));
+        (module, body_line)
+    };
+    let (module, body_line) = with(&positions(slots.len(), false));
+    let (line, _) = with(&positions(slots.len(), true));
+    Ok(Generated {
+        module,
+        body_line,
+        line,
+    })
 }
 
 /// `struct NxPos` (each operand's position, `p0`, `p1`, ...) and `nx_positions(i)`,
 /// the walk of element `i`, written out for `n` operands: every index a constant, no
-/// array in private memory (which a CPU adapter's vector lanes spill).
-fn positions(n: usize) -> String {
+/// array in private memory (which a CPU adapter's vector lanes spill). `line`: the
+/// walk of one axis alone (the parameters' rank at most 1).
+fn positions(n: usize, line: bool) -> String {
     let comp = |j: usize| ["x", "y", "z", "w"][j % 4];
     let field = |j: usize| format!("p{j}");
     let fields: String = (0..n)
@@ -172,6 +187,13 @@ fn positions(n: usize) -> String {
             .collect()
     };
     let names: Vec<String> = (0..n).map(|j| format!("u32({})", field(j))).collect();
+    if line {
+        return format!(
+            "struct NxPos {{\n{fields}}}\n\n// Each operand's position of element i, on one axis.\nfn nx_positions(i: u32) -> NxPos {{\n{offsets}    let k = 0u;\n{}    return NxPos({});\n}}",
+            step("    ", "i"),
+            names.join(", ")
+        );
+    }
     format!(
         "struct NxPos {{\n{fields}}}\n\n// Each operand's position of element i.\nfn nx_positions(i: u32) -> NxPos {{\n{offsets}    if (nx_walk.rank <= 1u) {{\n        // One axis (every contiguous walk): no division.\n        let k = 0u;\n{}        return NxPos({});\n    }}\n    var rest = i;\n    for (var k = 0u; k < nx_walk.rank; k = k + 1u) {{\n        var index = rest;\n        if (k + 1u < nx_walk.rank) {{\n            let e = nx_walk.extents[k / 4u][k % 4u];\n            index = rest % e;\n            rest = rest / e;\n        }}\n{}    }}\n    return NxPos({});\n}}",
         step("        ", "i"),
@@ -283,12 +305,15 @@ mod tests {
                 let g = elementwise_module(&slots, c, "z = x + y;").unwrap();
                 assert!(!g.module.contains("{{"), "{c} {d}");
                 validate(&g.module).unwrap_or_else(|e| panic!("{c} {d}: {e}\n{}", g.module));
+                validate(&g.line).unwrap_or_else(|e| panic!("{c} {d} line: {e}\n{}", g.line));
                 let p = elementwise_module_packed(&slots, c, "z = x + y;").unwrap();
                 assert_eq!(p.is_some(), d.bits() < 32, "{c} {d}");
                 if let Some(p) = p {
                     assert!(!p.module.contains("atomicOr"), "{c} {d}: stored whole");
                     validate(&p.module)
                         .unwrap_or_else(|e| panic!("{c} {d} packed: {e}\n{}", p.module));
+                    validate(&p.line)
+                        .unwrap_or_else(|e| panic!("{c} {d} packed line: {e}\n{}", p.line));
                 }
             }
         }

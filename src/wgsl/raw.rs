@@ -72,7 +72,11 @@ pub fn raw_module(slots: &[Slot<'_>], compute: DType, source: &str) -> Result<Ge
     module.push('\n');
     let body_line = module.lines().count() as u32 + 1;
     module.push_str(source);
-    Ok(Generated { module, body_line })
+    Ok(Generated {
+        module,
+        body_line,
+        line: String::new(),
+    })
 }
 
 /// The `NxLayout`s of a raw module's operands, each layout's positions counted from

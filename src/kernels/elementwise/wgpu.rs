@@ -11,6 +11,7 @@ use super::{Compute, Elementwise};
 use crate::array::AnyArray;
 use crate::dtype::DType;
 use crate::error::Error;
+use crate::layout::Layout;
 use crate::rig::wgpu::{Gpu, Operand};
 use crate::wgsl::{
     compute_type, elementwise_module, elementwise_module_packed, packed_per, walk_params_n,
@@ -218,20 +219,29 @@ pub(crate) fn run(
     let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
     let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
     rig.submit_as(op, &reads, &writes, || {
-        let forms: Vec<(&wgpu::ComputePipeline, usize)> =
-            pipelines.iter().map(|(q, per)| (&**q, *per)).collect();
-        // The packed form where every output of the piece is whole words of its own.
-        let choose = |ls: &[crate::layout::Layout]| match p.packed {
-            Some((_, per))
-                if ls[p.inputs..].iter().all(|l| {
-                    l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0
-                }) =>
-            {
-                1
+        // The packed form where every output of the piece is whole words of its own;
+        // the walk of one axis where the piece's layouts merge into one (compiled on
+        // first use: the same body as the forms compiled before the door).
+        let pick = |ls: &[Layout]| {
+            let packed = match p.packed {
+                Some((_, per)) => ls[p.inputs..]
+                    .iter()
+                    .all(|l| l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0),
+                None => false,
+            };
+            let line = walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
+                .is_some_and(|w| u32::from_le_bytes([w[4], w[5], w[6], w[7]]) <= 1);
+            let (q, per) = pipelines[usize::from(packed)].clone();
+            if !line {
+                return (q, per);
             }
-            _ => 0,
+            let (key, g2) = match &p.packed {
+                Some((g2, _)) if packed => (format!("{} packed line", p.key), g2),
+                _ => (format!("{} line", p.key), &p.generated),
+            };
+            (g.pipeline(&key, || g2.line.clone()), per)
         };
-        g.run_walked(op, &p.key, &forms, choose, &ops, |ls| {
+        g.run_walked(op, &p.key, pick, &ops, |ls| {
             walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
         })
     })?;

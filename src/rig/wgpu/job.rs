@@ -72,8 +72,8 @@ impl Gpu {
     }
 
     /// Encodes and submits a module over `ops` (bindings 1, 2, ... in order), walked:
-    /// the operands cut into pieces that fit the device, each piece in the form
-    /// `choose` picks of `forms` (a pipeline and the elements an invocation computes),
+    /// the operands cut into pieces that fit the device, each piece in the form `pick`
+    /// gives for its layouts (a pipeline and the elements an invocation computes),
     /// `params` of each piece's layouts (binding 0, a uniform). The caller submits
     /// through [`crate::rig::Rig::submit`].
     ///
@@ -86,8 +86,7 @@ impl Gpu {
         &self,
         op: &'static str,
         key: &str,
-        forms: &[(&wgpu::ComputePipeline, usize)],
-        choose: impl Fn(&[Layout]) -> usize,
+        pick: impl Fn(&[Layout]) -> (Arc<wgpu::ComputePipeline>, usize),
         ops: &[Operand<'_>],
         params: impl Fn(&[Layout]) -> Option<Vec<u8>>,
     ) -> Result<(), Error> {
@@ -115,11 +114,11 @@ impl Gpu {
                     operands: String::new(),
                 });
             };
-            let (pipeline, per) = forms[choose(&piece.layouts)];
+            let (pipeline, per) = pick(&piece.layouts);
             let p = self.buffer_with("nxrig params", &p, wgpu::BufferUsages::UNIFORM);
-            let group = self.bind(key, pipeline, &p, ops, piece, None);
+            let group = self.bind(key, &pipeline, &p, ops, piece, None);
             let grid = self.grid(piece.layouts[0].numel() / per, Form::Walked);
-            encode(&mut enc, grid, pipeline, &group);
+            encode(&mut enc, grid, &pipeline, &group);
         }
         self.queue.submit([enc.finish()]);
         self.reported(op)
