@@ -6,24 +6,11 @@
 // main`, calling nxrig's `load_x(i)`, `store_z(i, v)` and `numel_x()` (element `i` of
 // the operand in C order of its shape). Calls reject with the compiler's error of the
 // module (at its line) or the device's error of the work.
-import { Operands, rawKernel as wbgRawKernel, NxArray } from '../pkg/nxrig.js';
+import { rawKernel as wbgRawKernel, NxArray } from '../pkg/nxrig.js';
+import { declared, operands, shown } from './declare.js';
 
 const FIELDS = ['name', 'inputs', 'outputs', 'compute', 'wgsl'];
 const CALL = ['out', 'workgroups'];
-const COMPUTE = ['float32', 'int32', 'uint32'];
-
-function shown(v) {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'function') return 'a function';
-  if (Array.isArray(v)) return 'an array';
-  return v === null ? 'null' : typeof v === 'object' ? (v.constructor?.name ?? 'an object') : String(v);
-}
-
-function strings(v, what) {
-  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) {
-    throw new Error(`rawKernel: options.${what} must be an array of strings ('T x', 'float32 y'), got: ${shown(v)}`);
-  }
-}
 
 /** `workgroups` (a count, or one to three) as [x, y, z], checked. */
 function grid(name, w) {
@@ -37,33 +24,11 @@ function grid(name, w) {
 
 /** The kernel's function, checked: see the module's comment. */
 export function declareRaw(options) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new Error(`rawKernel: expected an options object { ${FIELDS.join(', ')} }, got: ${shown(options)}`);
-  }
-  for (const k of Object.keys(options)) {
-    if (!FIELDS.includes(k)) throw new Error(`rawKernel: unknown option '${k}' (expected ${FIELDS.join(', ')})`);
-  }
-  const { name, inputs, outputs, compute = 'float32', wgsl } = options;
-  if (typeof name !== 'string' || name === '') {
-    throw new Error(`rawKernel: options.name must be a non-empty string, got: ${shown(name)}`);
-  }
-  strings(inputs, 'inputs');
-  strings(outputs, 'outputs');
-  if (!COMPUTE.includes(compute)) {
-    throw new Error(`rawKernel: options.compute must be one of ${COMPUTE.map((c) => `'${c}'`).join(', ')}, got: ${shown(compute)}`);
-  }
+  const { name, inputs, outputs, compute, wgsl } = declared('rawKernel', options, FIELDS);
   if (typeof wgsl !== 'string') {
     throw new Error(`rawKernel: options.wgsl must be a string, a WGSL module with a @compute fn main, got: ${shown(wgsl)}`);
   }
   const kernel = wbgRawKernel(name, inputs, outputs, compute, wgsl);
-  const operands = (arrays, what) => {
-    const o = new Operands();
-    for (const a of arrays) {
-      if (!(a instanceof NxArray)) throw new Error(`${name}: ${what} must be NxArrays, got: ${shown(a)}`);
-      o.push(a);
-    }
-    return o;
-  };
   const run = async (...args) => {
     const last = args.pop();
     if (last === null || typeof last !== 'object' || last instanceof NxArray || Array.isArray(last)) {
@@ -80,7 +45,7 @@ export function declareRaw(options) {
       throw new Error(`${name}: options.out has ${out.length} arrays, ${outputs.length} outputs declared (${outputs.join(', ')})`);
     }
     const [x, y, z] = grid(name, last.workgroups);
-    await kernel.call(operands(args, 'the inputs'), operands(out, 'options.out'), x, y, z);
+    await kernel.call(operands(name, args, 'the inputs'), operands(name, out, 'options.out'), x, y, z);
     return out;
   };
   Object.defineProperty(run, 'name', { value: name });

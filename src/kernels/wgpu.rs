@@ -72,6 +72,29 @@ pub(crate) fn apart(a: &AnyArray, written: &[&AnyArray]) -> Result<AnyArray, Err
     }
 }
 
+/// The operands of a GPU job: `read` (each already apart from `written`, see
+/// [`apart`]) then `written`, in binding order.
+///
+/// # Errors
+/// [`Error::Invalid`] naming `op` for an array not on a GPU through wgpu.
+pub(crate) fn operands<'a>(
+    read: &'a [AnyArray],
+    written: &[&'a AnyArray],
+    op: &'static str,
+) -> Result<Vec<Operand<'a>>, Error> {
+    read.iter()
+        .chain(written.iter().copied())
+        .map(|a| {
+            Ok(Operand {
+                mem: a.wgpu_memory(op)?,
+                layout: a.layout(),
+                base: a.wgpu_base(op)?,
+                bits: a.dtype().bits(),
+            })
+        })
+        .collect()
+}
+
 /// `out = x + y` on one GPU (`x` and `y` broadcast to `out`'s layout already), by the
 /// generated add kernel with the device's native types. An operand that shares
 /// `out`'s memory (an add in place) is read from a copy: WebGPU binds no buffer as a

@@ -105,7 +105,7 @@ pub struct Kernel {
 }
 
 /// `'T x'` as (name, type).
-pub(super) fn operand(decl: &str) -> Result<(String, Ty), JsError> {
+fn operand(decl: &str) -> Result<(String, Ty), JsError> {
     let parts: Vec<&str> = decl.split_whitespace().collect();
     let [ty, name] = parts[..] else {
         return Err(JsError::new(&format!(
@@ -124,6 +124,24 @@ pub(super) fn operand(decl: &str) -> Result<(String, Ty), JsError> {
     Ok((name.to_owned(), ty))
 }
 
+/// Operands as (name, type).
+pub(super) type Declared = Vec<(String, Ty)>;
+
+/// The operands `inputs` and `outputs` (`'T x'` each) parsed by [`operand`].
+///
+/// Errors: one that is not a type and a name.
+pub(super) fn parsed(
+    inputs: &[String],
+    outputs: &[String],
+) -> Result<(Declared, Declared), JsError> {
+    let each = |v: &[String]| {
+        v.iter()
+            .map(|d| operand(d))
+            .collect::<Result<Declared, _>>()
+    };
+    Ok((each(inputs)?, each(outputs)?))
+}
+
 fn declared<C: Compute>(
     name: &str,
     inputs: &[String],
@@ -135,12 +153,11 @@ fn declared<C: Compute>(
     for n in donate {
         k = k.donates(n);
     }
-    for d in inputs {
-        let (n, t) = operand(d)?;
+    let (ins, outs) = parsed(inputs, outputs)?;
+    for (n, t) in ins {
         k = k.input(&n, t);
     }
-    for d in outputs {
-        let (n, t) = operand(d)?;
+    for (n, t) in outs {
         k = k.output(&n, t);
     }
     Ok(match wgsl {

@@ -7,7 +7,7 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::elementwise::{operand, settled, Operands};
+use super::elementwise::{parsed, settled, Operands};
 use crate::kernels::{Compute, RawKernel};
 use crate::AnyArray;
 
@@ -33,12 +33,11 @@ fn declared<C: Compute>(
     wgsl: &str,
 ) -> Result<RawKernel<C>, JsError> {
     let mut k = RawKernel::<C>::new(name);
-    for d in inputs {
-        let (n, t) = operand(d)?;
+    let (ins, outs) = parsed(inputs, outputs)?;
+    for (n, t) in ins {
         k = k.input(&n, t);
     }
-    for d in outputs {
-        let (n, t) = operand(d)?;
+    for (n, t) in outs {
         k = k.output(&n, t);
     }
     Ok(k.wgsl(wgsl))

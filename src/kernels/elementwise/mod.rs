@@ -187,7 +187,7 @@ impl<C: Compute> Elementwise<C> {
     /// ```
     ///
     /// # Errors
-    /// [`Error::Invalid`] naming `Elementwise::cuda_source` and the kernel: no CUDA
+    /// [`crate::Error::Invalid`] naming `Elementwise::cuda_source` and the kernel: no CUDA
     /// body, a declaration that is not valid, a count of dtypes other than the
     /// operands', a compute type C lacks here.
     pub fn cuda_source(&self, dtypes: &[DType]) -> Result<String, crate::Error> {

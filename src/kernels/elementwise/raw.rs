@@ -12,7 +12,7 @@ use super::{Compute, Elementwise, Ty};
 use crate::array::{door, AnyArray};
 use crate::error::Error;
 use crate::rig::backend::Backend;
-use crate::rig::wgpu::{Gpu, Operand};
+use crate::rig::wgpu::Gpu;
 use crate::wgsl::{compute_type, raw_module, raw_params, Generated, Slot, RAW_AXES};
 
 const CALL: &str = "RawKernel::call";
@@ -239,15 +239,7 @@ impl<C: Compute> RawKernel<C> {
                 .iter()
                 .map(|a| crate::kernels::wgpu::apart(a, outputs))
                 .collect::<Result<Vec<_>, _>>()?;
-            let mut ops = Vec::with_capacity(read.len() + outputs.len());
-            for a in read.iter().chain(outputs.iter().copied()) {
-                ops.push(Operand {
-                    mem: a.wgpu_memory(CALL)?,
-                    layout: a.layout(),
-                    base: a.wgpu_base(CALL)?,
-                    bits: a.dtype().bits(),
-                });
-            }
+            let ops = crate::kernels::wgpu::operands(&read, outputs, CALL)?;
             let reads: Vec<_> = read.iter().map(|a| a.buffer()).collect();
             let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
             rig.submit_as(CALL, &reads, &writes, || {

@@ -12,7 +12,7 @@ use crate::array::AnyArray;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::wgpu::{Gpu, Operand};
+use crate::rig::wgpu::Gpu;
 use crate::wgsl::{
     compute_type, elementwise_module, elementwise_module_packed, packed_per, walk_params_n,
     Generated, Slot,
@@ -207,15 +207,7 @@ pub(crate) fn run(
         .iter()
         .map(|a| crate::kernels::wgpu::apart(a, outputs))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut ops = Vec::with_capacity(inputs.len() + outputs.len());
-    for a in inputs.iter().chain(outputs.iter().copied()) {
-        ops.push(Operand {
-            mem: a.wgpu_memory(op)?,
-            layout: a.layout(),
-            base: a.wgpu_base(op)?,
-            bits: a.dtype().bits(),
-        });
-    }
+    let ops = crate::kernels::wgpu::operands(&inputs, outputs, op)?;
     let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
     let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
     rig.submit_as(op, &reads, &writes, || {
