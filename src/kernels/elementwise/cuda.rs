@@ -4,7 +4,6 @@
 //! then. An output may be identical to an input: each thread reads an index's
 //! operands before it writes that index.
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::cuda_source::{at_body_lines, source, SYMBOL};
@@ -33,16 +32,14 @@ pub(super) fn run<C: Compute>(
         operands: String::new(),
     };
     let arrays: Vec<&AnyArray> = inputs.iter().chain(outputs.iter().copied()).collect();
-    let names = k.inputs.iter().chain(&k.outputs).map(|(n, _)| n.as_str());
-    let operands: Vec<(&str, crate::DType, bool)> = names
-        .zip(&arrays)
-        .enumerate()
-        .map(|(j, (n, a))| (n, a.dtype(), j >= inputs.len()))
-        .collect();
-    let src = source(&k.name, &operands, C::DTYPE, body).map_err(invalid)?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    src.hash(&mut h);
-    let key = format!("elementwise {} {:016x}", k.name, h.finish());
+    let src = source(
+        &k.name,
+        &k.slots(arrays.iter().map(|a| a.dtype())),
+        C::DTYPE,
+        body,
+    )
+    .map_err(invalid)?;
+    let key = k.key("elementwise", &src);
     let mut addresses = arrays
         .iter()
         .map(|a| a.cuda_address(op))

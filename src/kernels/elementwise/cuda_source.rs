@@ -7,6 +7,7 @@
 //! through `nx_launch.h`, and runs it against the host body.
 
 use crate::dtype::DType;
+use crate::wgsl::Slot;
 
 /// The C type of a compute dtype.
 fn c_type(c: DType) -> Option<&'static str> {
@@ -27,7 +28,7 @@ pub(super) const BODY_FILE: &str = "body";
 /// The symbol of the generated kernel.
 pub(super) const SYMBOL: &str = "nx_user";
 
-/// The source of kernel `name` over `operands` (name, dtype, written; inputs first),
+/// The source of kernel `name` over `operands` (inputs first),
 /// computing in `compute`, `body` the statements that set every output. Its
 /// parameters: for each operand in order its address (`const uint8_t *` or
 /// `uint8_t *`) and its `nx_walk`, then `int64_t n`, the elements.
@@ -37,7 +38,7 @@ pub(super) const SYMBOL: &str = "nx_user";
 /// int64).
 pub(super) fn source(
     name: &str,
-    operands: &[(&str, DType, bool)],
+    operands: &[Slot<'_>],
     compute: DType,
     body: &str,
 ) -> Result<String, String> {
@@ -49,15 +50,22 @@ pub(super) fn source(
     let c = compute.code();
     let sig: Vec<String> = operands
         .iter()
-        .map(|(n, d, w)| format!("{n}: {d}{}", if *w { " (out)" } else { "" }))
+        .map(|o| {
+            format!(
+                "{}: {}{}",
+                o.name,
+                o.dtype,
+                if o.output { " (out)" } else { "" }
+            )
+        })
         .collect();
     let mut params = Vec::new();
     let mut loads = Vec::new();
     let mut stores = Vec::new();
     let mut outs = Vec::new();
-    for &(n, d, written) in operands {
-        let code = d.code();
-        if written {
+    for o in operands {
+        let (n, code) = (o.name, o.dtype.code());
+        if o.output {
             params.push(format!("uint8_t *nx_at_{n}, nx_walk nx_w_{n}"));
             outs.push(format!("        {ty} {n} = 0;"));
             stores.push(format!(
@@ -72,8 +80,13 @@ pub(super) fn source(
     }
     let consts: Vec<String> = operands
         .iter()
-        .filter(|o| !o.2)
-        .map(|(n, _, _)| format!("        const {ty} {n} = nx_v_{n};\n        (void){n};"))
+        .filter(|o| !o.output)
+        .map(|o| {
+            format!(
+                "        const {ty} {0} = nx_v_{0};\n        (void){0};",
+                o.name
+            )
+        })
         .collect();
     let comment_name: String = name.chars().filter(|c| *c != '*' && *c != '/').collect();
     let head = format!(
@@ -124,7 +137,18 @@ mod tests {
     fn the_body_sits_after_its_line_mark_and_messages_name_its_lines() {
         let s = source(
             "xy1",
-            &[("x", DType::Bfloat16, false), ("z", DType::Int4, true)],
+            &[
+                Slot {
+                    name: "x",
+                    dtype: DType::Bfloat16,
+                    output: false,
+                },
+                Slot {
+                    name: "z",
+                    dtype: DType::Int4,
+                    output: true,
+                },
+            ],
             DType::Float32,
             "z = x * 2.0f;",
         )

@@ -21,6 +21,7 @@ use std::sync::Arc;
 pub use raw::RawKernel;
 
 use crate::dtype::{DType, Element};
+use crate::wgsl::Slot;
 
 /// A compute type of elementwise kernels: what the body computes in (`f32`, `i32` and
 /// `u32` on every device; `f64` and `i64` on the host and CUDA devices).
@@ -198,24 +199,14 @@ impl<C: Compute> Elementwise<C> {
             .cuda
             .as_deref()
             .ok_or_else(|| no("it has no CUDA body".into()))?;
-        let names: Vec<(&str, bool)> = self
-            .inputs
-            .iter()
-            .map(|(n, _)| (n.as_str(), false))
-            .chain(self.outputs.iter().map(|(n, _)| (n.as_str(), true)))
-            .collect();
-        if dtypes.len() != names.len() {
+        let count = self.inputs.len() + self.outputs.len();
+        if dtypes.len() != count {
             return Err(no(format!(
-                "{} dtypes given for {} operands",
-                dtypes.len(),
-                names.len()
+                "{} dtypes given for {count} operands",
+                dtypes.len()
             )));
         }
-        let operands: Vec<(&str, DType, bool)> = names
-            .iter()
-            .zip(dtypes)
-            .map(|(&(n, w), &d)| (n, d, w))
-            .collect();
+        let operands = self.slots(dtypes.iter().copied());
         cuda_source::source(&self.name, &operands, C::DTYPE, body).map_err(no)
     }
 
@@ -231,5 +222,31 @@ impl<C: Compute> Elementwise<C> {
     /// The kernel's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The operands as a generated module binds them (inputs, then outputs), of
+    /// `dtypes` in that order.
+    pub(crate) fn slots(&self, dtypes: impl IntoIterator<Item = DType>) -> Vec<Slot<'_>> {
+        let inputs = self.inputs.len();
+        self.inputs
+            .iter()
+            .chain(&self.outputs)
+            .zip(dtypes)
+            .enumerate()
+            .map(|(j, ((name, _), dtype))| Slot {
+                name,
+                dtype,
+                output: j >= inputs,
+            })
+            .collect()
+    }
+
+    /// The name `source`'s compiled form is kept under: `what` (`elementwise`, `raw`),
+    /// the kernel's name and a hash of the source.
+    pub(crate) fn key(&self, what: &str, source: &str) -> String {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        source.hash(&mut h);
+        format!("{what} {} {:016x}", self.name, h.finish())
     }
 }

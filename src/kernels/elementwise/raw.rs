@@ -6,14 +6,12 @@
 //! elementwise kernel's (names, dtypes, type variables, a compute type), checked the
 //! same way; the operands are claimed through the door.
 
-use std::hash::{Hash, Hasher};
-
 use super::{Compute, Elementwise, Ty};
 use crate::array::{door, AnyArray};
 use crate::error::Error;
 use crate::rig::backend::Backend;
 use crate::rig::wgpu::Gpu;
-use crate::wgsl::{compute_type, raw_module, raw_params, Generated, Slot, RAW_AXES};
+use crate::wgsl::{compute_type, raw_module, raw_params, Generated, RAW_AXES};
 
 const CALL: &str = "RawKernel::call";
 
@@ -181,24 +179,10 @@ impl<C: Compute> RawKernel<C> {
                 &[],
             ));
         }
-        let all = inputs.iter().map(|a| a.dtype()).chain(dtypes);
-        let slots: Vec<Slot<'_>> = d
-            .inputs
-            .iter()
-            .chain(&d.outputs)
-            .zip(all)
-            .enumerate()
-            .map(|(j, ((name, _), dtype))| Slot {
-                name,
-                dtype,
-                output: j >= inputs.len(),
-            })
-            .collect();
+        let slots = d.slots(inputs.iter().map(|a| a.dtype()).chain(dtypes));
         let generated =
             raw_module(&slots, C::DTYPE, module).map_err(|e| d.refusal(CALL, e, &[]))?;
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        generated.module.hash(&mut h);
-        let key = format!("raw {} {:016x}", d.name, h.finish());
+        let key = d.key("raw", &generated.module);
         Ok((g, (generated, key)))
     }
 

@@ -4,7 +4,6 @@
 //! into the body's lines), then run over every operand's layout, in pieces that fit
 //! the device.
 
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use super::{Compute, Elementwise};
@@ -67,26 +66,13 @@ pub(crate) fn prepare<C: Compute>(
         .iter()
         .map(AnyArray::dtype)
         .chain(outputs.iter().copied());
-    let slots: Vec<Slot<'_>> = k
-        .inputs
-        .iter()
-        .chain(&k.outputs)
-        .zip(dtypes)
-        .enumerate()
-        .map(|(j, ((name, _), dtype))| Slot {
-            name,
-            dtype,
-            output: j >= inputs.len(),
-        })
-        .collect();
+    let slots = k.slots(dtypes);
     let generated = elementwise_module(&slots, C::DTYPE, body).map_err(|e| invalid(op, e))?;
     let packed = elementwise_module_packed(&slots, C::DTYPE, body)
         .map_err(|e| invalid(op, e))?
         .zip(packed_per(&slots).map(|p| p as usize));
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    generated.module.hash(&mut h);
     Ok(Prepared {
-        key: format!("elementwise {} {:016x}", k.name, h.finish()),
+        key: k.key("elementwise", &generated.module),
         generated,
         packed,
         inputs: inputs.len(),
