@@ -2,7 +2,8 @@
 """nxrig's host kernels against NumPy (ml_dtypes for bfloat16, the float8s and the
 4-bit integers), side by side in one process tree: every cast of the 19 x 19 matrix,
 add of every dtype (x + x), a kernel of the user's own (`--only xy1`: x * x + 1,
-computed in float32 by `kernels::Elementwise`, NumPy's in the dtype), the shipped
+computed by `kernels::Elementwise` in float32 for floats and in int32 for integers,
+NumPy's in the dtype), the shipped
 operations (`--only ops`: sub, mul, div, maximum and lt, x with itself), and the
 transposed copy of every dtype (4096 x 4096 for
 float32). Sources are 64 MiB of their own dtype (fewer elements for the wide ones).

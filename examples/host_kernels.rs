@@ -7,7 +7,8 @@
 //! - `cast DTYPE REPS`: the best seconds of REPS casts of the source into DTYPE.
 //! - `add REPS`: the best seconds of REPS sums of the source with itself.
 //! - `xy1 REPS`: the best seconds of REPS runs of a kernel of the user's own,
-//!   `z = x * y + 1` in float32 (`kernels::Elementwise`), of the source with itself.
+//!   `z = x * y + 1` (`kernels::Elementwise`), of the source with itself: computed in
+//!   float32 for floats, in int32 (wrapping, as NumPy's integers) for integers.
 //! - `op NAME REPS`: the best seconds of REPS runs of the operation NAME (`sub`, `mul`,
 //!   `div`, `maximum`, `lt`) of the source with itself.
 //! - `transpose REPS`: the best seconds of REPS copies of the source's 2-D transpose
@@ -48,6 +49,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 *z = x[k] * y[k] + 1.0;
             }
         });
+    let xy1_int = Elementwise::<i32>::new("xy1 int")
+        .input("x", "T")
+        .input("y", "T")
+        .output("z", "T")
+        .host(|i, o| {
+            let (x, y) = (i[0], i[1]);
+            for (k, z) in o[0].iter_mut().enumerate() {
+                *z = x[k].wrapping_mul(y[k]).wrapping_add(1);
+            }
+        });
     let mut src: Option<AnyArray> = None;
     for line in std::io::stdin().lock().lines() {
         let line = line?;
@@ -69,7 +80,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         best(reps, || a.cast(d))?
                     }
                     ("add", _) => best(reps, || nxrig::kernels::add(a, a))?,
-                    ("xy1", _) => best(reps, || Ok(xy1.call(&[a, a])?.remove(0)))?,
+                    ("xy1", _) if a.dtype().is_float() => {
+                        best(reps, || Ok(xy1.call(&[a, a])?.remove(0)))?
+                    }
+                    ("xy1", _) => best(reps, || Ok(xy1_int.call(&[a, a])?.remove(0)))?,
                     ("op", [name, _]) => {
                         use nxrig::kernels as k;
                         let f = match *name {

@@ -163,9 +163,23 @@ fn call(d: DType, x: &AnyArray, y: &AnyArray) -> AnyArray {
     z.remove(0)
 }
 
-/// `x * y + 1` of host arrays `x` and `y` (any layouts) checked on the device under
-/// test against the oracle over the broadcast shape.
-fn check(d: DType, x: &AnyArray, y: &AnyArray) {
+/// A host array `a` through `view`, and `a` placed on the device under test, then
+/// through `view` there (a view placed alone would be compacted: its offset and
+/// strides would not reach the device).
+fn both(a: AnyArray, view: impl Fn(&AnyArray) -> AnyArray) -> (AnyArray, AnyArray) {
+    let on = a.clone().on();
+    (view(&a), view(&on))
+}
+
+/// The array itself.
+fn whole(a: &AnyArray) -> AnyArray {
+    a.clone()
+}
+
+/// `x * y + 1` of `x` and `y` (each a host view and the same view on the device under
+/// test, any layouts) checked on the device against the oracle over the broadcast
+/// shape.
+fn check(d: DType, (x, xd): &(AnyArray, AnyArray), (y, yd): &(AnyArray, AnyArray)) {
     let shape = x.shape().to_vec();
     let mut yb = y.clone();
     while yb.shape().len() < shape.len() {
@@ -173,7 +187,7 @@ fn check(d: DType, x: &AnyArray, y: &AnyArray) {
     }
     let yb = yb.expand(&shape).unwrap();
     let (xs, ys) = (x.to_bits_vec().unwrap(), yb.to_bits_vec().unwrap());
-    let z = call(d, &x.clone().on(), &y.clone().on());
+    let z = call(d, xd, yd);
     assert_eq!(z.rig(), &dut());
     assert_eq!((z.dtype(), z.shape()), (d, &shape[..]));
     let got = z.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
@@ -197,25 +211,60 @@ const DTYPES: [DType; 6] = [
 
 on_every_device! {
     fn x_times_y_plus_1_over_every_layout() {
+        let from = |k: isize| move |a: &AnyArray| a.slice(&[Slice::new(Some(k), None, 1)]).unwrap();
         for d in DTYPES {
             // Contiguous, both operands of one shape.
-            let x = of_bits(d, &[3, 5], &sample(d, 15, 1));
-            let y = of_bits(d, &[3, 5], &sample(d, 15, 2));
+            let x = both(of_bits(d, &[3, 5], &sample(d, 15, 1)), whole);
+            let y = both(of_bits(d, &[3, 5], &sample(d, 15, 2)), whole);
             check(d, &x, &y);
             // Strided x (every other column), y broadcast along rows.
-            let wide = of_bits(d, &[3, 10], &sample(d, 30, 3));
-            let x = wide.slice(&[Slice::FULL, Slice::new(None, None, 2)]).unwrap();
-            let y = of_bits(d, &[5], &sample(d, 5, 4));
+            let x = both(of_bits(d, &[3, 10], &sample(d, 30, 3)), |a| {
+                a.slice(&[Slice::FULL, Slice::new(None, None, 2)]).unwrap()
+            });
+            let y = both(of_bits(d, &[5], &sample(d, 5, 4)), whole);
             check(d, &x, &y);
             // Flipped x, y a column broadcast along the columns.
-            let x = of_bits(d, &[3, 5], &sample(d, 15, 5)).flip(&[1]).unwrap();
-            let y = of_bits(d, &[3, 1], &sample(d, 3, 6));
+            let x = both(of_bits(d, &[3, 5], &sample(d, 15, 5)), |a| a.flip(&[1]).unwrap());
+            let y = both(of_bits(d, &[3, 1], &sample(d, 3, 6)), whole);
+            check(d, &x, &y);
+            // Contiguous from the ninth element and the first (the contiguous form's
+            // whole groups, then its tail walked).
+            let x = both(of_bits(d, &[1009], &sample(d, 1009, 9)), from(8));
+            let y = both(of_bits(d, &[1001], &sample(d, 1001, 10)), whole);
             check(d, &x, &y);
             // Odd offsets (the high nibble first for int4), longer than a block's worth
             // of whole words.
-            let x = of_bits(d, &[1001], &sample(d, 1001, 7)).slice(&[Slice::new(Some(1), None, 1)]).unwrap();
-            let y = of_bits(d, &[1001], &sample(d, 1001, 8)).slice(&[Slice::new(Some(1), None, 1)]).unwrap();
+            let x = both(of_bits(d, &[1001], &sample(d, 1001, 7)), from(1));
+            let y = both(of_bits(d, &[1001], &sample(d, 1001, 8)), from(1));
             check(d, &x, &y);
+        }
+    }
+}
+
+on_every_device! {
+    fn long_contiguous_operands_into_an_output_given_past_its_start() {
+        // Long enough for the host's threads (each a range of the output, a block at a
+        // time) and the GPUs' contiguous form; the output a view from element 8 (or
+        // nibble 8) of a larger array, whose first elements stay as they were.
+        let n = (1 << 20) + 3;
+        for d in [DType::Float32, DType::Bfloat16, DType::Int4] {
+            let x = of_bits(d, &[n], &sample(d, n, 11));
+            let y = of_bits(d, &[n], &sample(d, n, 12));
+            let z = of_bits(d, &[n + 8], &sample(d, n + 8, 13)).on();
+            let view = z.slice(&[Slice::new(Some(8), None, 1)]).unwrap();
+            let (xd, yd) = (x.clone().on(), y.clone().on());
+            if d == DType::Int4 {
+                xy1_i32().call_into(&[&xd, &yd], &[&view]).unwrap();
+            } else {
+                xy1_f32().call_into(&[&xd, &yd], &[&view]).unwrap();
+            }
+            let got = z.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+            assert_eq!(got[..8], sample(d, n + 8, 13)[..8], "{d}: the elements before the view");
+            let (xs, ys) = (x.to_bits_vec().unwrap(), y.to_bits_vec().unwrap());
+            for k in 0..n {
+                let want = expected(d, xs[k], ys[k]);
+                assert_eq!(got[k + 8], want, "{d} element {k}");
+            }
         }
     }
 }

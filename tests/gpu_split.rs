@@ -4,7 +4,7 @@
 //! equal to the host byte for byte. Never refused, never a silent zero.
 #![cfg(not(target_arch = "wasm32"))]
 
-use nxrig::kernels::{add, fill};
+use nxrig::kernels::{add, fill, mul, Elementwise};
 use nxrig::rig::wgpu::Options;
 use nxrig::rig::{Buffer, Kind};
 use nxrig::{AnyArray, DType, Move, Rig, Slice};
@@ -37,6 +37,17 @@ fn bits(d: DType, n: usize, seed: u64) -> AnyArray {
         })
         .collect();
     AnyArray::of_bits(d, &[n], &v).unwrap()
+}
+
+/// `n` bfloat16 elements of magnitude 1/4 to 4 (products exact in float32, none near a
+/// subnormal that a device might flush), of random signs and mantissas.
+fn normal_bf16(n: usize, seed: u64) -> AnyArray {
+    let b = bits(DType::Uint16, n, seed).to_bits_vec().unwrap();
+    let v: Vec<u128> = b
+        .iter()
+        .map(|&x| 0x3e80 + (x & 0x80ff) % 0x200 + (x & 0x8000))
+        .collect();
+    AnyArray::of_bits(DType::Bfloat16, &[n], &v).unwrap()
 }
 
 fn same(g: &AnyArray, h: &AnyArray, what: &str) {
@@ -94,6 +105,49 @@ fn three_mib_arrays_move_through_every_kernel_on_small_devices() {
         fill(&g.move_(&pick).unwrap().unwrap(), 0.5).unwrap();
         fill(&h.move_(&pick).unwrap().unwrap(), 0.5).unwrap();
         same(&g, &h, "fill");
+        // A kernel of the user's own over pieces: bfloat16 x * y + 1 from the ninth
+        // element (whole groups of the contiguous form in each piece, the rest walked),
+        // and with y broadcast (walked); mul of int4 from the 17th nibble.
+        let xy1 = Elementwise::<f32>::new("xy1")
+            .input("x", "T")
+            .input("y", "T")
+            .output("z", "T")
+            .wgsl("z = x * y + 1.0;")
+            .host(|i, o| {
+                for (k, z) in o[0].iter_mut().enumerate() {
+                    *z = i[0][k] * i[1][k] + 1.0;
+                }
+            });
+        let from = |a: &AnyArray, at: isize| a.slice(&[Slice::new(Some(at), None, 1)]).unwrap();
+        let (hx, hy) = (normal_bf16(3 << 19, 4), normal_bf16(3 << 19, 5));
+        let (gx, gy) = (hx.to_device(&dev).unwrap(), hy.to_device(&dev).unwrap());
+        let (hx1, hy1, gx1, gy1) = (from(&hx, 8), from(&hy, 8), from(&gx, 8), from(&gy, 8));
+        same(
+            &xy1.call(&[&gx1, &gy1]).unwrap()[0],
+            &xy1.call(&[&hx1, &hy1]).unwrap()[0],
+            &format!("x * y + 1 at {binding}"),
+        );
+        let (hr, gr) = (
+            hx.reshape(&[768, 2048]).unwrap(),
+            gx.reshape(&[768, 2048]).unwrap(),
+        );
+        let (hrow, grow) = (from(&hy, 1 << 20), from(&gy, 1 << 20));
+        let (hrow, grow) = (
+            hrow.slice(&[Slice::new(None, Some(2048), 1)]).unwrap(),
+            grow.slice(&[Slice::new(None, Some(2048), 1)]).unwrap(),
+        );
+        same(
+            &xy1.call(&[&gr, &grow]).unwrap()[0],
+            &xy1.call(&[&hr, &hrow]).unwrap()[0],
+            &format!("x * y + 1 broadcast at {binding}"),
+        );
+        let (hp, hq) = (bits(DType::Int4, 6 << 20, 6), bits(DType::Int4, 6 << 20, 7));
+        let (gp, gq) = (hp.to_device(&dev).unwrap(), hq.to_device(&dev).unwrap());
+        same(
+            &mul(&from(&gp, 16), &from(&gq, 16)).unwrap(),
+            &mul(&from(&hp, 16), &from(&hq, 16)).unwrap(),
+            &format!("int4 mul at {binding}"),
+        );
         // int4: 6 Mi elements at an odd offset, reversed.
         let q = bits(DType::Int4, 6 << 20, 3);
         let qv = Move::Slice(vec![Slice::new(Some(-2), Some(0), -1)]);

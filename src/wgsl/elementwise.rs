@@ -3,6 +3,7 @@
 //! type, exactly) and store (the compute type rounded once into its dtype) generated
 //! from the dtype table, and the walk of up to [`MAX_BOUND`] layouts.
 
+pub use super::flat::flat_per;
 pub use super::operands::{compute_type, Slot};
 use super::operands::{parts, Parts};
 #[cfg(doc)]
@@ -50,7 +51,7 @@ pub fn elementwise_module(
     compute: DType,
     body: &str,
 ) -> Result<Generated, String> {
-    generate(slots, Some(compute), "", body, false)
+    generate(slots, Some(compute), "", body, Main::Walked)
 }
 
 /// The packed form of [`elementwise_module`], for outputs of one width under 32 bits
@@ -69,7 +70,7 @@ pub fn elementwise_module_packed(
     if packed_per(slots).is_none() {
         return Ok(None);
     }
-    generate(slots, Some(compute), "", body, true).map(Some)
+    generate(slots, Some(compute), "", body, Main::Packed).map(Some)
 }
 
 /// Elements a word of the outputs, where they are all of one width under 32 bits.
@@ -79,11 +80,27 @@ pub fn packed_per(slots: &[Slot<'_>]) -> Option<u32> {
     (b < 32 && bits.all(|x| x == b)).then_some(32 / b)
 }
 
+/// The contiguous form of [`elementwise_module`], for pieces whose operands are all
+/// C-contiguous from offsets that are multiples of its elements an invocation (the
+/// second value, [`flat_per`]): an invocation loads whole words of each input,
+/// computes that many elements, and stores whole words of each output, with no walk
+/// and no atomics. Its `line` is empty. The walk's count and offsets are in those
+/// groups of elements.
+///
+/// # Errors
+/// As [`elementwise_module`].
+pub fn elementwise_module_flat(
+    slots: &[Slot<'_>],
+    compute: DType,
+    body: &str,
+) -> Result<(Generated, u32), String> {
+    generate(slots, Some(compute), "", body, Main::Flat).map(|g| (g, flat_per(slots)))
+}
+
 /// The module of one of nxrig's own operations: every operand its raw bits (a
 /// `vec4<u32>`, lowest word first, as `shaders/convert.wgsl` holds an element), no
 /// conversion around the body, `helpers` (the operation's functions) after
-/// `convert.wgsl`'s. `packed`: [`elementwise_module_packed`]'s form, `None` where the
-/// outputs have none.
+/// `convert.wgsl`'s, in the form `main`; `None` where the outputs have no packed form.
 ///
 /// # Errors
 /// As [`elementwise_module`].
@@ -91,40 +108,52 @@ pub(crate) fn bits_module(
     slots: &[Slot<'_>],
     helpers: &str,
     body: &str,
-    packed: bool,
+    main: Main,
 ) -> Result<Option<Generated>, String> {
-    if packed && packed_per(slots).is_none() {
+    if main == Main::Packed && packed_per(slots).is_none() {
         return Ok(None);
     }
-    generate(slots, None, helpers, body, packed).map(Some)
+    generate(slots, None, helpers, body, main).map(Some)
+}
+
+/// The forms of an elementwise module's `main`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Main {
+    /// An invocation an element, walked; sub-word outputs stored with atomics.
+    Walked,
+    /// An invocation a word of C-contiguous sub-word outputs, walked, stored whole.
+    Packed,
+    /// An invocation a group of [`flat_per`] elements of C-contiguous operands.
+    Flat,
 }
 
 /// The module around `body`: operands decoded into `compute` and rounded back
-/// (`None`: their raw bits), `extra` after the helpers.
+/// (`None`: their raw bits), `extra` after the helpers, `main` of that form. The body
+/// is the function `nx_body` (the inputs its parameters, the outputs `var`s it
+/// returns), which every form calls.
 fn generate(
     slots: &[Slot<'_>],
     compute: Option<DType>,
     extra: &str,
     body: &str,
-    packed: bool,
+    main: Main,
 ) -> Result<Generated, String> {
     let Parts {
         mut helpers,
         bindings,
         operands,
-        loads,
-        outputs,
-        stores,
-    } = parts(slots, compute, packed)?;
+        ty,
+    } = parts(slots, compute, main != Main::Walked)?;
     if !extra.is_empty() {
         helpers.push('\n');
         helpers.push_str(extra);
     }
-    let main = if packed {
-        main_packed(slots, &loads, &outputs, &stores)
-    } else {
-        main_walked(&loads, &outputs, &stores)
+    let code = match main {
+        Main::Walked => main_walked(slots),
+        Main::Packed => main_packed(slots),
+        Main::Flat => super::flat::main_flat(slots),
     };
+    let code = format!("{}\n\n{code}", body_fn(slots, ty));
     let with = |walk: &str| {
         let head = TEMPLATE
             .replace("{{ENABLE}}", "")
@@ -132,7 +161,7 @@ fn generate(
             .replace("{{HELPERS}}", &helpers)
             .replace("{{OPERANDS}}", &operands.join("\n\n"))
             .replace("{{POSITIONS}}", walk)
-            .replace("{{MAIN}}", &main);
+            .replace("{{MAIN}}", &code);
         let (before, after) = head.split_at(head.find("{{BODY}}").expect("the template's body"));
         let body_line = before.lines().count() as u32 + 1;
         let after = &after["{{BODY}}".len()..];
@@ -145,6 +174,14 @@ fn generate(
         module.push_str(after.strip_prefix('\n').unwrap_or(after));
         (module, body_line)
     };
+    if main == Main::Flat {
+        let (module, body_line) = with("");
+        return Ok(Generated {
+            module,
+            body_line,
+            line: String::new(),
+        });
+    }
     let (module, body_line) = with(&positions(slots.len(), false));
     let (line, _) = with(&positions(slots.len(), true));
     Ok(Generated {
@@ -152,6 +189,38 @@ fn generate(
         body_line,
         line,
     })
+}
+
+/// `struct nx_out` (the outputs) and `fn nx_body` (the inputs in, the outputs out)
+/// around the body's placeholder, in the compute type `ty`.
+fn body_fn(slots: &[Slot<'_>], ty: &str) -> String {
+    let ins: Vec<String> = slots
+        .iter()
+        .filter(|s| !s.output)
+        .map(|s| format!("{}: {ty}", s.name))
+        .collect();
+    let outs: Vec<&str> = slots.iter().filter(|s| s.output).map(|s| s.name).collect();
+    let fields: String = outs.iter().map(|o| format!("    {o}: {ty},\n")).collect();
+    let vars: String = outs
+        .iter()
+        .map(|o| format!("    var {o}: {ty};\n"))
+        .collect();
+    format!(
+        "struct nx_out {{\n{fields}}}\n\n// The body: the inputs' values in, the outputs' out.\nfn nx_body({}) -> nx_out {{\n{vars}    {{\n{{{{BODY}}}}\n    }}\n    return nx_out({});\n}}",
+        ins.join(", "),
+        outs.join(", ")
+    )
+}
+
+/// The call of the body on the inputs at the walk's positions `nx_p`.
+fn call_walked(slots: &[Slot<'_>]) -> String {
+    let args: Vec<String> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.output)
+        .map(|(j, s)| format!("nx_load_{}(nx_p.p{j})", s.name))
+        .collect();
+    format!("let nx_r = nx_body({});", args.join(", "))
 }
 
 /// `struct NxPos` (each operand's position, `p0`, `p1`, ...) and `nx_positions(i)`,
@@ -203,33 +272,33 @@ fn positions(n: usize, line: bool) -> String {
     )
 }
 
-/// The start of both forms of `main`.
-const MAIN_HEAD: &str = "@compute @workgroup_size(256)\nfn main(@builtin(global_invocation_id) nx_gid: vec3<u32>, @builtin(num_workgroups) nx_groups: vec3<u32>) {\n    let nx_step = nx_groups.x * nx_groups.y * 256u;\n    let nx_first = nx_gid.x + nx_gid.y * nx_groups.x * 256u;\n";
+/// The start of every form of `main`.
+pub(super) const MAIN_HEAD: &str = "@compute @workgroup_size(256)\nfn main(@builtin(global_invocation_id) nx_gid: vec3<u32>, @builtin(num_workgroups) nx_groups: vec3<u32>) {\n    let nx_step = nx_groups.x * nx_groups.y * 256u;\n    let nx_first = nx_gid.x + nx_gid.y * nx_groups.x * 256u;\n";
 
 /// `lines`, each indented by `depth` levels of four spaces.
-fn indented(lines: &[String], depth: usize) -> String {
+pub(super) fn indented(lines: &[String], depth: usize) -> String {
     let pad = "    ".repeat(depth);
     lines.iter().map(|l| format!("{pad}{l}\n")).collect()
 }
 
 /// The walked `main`: an invocation an element (a grid-stride loop).
-fn main_walked(loads: &[String], outputs: &[String], stores: &[String]) -> String {
+fn main_walked(slots: &[Slot<'_>]) -> String {
+    let stores: Vec<String> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.output)
+        .map(|(j, s)| format!("nx_store4_{0}(nx_p.p{j}, nx_bits_{0}(nx_r.{0}));", s.name))
+        .collect();
     format!(
-        "{MAIN_HEAD}    for (var nx_i = nx_first; nx_i < nx_walk.n; nx_i = nx_i + nx_step) {{\n        let nx_p = nx_positions(nx_i);\n{}{}        {{\n{{{{BODY}}}}\n        }}\n{}    }}\n}}\n",
-        indented(loads, 2),
-        indented(outputs, 2),
-        indented(stores, 2)
+        "{MAIN_HEAD}    for (var nx_i = nx_first; nx_i < nx_walk.n; nx_i = nx_i + nx_step) {{\n        let nx_p = nx_positions(nx_i);\n        {}\n{}    }}\n}}\n",
+        call_walked(slots),
+        indented(&stores, 2)
     )
 }
 
 /// The packed `main`: an invocation a word of the outputs, its elements computed in
 /// turn and the word stored whole.
-fn main_packed(
-    slots: &[Slot<'_>],
-    loads: &[String],
-    outputs: &[String],
-    stores: &[String],
-) -> String {
+fn main_packed(slots: &[Slot<'_>]) -> String {
     let per = packed_per(slots).expect("outputs of one sub-word width");
     let outs: Vec<(usize, &Slot<'_>)> =
         slots.iter().enumerate().filter(|(_, s)| s.output).collect();
@@ -251,17 +320,27 @@ fn main_packed(
             )
         })
         .collect();
+    let stores: Vec<String> = outs
+        .iter()
+        .map(|(_, s)| {
+            let b = s.dtype.bits();
+            format!(
+                "nx_word_{0} = nx_word_{0} | ((nx_bits_{0}(nx_r.{0}).x & {1:#x}u) << (nx_j * {b}u));",
+                s.name,
+                (1u64 << b) - 1
+            )
+        })
+        .collect();
     let put: Vec<String> = outs
         .iter()
         .map(|(_, s)| format!("nx_op_{0}[nx_at_{0}] = nx_word_{0};", s.name))
         .collect();
     format!(
-        "{MAIN_HEAD}    let nx_words = nx_walk.n / {per}u;\n    for (var nx_w = nx_first; nx_w < nx_words; nx_w = nx_w + nx_step) {{\n{}        for (var nx_j = 0u; nx_j < {per}u; nx_j = nx_j + 1u) {{\n            let nx_p = nx_positions(nx_w * {per}u + nx_j);\n{}{}{}            {{\n{{{{BODY}}}}\n            }}\n{}        }}\n{}    }}\n}}\n",
+        "{MAIN_HEAD}    let nx_words = nx_walk.n / {per}u;\n    for (var nx_w = nx_first; nx_w < nx_words; nx_w = nx_w + nx_step) {{\n{}        for (var nx_j = 0u; nx_j < {per}u; nx_j = nx_j + 1u) {{\n            let nx_p = nx_positions(nx_w * {per}u + nx_j);\n{}            {}\n{}        }}\n{}    }}\n}}\n",
         indented(&words, 2),
         indented(&at, 3),
-        indented(loads, 3),
-        indented(outputs, 3),
-        indented(stores, 3),
+        call_walked(slots),
+        indented(&stores, 3),
         indented(&put, 2)
     )
 }
@@ -306,6 +385,13 @@ mod tests {
                 assert!(!g.module.contains("{{"), "{c} {d}");
                 validate(&g.module).unwrap_or_else(|e| panic!("{c} {d}: {e}\n{}", g.module));
                 validate(&g.line).unwrap_or_else(|e| panic!("{c} {d} line: {e}\n{}", g.line));
+                let (f, per) = elementwise_module_flat(&slots, c, "z = x + y;").unwrap();
+                assert_eq!(per, 8, "int4's eight a word");
+                assert!(
+                    !f.module.contains("atomicOr"),
+                    "{c} {d}: flat stores words whole"
+                );
+                validate(&f.module).unwrap_or_else(|e| panic!("{c} {d} flat: {e}\n{}", f.module));
                 let p = elementwise_module_packed(&slots, c, "z = x + y;").unwrap();
                 assert_eq!(p.is_some(), d.bits() < 32, "{c} {d}");
                 if let Some(p) = p {

@@ -9,6 +9,7 @@ mod add;
 mod add_narrow;
 mod cast;
 pub(crate) mod elementwise;
+mod flat;
 mod operands;
 pub(crate) mod ops;
 mod params;
@@ -21,7 +22,8 @@ pub use add::{
 };
 pub use cast::{cast_module, cast_module_flat4};
 pub use elementwise::{
-    compute_type, elementwise_module, elementwise_module_packed, packed_per, Generated, Slot,
+    compute_type, elementwise_module, elementwise_module_flat, elementwise_module_packed, flat_per,
+    packed_per, Generated, Slot,
 };
 pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND, PARAMS_BYTES, WALK_N_BYTES};
 pub use raw::{raw_module, raw_params, RAW_AXES, RAW_LAYOUT_BYTES};

@@ -43,16 +43,13 @@ pub(crate) struct Parts {
     pub(crate) helpers: String,
     /// Each operand's binding (1, 2, ... in order; `nx_op_<name>`).
     pub(crate) bindings: Vec<String>,
-    /// Each operand's functions: an input's `nx_load_<name>(p)` (the compute type of
-    /// the element at position `p`), an output's `nx_bits_<name>(v)` and, unpacked,
+    /// Each operand's functions: an input's `nx_value_<name>(bits)` (the compute type
+    /// of an element's raw bits, a `vec4<u32>`) and `nx_load_<name>(p)` (of the element
+    /// at position `p`), an output's `nx_bits_<name>(v)` and, unpacked,
     /// `nx_store4_<name>(p, bits)`.
     pub(crate) operands: Vec<String>,
-    /// The walked body's statements before it: `let <input> = ...;` at `nx_p.p<j>`.
-    pub(crate) loads: Vec<String>,
-    /// `var <output>: <type>;`
-    pub(crate) outputs: Vec<String>,
-    /// The statements after it that store each output (packed: into its word).
-    pub(crate) stores: Vec<String>,
+    /// The compute type's WGSL name (`vec4<u32>` for raw bits).
+    pub(crate) ty: &'static str,
 }
 
 /// The parts of `slots` bound in order, computed in `compute` (`None`: raw bits, a
@@ -82,9 +79,6 @@ pub(crate) fn parts(
         CONVERT.split_at(CONVERT.find(CONVERT_FN).expect("convert.wgsl's convert"));
     let mut bindings = Vec::new();
     let mut operands = Vec::new();
-    let mut loads = Vec::new();
-    let mut stores = Vec::new();
-    let mut outputs = Vec::new();
     let mut fast_f32 = false;
     for (j, s) in slots.iter().enumerate() {
         let w = Words::of(s.dtype);
@@ -113,19 +107,9 @@ pub(crate) fn parts(
             operands.push(format!(
                 "fn nx_bits_{name}(v: {ty}) -> vec4<u32> {{\n    return nx_convert_{name}({bits});\n}}"
             ));
-            outputs.push(format!("var {name}: {ty};"));
-            if packed {
-                let b = s.dtype.bits();
-                stores.push(format!(
-                    "nx_word_{name} = nx_word_{name} | ((nx_bits_{name}({name}).x & {:#x}u) << (nx_j * {b}u));",
-                    (1u64 << b) - 1
-                ));
-            } else {
+            if !packed {
                 operands.push(store_named(w, &raw, &arr));
                 operands.push(store4_named(&format!("nx_store4_{name}"), &raw, w));
-                stores.push(format!(
-                    "nx_store4_{name}(nx_p.p{j}, nx_bits_{name}({name}));"
-                ));
             }
         } else {
             bindings.push(format!(
@@ -140,9 +124,11 @@ pub(crate) fn parts(
                 Some(_) => format!("bitcast<{ty}>(b.x)"),
             };
             operands.push(format!(
-                "fn nx_load_{name}(p: u32) -> {ty} {{\n    let b = nx_convert_{name}(nx_load4_{name}(p));\n    return {value};\n}}"
+                "fn nx_value_{name}(a: vec4<u32>) -> {ty} {{\n    let b = nx_convert_{name}(a);\n    return {value};\n}}"
             ));
-            loads.push(format!("let {name} = nx_load_{name}(nx_p.p{j});"));
+            operands.push(format!(
+                "fn nx_load_{name}(p: u32) -> {ty} {{\n    return nx_value_{name}(nx_load4_{name}(p));\n}}"
+            ));
         }
     }
     let mut helpers = helpers.to_owned();
@@ -154,9 +140,7 @@ pub(crate) fn parts(
         helpers,
         bindings,
         operands,
-        loads,
-        outputs,
-        stores,
+        ty,
     })
 }
 

@@ -162,7 +162,7 @@ fn bool_op(op: Arith) -> String {
 mod tests {
     use super::*;
     use crate::dtype::lanes::takes;
-    use crate::wgsl::elementwise::bits_module;
+    use crate::wgsl::elementwise::{bits_module, Main};
     use crate::wgsl::Slot;
 
     const ALL: [Arith; 13] = [
@@ -203,11 +203,13 @@ mod tests {
                         output: true,
                     },
                 ];
-                let g = bits_module(&slots, &op_helpers(op, d), BINARY_BODY, false)
-                    .unwrap()
-                    .unwrap();
-                assert!(!g.module.contains("{{"), "{op:?} {d}");
-                crate::wgsl::tests::validate(&g.module);
+                for main in [Main::Walked, Main::Flat] {
+                    let g = bits_module(&slots, &op_helpers(op, d), BINARY_BODY, main)
+                        .unwrap()
+                        .unwrap();
+                    assert!(!g.module.contains("{{"), "{op:?} {d}");
+                    crate::wgsl::tests::validate(&g.module);
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
-//! The host body of an elementwise kernel: the outputs' index space cut into blocks
+//! The host body of an elementwise kernel (C-contiguous operands of one shape go to
+//! `host_flat.rs`): the outputs' index space cut into blocks
 //! of at most [`BLOCK`] elements (boxes of whole inner axes and a run of one axis),
 //! on the host's threads; in each block every input decoded into the compute type by
 //! the typed cast loops, the user's function over the chunks, and each output rounded
@@ -62,6 +63,9 @@ pub(crate) fn run<C: Compute>(
     outputs: &[&AnyArray],
     op: &'static str,
 ) -> Result<(), Error> {
+    if super::host_flat::takes(inputs, outputs) {
+        return super::host_flat::run(f, inputs, outputs, op);
+    }
     let blocks = blocks(outputs[0].shape());
     let one = |sl: &Vec<Slice>| block(f, inputs, outputs, sl, op);
     #[cfg(not(target_arch = "wasm32"))]

@@ -13,6 +13,7 @@ mod cuda;
 mod cuda_source;
 mod donate;
 mod host;
+mod host_flat;
 mod raw;
 pub(crate) mod wgpu;
 

@@ -11,26 +11,29 @@ use crate::array::AnyArray;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::rig::wgpu::Gpu;
+use crate::rig::wgpu::{Dispatch, Gpu};
+use crate::wgsl::elementwise::Main;
 use crate::wgsl::{
-    compute_type, elementwise_module, elementwise_module_packed, packed_per, walk_params_n,
-    Generated, Slot,
+    compute_type, elementwise_module, elementwise_module_flat, elementwise_module_packed, flat_per,
+    packed_per, walk_params_n, Generated, Slot,
 };
 
-/// A kernel's modules for one dtype signature (walked, and packed where the outputs
-/// are narrower than a word), and their pipelines' name.
+/// A kernel's modules for one dtype signature (walked, packed where the outputs are
+/// narrower than a word, and contiguous), and their pipelines' name.
 pub(crate) struct Prepared {
     key: String,
     generated: Generated,
     /// The packed form and its elements a word.
     packed: Option<(Generated, usize)>,
+    /// The contiguous form and its elements an invocation.
+    flat: (Generated, usize),
     /// Operands read.
     inputs: usize,
     /// Lines of the body.
     lines: u32,
 }
 
-/// A prepared kernel's pipelines: walked, then packed where it has one.
+/// A prepared kernel's pipelines: walked, contiguous, then packed where it has one.
 pub(crate) type Pipelines = Vec<(Arc<wgpu::ComputePipeline>, usize)>;
 
 fn invalid(op: &'static str, reason: String) -> Error {
@@ -71,10 +74,13 @@ pub(crate) fn prepare<C: Compute>(
     let packed = elementwise_module_packed(&slots, C::DTYPE, body)
         .map_err(|e| invalid(op, e))?
         .zip(packed_per(&slots).map(|p| p as usize));
+    let (flat, per) =
+        elementwise_module_flat(&slots, C::DTYPE, body).map_err(|e| invalid(op, e))?;
     Ok(Prepared {
         key: k.key("elementwise", &generated.module),
         generated,
         packed,
+        flat: (flat, per as usize),
         inputs: inputs.len(),
         lines: body.lines().count().max(1) as u32,
     })
@@ -93,22 +99,30 @@ pub(crate) fn prepare_bits(
     op: &'static str,
 ) -> Result<Prepared, Error> {
     use crate::wgsl::elementwise::bits_module;
-    let made = |packed| bits_module(slots, helpers, body, packed).map_err(|e| invalid(op, e));
-    let generated = made(false)?.expect("the walked form is always made");
-    let packed = made(true)?.zip(packed_per(slots).map(|p| p as usize));
+    let made = |main| bits_module(slots, helpers, body, main).map_err(|e| invalid(op, e));
+    let generated = made(Main::Walked)?.expect("the walked form is always made");
+    let packed = made(Main::Packed)?.zip(packed_per(slots).map(|p| p as usize));
+    let flat = made(Main::Flat)?.expect("the contiguous form is always made");
     Ok(Prepared {
         key,
         generated,
         packed,
+        flat: (flat, flat_per(slots) as usize),
         inputs: slots.iter().filter(|s| !s.output).count(),
         lines: body.lines().count().max(1) as u32,
     })
 }
 
-/// The refusal of a module that does not compile: each message at the body's line.
-fn not_compiled(p: &Prepared, said: Vec<(Option<u32>, String)>, op: &'static str) -> Error {
+/// The refusal of a module (`g`, one of `p`'s forms) that does not compile: each
+/// message at the body's line.
+fn not_compiled(
+    p: &Prepared,
+    g: &Generated,
+    said: Vec<(Option<u32>, String)>,
+    op: &'static str,
+) -> Error {
     let at = |line: Option<u32>| {
-        line.and_then(|l| l.checked_sub(p.generated.body_line))
+        line.and_then(|l| l.checked_sub(g.body_line))
             .filter(|&l| l < p.lines)
     };
     let lines: Vec<String> = said
@@ -130,12 +144,12 @@ fn not_compiled(p: &Prepared, said: Vec<(Option<u32>, String)>, op: &'static str
 /// # Errors
 /// [`Error::Invalid`] naming `op` with the compiler's messages.
 pub(crate) fn compile(g: &Gpu, p: &Prepared, op: &'static str) -> Result<Pipelines, Error> {
-    let mut out = Vec::with_capacity(2);
+    let mut out = Vec::with_capacity(3);
     for (key, g2, per) in p.forms() {
         #[cfg(not(target_arch = "wasm32"))]
         let made = g
             .pipeline_checked(&key, || g2.module.clone(), None)
-            .map_err(|said| not_compiled(p, said, op))?;
+            .map_err(|said| not_compiled(p, g2, said, op))?;
         #[cfg(target_arch = "wasm32")]
         let made = {
             let _ = op;
@@ -155,21 +169,25 @@ pub(crate) async fn compile_async(
     p: &Prepared,
     op: &'static str,
 ) -> Result<Pipelines, Error> {
-    let mut out = Vec::with_capacity(2);
+    let mut out = Vec::with_capacity(3);
     for (key, g2, per) in p.forms() {
         let made = g
             .pipeline_checked_async(&key, || g2.module.clone(), None)
             .await
-            .map_err(|said| not_compiled(p, said, op))?;
+            .map_err(|said| not_compiled(p, g2, said, op))?;
         out.push((made, per));
     }
     Ok(out)
 }
 
 impl Prepared {
-    /// Each form's pipeline name, module and elements an invocation computes.
+    /// Each form's pipeline name, module and elements an invocation computes:
+    /// walked, contiguous, then packed where it has one.
     fn forms(&self) -> Vec<(String, &Generated, usize)> {
-        let mut v = vec![(self.key.clone(), &self.generated, 1)];
+        let mut v = vec![
+            (self.key.clone(), &self.generated, 1),
+            (format!("{} flat", self.key), &self.flat.0, 1),
+        ];
         if let Some((g, per)) = &self.packed {
             v.push((format!("{} packed", self.key), g, *per));
         }
@@ -197,31 +215,78 @@ pub(crate) fn run(
     let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
     let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
     rig.submit_as(op, &reads, &writes, || {
-        // The packed form where every output of the piece is whole words of its own;
-        // the walk of one axis where the piece's layouts merge into one (compiled on
-        // first use: the same body as the forms compiled before the door).
-        let pick = |ls: &[Layout]| {
-            let packed = match p.packed {
-                Some((_, per)) => ls[p.inputs..]
-                    .iter()
-                    .all(|l| l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0),
-                None => false,
-            };
-            let line = walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
-                .is_some_and(|w| u32::from_le_bytes([w[4], w[5], w[6], w[7]]) <= 1);
-            let (q, per) = pipelines[usize::from(packed)].clone();
-            if !line {
-                return (q, per);
-            }
-            let (key, g2) = match &p.packed {
-                Some((g2, _)) if packed => (format!("{} packed line", p.key), g2),
-                _ => (format!("{} line", p.key), &p.generated),
-            };
-            (g.pipeline(&key, || g2.line.clone()), per)
-        };
-        g.run_walked(op, &p.key, pick, &ops, |ls| {
-            walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
-        })
+        g.run_walked(
+            op,
+            &p.key,
+            |ls| plan(g, p, pipelines, ls),
+            &ops,
+            |ls| walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>()),
+        )
     })?;
     Ok(())
+}
+
+/// The dispatches of a piece whose operands have layouts `ls`: where every operand
+/// is C-contiguous from a multiple of the contiguous form's group, its whole groups
+/// in that form and the rest (fewer than a group) as any other piece; that, in the
+/// packed form where every output is whole words of its own, else walked, each the
+/// walk of one axis where the layouts merge into one (compiled on first use: the same
+/// body as the forms compiled before the door).
+fn plan(g: &Gpu, p: &Prepared, pipelines: &Pipelines, ls: &[Layout]) -> Vec<Dispatch> {
+    let group = p.flat.1;
+    let n = ls[0].numel();
+    let flat = n >= group
+        && ls
+            .iter()
+            .all(|l| l.is_contiguous() && l.offset() % group == 0);
+    if !flat {
+        return vec![walked(g, p, pipelines, ls.to_vec())];
+    }
+    let line = |len: usize, at: usize, div: usize| -> Vec<Layout> {
+        ls.iter()
+            .map(|l| {
+                Layout::new(&[len], &[1], (l.offset() + at) / div)
+                    .expect("a part of a contiguous layout")
+            })
+            .collect()
+    };
+    let mut v = vec![Dispatch {
+        pipeline: pipelines[1].0.clone(),
+        layouts: line(n / group, 0, group),
+        per: 1,
+        flat: true,
+    }];
+    if !n.is_multiple_of(group) {
+        v.push(walked(g, p, pipelines, line(n % group, n - n % group, 1)));
+    }
+    v
+}
+
+/// The dispatch of layouts `ls` walked: packed where every output is whole words of
+/// its own, on one axis where the layouts merge into one.
+fn walked(g: &Gpu, p: &Prepared, pipelines: &Pipelines, ls: Vec<Layout>) -> Dispatch {
+    let packed = match p.packed {
+        Some((_, per)) => ls[p.inputs..]
+            .iter()
+            .all(|l| l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0),
+        None => false,
+    };
+    let line = walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
+        .is_some_and(|w| u32::from_le_bytes([w[4], w[5], w[6], w[7]]) <= 1);
+    let (q, per) = pipelines[if packed { 2 } else { 0 }].clone();
+    let pipeline = if !line {
+        q
+    } else {
+        let (key, g2) = match &p.packed {
+            Some((g2, _)) if packed => (format!("{} packed line", p.key), g2),
+            _ => (format!("{} line", p.key), &p.generated),
+        };
+        g.pipeline(&key, || g2.line.clone())
+    };
+    Dispatch {
+        pipeline,
+        layouts: ls,
+        per,
+        flat: false,
+    }
 }

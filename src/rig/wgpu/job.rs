@@ -15,6 +15,17 @@ use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
 
+/// One dispatch of a piece of a job: its pipeline, the layouts its parameters walk
+/// (the piece's, or those of a part of it, or of its groups of elements), the
+/// elements of those an invocation computes, and whether it is a contiguous form (its
+/// grid sized as one).
+pub(crate) struct Dispatch {
+    pub(crate) pipeline: Arc<wgpu::ComputePipeline>,
+    pub(crate) layouts: Vec<Layout>,
+    pub(crate) per: usize,
+    pub(crate) flat: bool,
+}
+
 /// What the compiler said of a module: each message with its line (1-based) where it
 /// gave one.
 pub(crate) type Compiled = Vec<(Option<u32>, String)>;
@@ -72,10 +83,11 @@ impl Gpu {
     }
 
     /// Encodes and submits a module over `ops` (bindings 1, 2, ... in order), walked:
-    /// the operands cut into pieces that fit the device, each piece in the form `pick`
-    /// gives for its layouts (a pipeline and the elements an invocation computes),
-    /// `params` of each piece's layouts (binding 0, a uniform). The caller submits
-    /// through [`crate::rig::Rig::submit`].
+    /// the operands cut into pieces that fit the device, each piece run as the
+    /// dispatches `plan` gives for its layouts (each a pipeline, the layouts its
+    /// parameters walk, and the elements of those an invocation computes), `params`
+    /// of each dispatch's layouts (binding 0, a uniform). The caller submits through
+    /// [`crate::rig::Rig::submit`].
     ///
     /// # Errors
     /// [`Error::Invalid`] naming `op` for more operands than the device binds, or a
@@ -86,7 +98,7 @@ impl Gpu {
         &self,
         op: &'static str,
         key: &str,
-        pick: impl Fn(&[Layout]) -> (Arc<wgpu::ComputePipeline>, usize),
+        plan: impl Fn(&[Layout]) -> Vec<Dispatch>,
         ops: &[Operand<'_>],
         params: impl Fn(&[Layout]) -> Option<Vec<u8>>,
     ) -> Result<(), Error> {
@@ -107,18 +119,24 @@ impl Gpu {
         let pieces = pieces(op, &self.fit(), ops)?;
         let mut enc = self.device.create_command_encoder(&Default::default());
         for piece in &pieces {
-            let Some(p) = params(&piece.layouts) else {
-                return Err(Error::Invalid {
-                    op,
-                    reason: "a piece's positions do not fit 32 bits".into(),
-                    operands: String::new(),
-                });
-            };
-            let (pipeline, per) = pick(&piece.layouts);
-            let p = self.buffer_with("nxrig params", &p, wgpu::BufferUsages::UNIFORM);
-            let group = self.bind(key, &pipeline, &p, ops, piece, None);
-            let grid = self.grid(piece.layouts[0].numel() / per, Form::Walked);
-            encode(&mut enc, grid, &pipeline, &group);
+            for d in plan(&piece.layouts) {
+                let Some(p) = params(&d.layouts) else {
+                    return Err(Error::Invalid {
+                        op,
+                        reason: "a piece's positions do not fit 32 bits".into(),
+                        operands: String::new(),
+                    });
+                };
+                let p = self.buffer_with("nxrig params", &p, wgpu::BufferUsages::UNIFORM);
+                let group = self.bind(key, &d.pipeline, &p, ops, piece, None);
+                let form = if d.flat {
+                    Form::Flat4 { at_zero: false }
+                } else {
+                    Form::Walked
+                };
+                let grid = self.grid(d.layouts[0].numel() / d.per, form);
+                encode(&mut enc, grid, &d.pipeline, &group);
+            }
         }
         self.queue.submit([enc.finish()]);
         self.reported(op)

@@ -30,6 +30,7 @@ pub(crate) use gpu::name_of;
 pub(crate) use gpu::primary_adapters;
 pub use gpu::{Gpu, Options};
 pub(crate) use io::{Out, Readback};
+pub(crate) use job::Dispatch;
 pub use memory::GpuMemory;
 pub(crate) use open::open;
 pub(crate) use plan::Operand;
