@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::add_passes::{cases, narrow_cases, wrong};
+use common::add_passes::{cases, narrow_cases, narrow_ops, wrong};
 use nxrig::kernels::add;
 use nxrig::rig::wgpu::Options;
 use nxrig::{AnyArray, DType, Rig};
@@ -32,11 +32,11 @@ fn float32_add_in_two_passes_equals_the_host() {
     }
 }
 
-/// The 8- and 16-bit floats, summed natively in float32 first on a device that has
-/// it: on lavapipe (whose float32 is exact) and as a device whose sums are not
-/// trusted, whole and in pieces.
+/// The 8- and 16-bit floats' add, sub, mul and div, natively in float32 first on a
+/// device that has it: on lavapipe (whose float32 is exact) and as a device whose
+/// sums are not trusted, whole and in pieces.
 #[test]
-fn the_narrow_floats_add_natively_first_and_equal_the_host() {
+fn the_narrow_floats_compute_natively_first_and_equal_the_host() {
     let whole = Options {
         skip_probe: true,
         ..Options::default()
@@ -53,11 +53,14 @@ fn the_narrow_floats_add_natively_first_and_equal_the_host() {
             let n = xs.len();
             let x = AnyArray::of_bits(d, &[n], &xs).unwrap();
             let y = AnyArray::of_bits(d, &[n], &ys).unwrap();
-            let want = add(&x, &y).unwrap().to_bits_vec().unwrap();
-            let sum = add(&x.to_device(&gpu).unwrap(), &y.to_device(&gpu).unwrap()).unwrap();
-            let got = sum.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
-            if let Some(m) = wrong(&name, &xs, &ys, &got, &want) {
-                panic!("{m}");
+            let (gx, gy) = (x.to_device(&gpu).unwrap(), y.to_device(&gpu).unwrap());
+            for (op, f) in narrow_ops() {
+                let want = f(&x, &y).unwrap().to_bits_vec().unwrap();
+                let z = f(&gx, &gy).unwrap();
+                let got = z.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+                if let Some(m) = wrong(&format!("{op} {name}"), &xs, &ys, &got, &want) {
+                    panic!("{m}");
+                }
             }
         }
     }

@@ -250,23 +250,26 @@ async fn float32_add_in_two_passes_on_webgpu() {
     );
 }
 
-/// The 8- and 16-bit floats' add on SwiftShader: native float32 sums first (every
-/// finite float8 pair; bfloat16 pairs near float32's subnormals, which SwiftShader
-/// flushes, flagged), the exact kernel over pieces that need it; each case equals the
-/// host's add.
+/// The 8- and 16-bit floats' add, sub, mul and div on SwiftShader: native float32
+/// first (every finite float8 pair; bfloat16 near float32's subnormals, which
+/// SwiftShader flushes, flagged), the exact kernel over pieces that need it; each
+/// case equals the host's operation.
 #[wasm_bindgen_test]
-async fn narrow_floats_add_in_two_passes_on_webgpu() {
+async fn narrow_floats_compute_in_two_passes_on_webgpu() {
     let gpu = gpu().await;
     for (name, d, xs, ys) in common::add_passes::narrow_cases() {
         let n = xs.len();
         let x = AnyArray::of_bits(d, &[n], &xs).unwrap();
         let y = AnyArray::of_bits(d, &[n], &ys).unwrap();
-        let want = nxrig::kernels::add(&x, &y).unwrap().to_bits_vec().unwrap();
-        let sum =
-            nxrig::kernels::add(&x.to_device(&gpu).unwrap(), &y.to_device(&gpu).unwrap()).unwrap();
-        let got = bits_back(&sum).await;
-        if let Some(m) = common::add_passes::wrong(&name, &xs, &ys, &got, &want) {
-            panic!("{m}");
+        let (gx, gy) = (x.to_device(&gpu).unwrap(), y.to_device(&gpu).unwrap());
+        for (op, f) in common::add_passes::narrow_ops() {
+            let want = f(&x, &y).unwrap().to_bits_vec().unwrap();
+            let got = bits_back(&f(&gx, &gy).unwrap()).await;
+            if let Some(m) =
+                common::add_passes::wrong(&format!("{op} {name}"), &xs, &ys, &got, &want)
+            {
+                panic!("{m}");
+            }
         }
     }
 }

@@ -26,7 +26,7 @@ pub(crate) fn lanes(bits: u32, lane: &str) -> String {
 }
 
 /// The decode of `d`'s bits into float32 bits (exact), and its rounding back.
-fn decode(d: DType) -> Option<(&'static str, &'static str)> {
+pub(crate) fn decode(d: DType) -> Option<(&'static str, &'static str)> {
     Some(match d {
         DType::Bfloat16 => (
             "seen = seen | select(0u, 1u, (v & 0x7f80u) == 0x7f80u);\n    return v << 16u;",

@@ -51,7 +51,7 @@ pub fn elementwise_module(
     compute: DType,
     body: &str,
 ) -> Result<Generated, String> {
-    generate(slots, Some(compute), "", body, Main::Walked)
+    generate(slots, Some(compute), "", body, Main::Walked, "")
 }
 
 /// The packed form of [`elementwise_module`], for outputs of one width under 32 bits
@@ -70,7 +70,7 @@ pub fn elementwise_module_packed(
     if packed_per(slots).is_none() {
         return Ok(None);
     }
-    generate(slots, Some(compute), "", body, Main::Packed).map(Some)
+    generate(slots, Some(compute), "", body, Main::Packed, "").map(Some)
 }
 
 /// Elements a word of the outputs, where they are all of one width under 32 bits.
@@ -94,7 +94,7 @@ pub fn elementwise_module_flat(
     compute: DType,
     body: &str,
 ) -> Result<(Generated, u32), String> {
-    generate(slots, Some(compute), "", body, Main::Flat).map(|g| (g, flat_per(slots)))
+    generate(slots, Some(compute), "", body, Main::Flat, "").map(|g| (g, flat_per(slots)))
 }
 
 /// The module of one of nxrig's own operations: every operand its raw bits (a
@@ -110,10 +110,24 @@ pub(crate) fn bits_module(
     body: &str,
     main: Main,
 ) -> Result<Option<Generated>, String> {
+    bits_module_then(slots, helpers, body, main, "")
+}
+
+/// [`bits_module`] whose invocations run `end` after their loop.
+///
+/// # Errors
+/// As [`elementwise_module`].
+pub(crate) fn bits_module_then(
+    slots: &[Slot<'_>],
+    helpers: &str,
+    body: &str,
+    main: Main,
+    end: &str,
+) -> Result<Option<Generated>, String> {
     if main == Main::Packed && packed_per(slots).is_none() {
         return Ok(None);
     }
-    generate(slots, None, helpers, body, main).map(Some)
+    generate(slots, None, helpers, body, main, end).map(Some)
 }
 
 /// The forms of an elementwise module's `main`.
@@ -125,18 +139,21 @@ pub(crate) enum Main {
     Packed,
     /// An invocation a group of [`flat_per`] elements of C-contiguous operands.
     Flat,
+    /// [`Main::Flat`] with the group's elements in a loop, the body written once.
+    FlatLooped,
 }
 
 /// The module around `body`: operands decoded into `compute` and rounded back
-/// (`None`: their raw bits), `extra` after the helpers, `main` of that form. The body
-/// is the function `nx_body` (the inputs its parameters, the outputs `var`s it
-/// returns), which every form calls.
+/// (`None`: their raw bits), `extra` after the helpers, `main` of that form, whose
+/// invocations run `end` after their loop. The body is the function `nx_body` (the
+/// inputs its parameters, the outputs `var`s it returns), which every form calls.
 fn generate(
     slots: &[Slot<'_>],
     compute: Option<DType>,
     extra: &str,
     body: &str,
     main: Main,
+    end: &str,
 ) -> Result<Generated, String> {
     let Parts {
         mut helpers,
@@ -152,6 +169,11 @@ fn generate(
         Main::Walked => main_walked(slots),
         Main::Packed => main_packed(slots),
         Main::Flat => super::flat::main_flat(slots),
+        Main::FlatLooped => super::flat::main_flat_looped(slots),
+    };
+    let code = match code.strip_suffix("}\n") {
+        Some(head) if !end.is_empty() => format!("{head}    {end}\n}}\n"),
+        _ => code,
     };
     let code = format!("{}\n\n{code}", body_fn(slots, ty));
     let with = |walk: &str| {
@@ -174,7 +196,7 @@ fn generate(
         module.push_str(after.strip_prefix('\n').unwrap_or(after));
         (module, body_line)
     };
-    if main == Main::Flat {
+    if matches!(main, Main::Flat | Main::FlatLooped) {
         let (module, body_line) = with("");
         return Ok(Generated {
             module,

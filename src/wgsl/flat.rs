@@ -142,3 +142,94 @@ pub(crate) fn main_flat(slots: &[Slot<'_>]) -> String {
         indented(&lines, 2)
     )
 }
+
+/// The raw bits (`vec4<u32>`) of element `nx_k` of the group of input `s` (operand
+/// `j`), loaded at a position the loop computes.
+fn element_at(j: usize, s: &Slot<'_>) -> String {
+    let w = |c: &str| format!("nx_op_{}[nx_at{j} + {c}]", s.name);
+    match Words::of(s.dtype) {
+        Words::Field { bits } => {
+            let per = 32 / bits;
+            format!(
+                "vec4<u32>(({} >> ((nx_k % {per}u) * {bits}u)) & {:#x}u, 0u, 0u, 0u)",
+                w(&format!("nx_k / {per}u")),
+                (1u64 << bits) - 1
+            )
+        }
+        Words::Word => format!("vec4<u32>({}, 0u, 0u, 0u)", w("nx_k")),
+        Words::Multi { count: 2 } => {
+            format!(
+                "vec4<u32>({}, {}, 0u, 0u)",
+                w("2u * nx_k"),
+                w("2u * nx_k + 1u")
+            )
+        }
+        Words::Multi { .. } => format!(
+            "vec4<u32>({}, {}, {}, {})",
+            w("4u * nx_k"),
+            w("4u * nx_k + 1u"),
+            w("4u * nx_k + 2u"),
+            w("4u * nx_k + 3u")
+        ),
+    }
+}
+
+/// The contiguous `main` with the group's elements in a loop rather than written out
+/// (for bodies too large to repeat, as nxrig's exact operations are: a CPU adapter
+/// such as SwiftShader compiles each copy): the same groups, words and stores as
+/// [`main_flat`]'s.
+pub(crate) fn main_flat_looped(slots: &[Slot<'_>]) -> String {
+    let g = flat_per(slots);
+    let comp = |j: usize| ["x", "y", "z", "w"][j % 4];
+    let mut head = Vec::new();
+    for (j, s) in slots.iter().enumerate() {
+        head.push(format!(
+            "let nx_at{j} = (nx_walk.offsets[{}].{} + nx_g) * {}u;",
+            j / 4,
+            comp(j),
+            words(s, g)
+        ));
+        if s.output && Words::of(s.dtype).shares_words() {
+            head.push(format!("var nx_w_{} = 0u;", s.name));
+        }
+    }
+    let args: Vec<String> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.output)
+        .map(|(j, s)| format!("nx_value_{}({})", s.name, element_at(j, s)))
+        .collect();
+    let mut each = vec![format!("let nx_r = nx_body({});", args.join(", "))];
+    for (j, s) in slots.iter().enumerate().filter(|(_, s)| s.output) {
+        let name = s.name;
+        let bits = format!("nx_bits_{name}(nx_r.{name})");
+        match Words::of(s.dtype) {
+            Words::Field { bits: b } => {
+                let per = 32 / b;
+                each.push(format!(
+                    "nx_w_{name} = nx_w_{name} | (({bits}.x & {:#x}u) << ((nx_k % {per}u) * {b}u));",
+                    (1u64 << b) - 1
+                ));
+                each.push(format!(
+                    "if (nx_k % {per}u == {}u) {{ nx_op_{name}[nx_at{j} + nx_k / {per}u] = nx_w_{name}; nx_w_{name} = 0u; }}",
+                    per - 1
+                ));
+            }
+            Words::Word => each.push(format!("nx_op_{name}[nx_at{j} + nx_k] = {bits}.x;")),
+            Words::Multi { count } => {
+                each.push(format!("let nx_o_{name} = {bits};"));
+                for c in 0..count {
+                    each.push(format!(
+                        "nx_op_{name}[nx_at{j} + {count}u * nx_k + {c}u] = nx_o_{name}.{};",
+                        ["x", "y", "z", "w"][c as usize]
+                    ));
+                }
+            }
+        }
+    }
+    format!(
+        "{MAIN_HEAD}    for (var nx_g = nx_first; nx_g < nx_walk.n; nx_g = nx_g + nx_step) {{\n{}        for (var nx_k = 0u; nx_k < {g}u; nx_k = nx_k + 1u) {{\n{}        }}\n    }}\n}}\n",
+        indented(&head, 2),
+        indented(&each, 3)
+    )
+}

@@ -12,6 +12,7 @@ pub(crate) mod elementwise;
 mod flat;
 mod operands;
 pub(crate) mod ops;
+pub(crate) mod ops_narrow;
 mod params;
 mod raw;
 mod words;

@@ -203,7 +203,7 @@ mod tests {
                         output: true,
                     },
                 ];
-                for main in [Main::Walked, Main::Flat] {
+                for main in [Main::Walked, Main::Flat, Main::FlatLooped] {
                     let g = bits_module(&slots, &op_helpers(op, d), BINARY_BODY, main)
                         .unwrap()
                         .unwrap();

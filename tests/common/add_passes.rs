@@ -4,8 +4,9 @@
 //! at the start, inside and at the end of the array; and the same of the 8- and
 //! 16-bit floats, which add natively in float32 first wherever the device has it
 //! (every finite pair of each float8, planted NaNs, infinities and bfloat16's pairs
-//! near float32's subnormals). Shared by the native and the browser tests; the oracle
-//! is the host's add.
+//! near float32's subnormals), which `sub`, `mul` and `div` take as well (planted
+//! products and quotients among float32's subnormals, zero and subnormal divisors).
+//! Shared by the native and the browser tests; the oracle is the host's operation.
 #![allow(dead_code)]
 
 /// Elements of each case: several pieces of the contiguous form's loop, and a tail of
@@ -53,13 +54,13 @@ pub fn cases() -> Vec<(&'static str, Vec<u128>, Vec<u128>)> {
 }
 
 /// `None` where `got` equals `want` element for element; else what is wrong, naming
-/// the case, the count and the first wrong sum `x + y`.
+/// the case, the count and the first wrong result of `x` and `y`.
 pub fn wrong(name: &str, xs: &[u128], ys: &[u128], got: &[u128], want: &[u128]) -> Option<String> {
     let n = want.len();
     let bad: Vec<usize> = (0..n).filter(|&i| got.get(i) != Some(&want[i])).collect();
     let &i = bad.first()?;
     Some(format!(
-        "{name}: {} of {n} wrong, first at {i}: {:#x} + {:#x} = {:#x}, want {:#x}",
+        "{name}: {} of {n} wrong, first at {i}: of {:#x} and {:#x} {:#x}, want {:#x}",
         bad.len(),
         xs[i],
         ys[i],
@@ -121,6 +122,10 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
                 ("a subnormal pair", 0x0003, 0x8001),
                 ("a sum that cancels into a subnormal", 0x0081, 0x8080),
                 ("a pair below 2^-100", 0x0d00, 0x0d00),
+                ("a product among float32's subnormals", 0x2180, 0x1c80),
+                ("a quotient among float32's subnormals", 0x2180, 0x6280),
+                ("a zero divisor", 0x3f80, 0x0000),
+                ("a subnormal divisor", 0x0001, 0x0002),
             ],
         ),
         (
@@ -129,12 +134,13 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
             vec![
                 ("a NaN operand", 0x7e01, 0x3c00),
                 ("inf + a normal", 0xfc00, 0x3c00),
+                ("a zero divisor", 0x3c00, 0x8000),
             ],
         ),
         (
             DType::Float8E4m3,
             &|i: usize| mix(i) & 0x7e,
-            vec![("a NaN operand", 0x7f, 0x38)],
+            vec![("a NaN operand", 0x7f, 0x38), ("zero by zero", 0x00, 0x80)],
         ),
         (
             DType::Float8E5m2,
@@ -160,4 +166,19 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
         }
     }
     out
+}
+
+/// An operation of two arrays.
+pub type Op2 = fn(&nxrig::AnyArray, &nxrig::AnyArray) -> Result<nxrig::AnyArray, nxrig::Error>;
+
+/// The operations the narrow floats' cases run, with their names: add, and those
+/// that compute natively first as it does.
+pub fn narrow_ops() -> [(&'static str, Op2); 4] {
+    use nxrig::kernels as k;
+    [
+        ("add", k::add),
+        ("sub", k::sub),
+        ("mul", k::mul),
+        ("div", k::div),
+    ]
 }

@@ -342,8 +342,8 @@ impl<C: Compute> Elementwise<C> {
             Body::Wgpu(g, wgsl) => {
                 let p = super::wgpu::prepare(self, wgsl, &viewed, &dtypes_of(outputs), op)
                     .map_err(|e| self.named(e))?;
-                let pipeline = super::wgpu::compile(g, &p, op).map_err(|e| self.named(e))?;
-                Some((p, pipeline))
+                super::wgpu::compile(g, &p, op).map_err(|e| self.named(e))?;
+                Some(p)
             }
             _ => None,
         };
@@ -363,10 +363,10 @@ impl<C: Compute> Elementwise<C> {
             Body::Wgpu(g, wgsl) => {
                 let p = super::wgpu::prepare(self, wgsl, &viewed, &dtypes_of(outputs), op)
                     .map_err(|e| self.named(e))?;
-                let pipeline = super::wgpu::compile_async(g, &p, op)
+                super::wgpu::compile_async(g, &p, op)
                     .await
                     .map_err(|e| self.named(e))?;
-                let compiled = Some((p, pipeline));
+                let compiled = Some(p);
                 g.caught_async(op, || {
                     self.through_door(op, inputs, &viewed, outputs, &body, compiled.as_ref())
                 })
@@ -390,8 +390,8 @@ impl<C: Compute> Elementwise<C> {
         let mut r = Ok(());
         let work = || match (body, compiled) {
             (Body::Host(f), _) => super::host::run(*f, viewed, outputs, op),
-            (Body::Wgpu(g, _), Some((p, pipeline))) => {
-                super::wgpu::run(g, p, pipeline, viewed, outputs, op).map_err(|e| self.named(e))
+            (Body::Wgpu(g, _), Some(p)) => {
+                super::wgpu::run(g, p, viewed, outputs, op).map_err(|e| self.named(e))
             }
             (Body::Wgpu(..), None) => unreachable!("nxrig bug: a GPU body run uncompiled"),
             #[cfg(feature = "cuda")]
@@ -406,8 +406,8 @@ impl<C: Compute> Elementwise<C> {
     }
 }
 
-/// A GPU body's module and its pipeline.
-type Compiled = (super::wgpu::Prepared, super::wgpu::Pipelines);
+/// A GPU body's modules, the walked form's compiled (the body checked).
+type Compiled = super::wgpu::Prepared;
 
 /// The body a kernel runs on a device.
 pub(super) enum Body<'a, C: Compute> {

@@ -4,8 +4,6 @@
 //! into the body's lines), then run over every operand's layout, in pieces that fit
 //! the device.
 
-use std::sync::Arc;
-
 use super::{Compute, Elementwise};
 use crate::array::AnyArray;
 use crate::dtype::DType;
@@ -27,14 +25,14 @@ pub(crate) struct Prepared {
     packed: Option<(Generated, usize)>,
     /// The contiguous form and its elements an invocation.
     flat: (Generated, usize),
+    /// The contiguous form's cheaper first pass, where it has one (its operands' bindings
+    /// and the device's flag after them).
+    first: Option<Generated>,
     /// Operands read.
     inputs: usize,
     /// Lines of the body.
     lines: u32,
 }
-
-/// A prepared kernel's pipelines: walked, contiguous, then packed where it has one.
-pub(crate) type Pipelines = Vec<(Arc<wgpu::ComputePipeline>, usize)>;
 
 fn invalid(op: &'static str, reason: String) -> Error {
     Error::Invalid {
@@ -81,13 +79,23 @@ pub(crate) fn prepare<C: Compute>(
         generated,
         packed,
         flat: (flat, per as usize),
+        first: None,
         inputs: inputs.len(),
         lines: body.lines().count().max(1) as u32,
     })
 }
 
+/// A first pass of the contiguous form of one of nxrig's own operations: its helpers,
+/// body and what an invocation does after its loop (`crate::wgsl::ops_narrow`).
+pub(crate) struct First<'a> {
+    pub(crate) helpers: String,
+    pub(crate) body: &'a str,
+    pub(crate) end: &'a str,
+}
+
 /// The modules of one of nxrig's own operations, named `key`: `slots` as raw bits
-/// around `body`, with the operation's `helpers` ([`crate::wgsl::elementwise::bits_module`]).
+/// around `body`, with the operation's `helpers` ([`crate::wgsl::elementwise::bits_module`]),
+/// and the contiguous form's `first` pass where it has one.
 ///
 /// # Errors
 /// [`Error::Invalid`] naming `op` for more operands than a module binds.
@@ -96,33 +104,36 @@ pub(crate) fn prepare_bits(
     slots: &[Slot<'_>],
     helpers: &str,
     body: &str,
+    first: Option<First<'_>>,
     op: &'static str,
 ) -> Result<Prepared, Error> {
-    use crate::wgsl::elementwise::bits_module;
+    use crate::wgsl::elementwise::{bits_module, bits_module_then};
     let made = |main| bits_module(slots, helpers, body, main).map_err(|e| invalid(op, e));
     let generated = made(Main::Walked)?.expect("the walked form is always made");
     let packed = made(Main::Packed)?.zip(packed_per(slots).map(|p| p as usize));
-    let flat = made(Main::Flat)?.expect("the contiguous form is always made");
+    // The exact operations' bodies are large: their group in a loop, not repeated.
+    let flat = made(Main::FlatLooped)?.expect("the contiguous form is always made");
+    let first = match first {
+        Some(f) => bits_module_then(slots, &f.helpers, f.body, Main::Flat, f.end)
+            .map_err(|e| invalid(op, e))?,
+        None => None,
+    };
     Ok(Prepared {
         key,
         generated,
         packed,
         flat: (flat, flat_per(slots) as usize),
+        first,
         inputs: slots.iter().filter(|s| !s.output).count(),
         lines: body.lines().count().max(1) as u32,
     })
 }
 
-/// The refusal of a module (`g`, one of `p`'s forms) that does not compile: each
-/// message at the body's line.
-fn not_compiled(
-    p: &Prepared,
-    g: &Generated,
-    said: Vec<(Option<u32>, String)>,
-    op: &'static str,
-) -> Error {
+/// The refusal of `p`'s walked module, which does not compile: each message at the
+/// body's line.
+fn not_compiled(p: &Prepared, said: Vec<(Option<u32>, String)>, op: &'static str) -> Error {
     let at = |line: Option<u32>| {
-        line.and_then(|l| l.checked_sub(g.body_line))
+        line.and_then(|l| l.checked_sub(p.generated.body_line))
             .filter(|&l| l < p.lines)
     };
     let lines: Vec<String> = said
@@ -138,69 +149,40 @@ fn not_compiled(
     )
 }
 
-/// `p`'s pipeline on `g`, compiled the first time (natively the compiler's errors
-/// are returned here; in the browser, where they come later, use [`compile_async`]).
+/// `p`'s walked form compiled on `g` (the other forms, the same body, are compiled
+/// when a piece first needs them): natively the compiler's errors are returned here;
+/// in the browser, where they come later, use [`compile_async`].
 ///
 /// # Errors
 /// [`Error::Invalid`] naming `op` with the compiler's messages.
-pub(crate) fn compile(g: &Gpu, p: &Prepared, op: &'static str) -> Result<Pipelines, Error> {
-    let mut out = Vec::with_capacity(3);
-    for (key, g2, per) in p.forms() {
-        #[cfg(not(target_arch = "wasm32"))]
-        let made = g
-            .pipeline_checked(&key, || g2.module.clone(), None)
-            .map_err(|said| not_compiled(p, g2, said, op))?;
-        #[cfg(target_arch = "wasm32")]
-        let made = {
-            let _ = op;
-            g.pipeline(&key, || g2.module.clone())
-        };
-        out.push((made, per));
+pub(crate) fn compile(g: &Gpu, p: &Prepared, op: &'static str) -> Result<(), Error> {
+    #[cfg(not(target_arch = "wasm32"))]
+    g.pipeline_checked(&p.key, || p.generated.module.clone(), None)
+        .map_err(|said| not_compiled(p, said, op))?;
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = op;
+        g.pipeline(&p.key, || p.generated.module.clone());
     }
-    Ok(out)
+    Ok(())
 }
 
 /// [`compile`], awaiting the compiler's word (in the browser too).
 ///
 /// # Errors
 /// As [`compile`].
-pub(crate) async fn compile_async(
-    g: &Gpu,
-    p: &Prepared,
-    op: &'static str,
-) -> Result<Pipelines, Error> {
-    let mut out = Vec::with_capacity(3);
-    for (key, g2, per) in p.forms() {
-        let made = g
-            .pipeline_checked_async(&key, || g2.module.clone(), None)
-            .await
-            .map_err(|said| not_compiled(p, g2, said, op))?;
-        out.push((made, per));
-    }
-    Ok(out)
+pub(crate) async fn compile_async(g: &Gpu, p: &Prepared, op: &'static str) -> Result<(), Error> {
+    g.pipeline_checked_async(&p.key, || p.generated.module.clone(), None)
+        .await
+        .map_err(|said| not_compiled(p, said, op))?;
+    Ok(())
 }
 
-impl Prepared {
-    /// Each form's pipeline name, module and elements an invocation computes:
-    /// walked, contiguous, then packed where it has one.
-    fn forms(&self) -> Vec<(String, &Generated, usize)> {
-        let mut v = vec![
-            (self.key.clone(), &self.generated, 1),
-            (format!("{} flat", self.key), &self.flat.0, 1),
-        ];
-        if let Some((g, per)) = &self.packed {
-            v.push((format!("{} packed", self.key), g, *per));
-        }
-        v
-    }
-}
-
-/// `p`'s `pipelines` over `inputs` (broadcast to the outputs' shape) into `outputs`,
+/// `p` over `inputs` (broadcast to the outputs' shape) into `outputs`,
 /// on `g`'s device; the caller holds the door's claims.
 pub(crate) fn run(
     g: &Gpu,
     p: &Prepared,
-    pipelines: &Pipelines,
     inputs: &[AnyArray],
     outputs: &[&AnyArray],
     op: &'static str,
@@ -218,7 +200,7 @@ pub(crate) fn run(
         g.run_walked(
             op,
             &p.key,
-            |ls| plan(g, p, pipelines, ls),
+            |ls| plan(g, p, ls),
             &ops,
             |ls| walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>()),
         )
@@ -228,11 +210,12 @@ pub(crate) fn run(
 
 /// The dispatches of a piece whose operands have layouts `ls`: where every operand
 /// is C-contiguous from a multiple of the contiguous form's group, its whole groups
-/// in that form and the rest (fewer than a group) as any other piece; that, in the
-/// packed form where every output is whole words of its own, else walked, each the
-/// walk of one axis where the layouts merge into one (compiled on first use: the same
-/// body as the forms compiled before the door).
-fn plan(g: &Gpu, p: &Prepared, pipelines: &Pipelines, ls: &[Layout]) -> Vec<Dispatch> {
+/// in that form (after its first pass where it has one) and the rest (fewer than a
+/// group) as any other piece; that, in the packed form where every output is whole
+/// words of its own, else walked, each the walk of one axis where the layouts merge
+/// into one. Each form is compiled when a piece first needs it (the same body as the
+/// walked form, compiled before the door).
+fn plan(g: &Gpu, p: &Prepared, ls: &[Layout]) -> Vec<Dispatch> {
     let group = p.flat.1;
     let n = ls[0].numel();
     let flat = n >= group
@@ -240,7 +223,7 @@ fn plan(g: &Gpu, p: &Prepared, pipelines: &Pipelines, ls: &[Layout]) -> Vec<Disp
             .iter()
             .all(|l| l.is_contiguous() && l.offset() % group == 0);
     if !flat {
-        return vec![walked(g, p, pipelines, ls.to_vec())];
+        return vec![walked(g, p, ls.to_vec())];
     }
     let line = |len: usize, at: usize, div: usize| -> Vec<Layout> {
         ls.iter()
@@ -250,43 +233,48 @@ fn plan(g: &Gpu, p: &Prepared, pipelines: &Pipelines, ls: &[Layout]) -> Vec<Disp
             })
             .collect()
     };
+    let first = p.first.as_ref().map(|f| {
+        let key = format!("{} flat first", p.key);
+        g.pipeline(&key, || f.module.clone())
+    });
+    let (flat, _) = &p.flat;
     let mut v = vec![Dispatch {
-        pipeline: pipelines[1].0.clone(),
+        pipeline: g.pipeline(&format!("{} flat", p.key), || flat.module.clone()),
         layouts: line(n / group, 0, group),
         per: 1,
         flat: true,
+        first,
     }];
     if !n.is_multiple_of(group) {
-        v.push(walked(g, p, pipelines, line(n % group, n - n % group, 1)));
+        v.push(walked(g, p, line(n % group, n - n % group, 1)));
     }
     v
 }
 
 /// The dispatch of layouts `ls` walked: packed where every output is whole words of
 /// its own, on one axis where the layouts merge into one.
-fn walked(g: &Gpu, p: &Prepared, pipelines: &Pipelines, ls: Vec<Layout>) -> Dispatch {
-    let packed = match p.packed {
-        Some((_, per)) => ls[p.inputs..]
+fn walked(g: &Gpu, p: &Prepared, ls: Vec<Layout>) -> Dispatch {
+    let packed = match &p.packed {
+        Some((g2, per)) => ls[p.inputs..]
             .iter()
-            .all(|l| l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0),
-        None => false,
+            .all(|l| l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0)
+            .then_some((g2, *per)),
+        None => None,
     };
     let line = walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
         .is_some_and(|w| u32::from_le_bytes([w[4], w[5], w[6], w[7]]) <= 1);
-    let (q, per) = pipelines[if packed { 2 } else { 0 }].clone();
-    let pipeline = if !line {
-        q
-    } else {
-        let (key, g2) = match &p.packed {
-            Some((g2, _)) if packed => (format!("{} packed line", p.key), g2),
-            _ => (format!("{} line", p.key), &p.generated),
-        };
-        g.pipeline(&key, || g2.line.clone())
+    let (key, module, per) = match (packed, line) {
+        (Some((g2, per)), true) => (format!("{} packed line", p.key), &g2.line, per),
+        (Some((g2, per)), false) => (format!("{} packed", p.key), &g2.module, per),
+        (None, true) => (format!("{} line", p.key), &p.generated.line, 1),
+        (None, false) => (p.key.clone(), &p.generated.module, 1),
     };
+    let pipeline = g.pipeline(&key, || module.clone());
     Dispatch {
         pipeline,
         layouts: ls,
         per,
         flat: false,
+        first: None,
     }
 }

@@ -6,9 +6,10 @@
 use super::which::Which;
 use crate::array::AnyArray;
 use crate::error::Error;
-use crate::kernels::elementwise::wgpu::{compile, prepare_bits, run};
+use crate::kernels::elementwise::wgpu::{prepare_bits, run, First};
 use crate::rig::wgpu::Gpu;
 use crate::wgsl::ops::{op_helpers, BINARY_BODY, SELECT_BODY, UNARY_BODY};
+use crate::wgsl::ops_narrow::{first_helpers, FIRST_BODY, FIRST_END};
 use crate::wgsl::Slot;
 
 /// `which` over `inputs` (broadcast to `out`'s layout already) into `out`, on `g`'s
@@ -66,10 +67,21 @@ pub(crate) fn apply(
             BINARY_BODY,
         ),
     };
+    // The 8- and 16-bit floats' sub, mul and div where the device has float32: native
+    // float32 first, the exact module only over pieces whose flag is up.
+    let first = match which {
+        Which::Binary(a) if g.native().f32 && slots.iter().all(|s| s.dtype == out.dtype()) => {
+            first_helpers(a, out.dtype()).map(|helpers| First {
+                helpers,
+                body: FIRST_BODY,
+                end: FIRST_END,
+            })
+        }
+        _ => None,
+    };
     let dtypes: Vec<String> = slots.iter().map(|s| s.dtype.to_string()).collect();
     let key = format!("nxrig {which:?} {}", dtypes.join(" "));
-    let p = prepare_bits(key, &slots, &helpers, body, op)?;
-    let pipelines = compile(g, &p, op)?;
+    let p = prepare_bits(key, &slots, &helpers, body, first, op)?;
     let owned: Vec<AnyArray> = inputs.iter().map(|a| (*a).clone()).collect();
-    run(g, &p, &pipelines, &owned, &[out], op)
+    run(g, &p, &owned, &[out], op)
 }

@@ -9,21 +9,27 @@ use std::sync::Arc;
 
 use super::dispatch::encode;
 use super::gpu::lock;
+use super::indirect::Indirect;
 use super::plan::{pieces, Operand};
 use super::program::Form;
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
+use crate::wgsl::add_module_f32_again;
 
 /// One dispatch of a piece of a job: its pipeline, the layouts its parameters walk
 /// (the piece's, or those of a part of it, or of its groups of elements), the
-/// elements of those an invocation computes, and whether it is a contiguous form (its
-/// grid sized as one).
+/// elements of those an invocation computes, whether it is a contiguous form (its
+/// grid sized as one), and a cheaper first pass where it has one: the pipeline, over
+/// the same bindings and the device's flag after them, that raises the flag where its
+/// answer may be wrong; `pipeline` then runs only where the flag is up
+/// (`indirect.rs`).
 pub(crate) struct Dispatch {
     pub(crate) pipeline: Arc<wgpu::ComputePipeline>,
     pub(crate) layouts: Vec<Layout>,
     pub(crate) per: usize,
     pub(crate) flat: bool,
+    pub(crate) first: Option<Arc<wgpu::ComputePipeline>>,
 }
 
 /// What the compiler said of a module: each message with its line (1-based) where it
@@ -135,7 +141,20 @@ impl Gpu {
                     Form::Walked
                 };
                 let grid = self.grid(d.layouts[0].numel() / d.per, form);
-                encode(&mut enc, grid, &d.pipeline, &group);
+                let Some(first) = &d.first else {
+                    encode(&mut enc, grid, &d.pipeline, &group);
+                    continue;
+                };
+                let ind = Indirect::of(&self.indirect, &self.device);
+                let fg = self.bind(key, first, &p, ops, piece, Some(&ind.flag));
+                encode(&mut enc, grid, first, &fg);
+                let again = self.pipeline("two passes: again", add_module_f32_again);
+                let xy = self.buffer_with(
+                    "nxrig groups",
+                    bytemuck::cast_slice(&[grid.0, grid.1, 0, 0]),
+                    wgpu::BufferUsages::UNIFORM,
+                );
+                ind.encode_again(&self.device, &mut enc, (&again, &xy), &d.pipeline, &group);
             }
         }
         self.queue.submit([enc.finish()]);

@@ -1,0 +1,130 @@
+//! The first pass of `sub`, `mul` and `div` over the 8- and 16-bit floats (bfloat16,
+//! float16, the float8s) on a GPU with native float32, in the contiguous form: each
+//! pair decoded into float32 exactly, computed natively, rounded once into the dtype,
+//! and a flag raised where that may not be the exact result, so that the exact kernel
+//! runs over the piece (dispatched indirectly, as add's). Why one native operation
+//! is exact, rounded once more:
+//! - `-` and `*` are correctly rounded in WGSL, and float32's 24 bits are at least
+//!   twice the dtypes' precision and two bits (float16's 11), so a second rounding
+//!   into the dtype is the exact value's one rounding; a product of two of their
+//!   significands (at most 22 bits) is exact in float32.
+//! - `/` may be off by 2.5 units in the last place (WGSL's bound, for divisors within
+//!   2^-126..2^126): the flag is raised wherever the quotient moved by 3 units either
+//!   way would round to another value of the dtype, so that an answer not raised is
+//!   the exact quotient's rounding.
+//! - A NaN or infinite operand (whose bits the exact rule decides), a zero divisor,
+//!   and for bfloat16 (float32's range) float32's subnormals, which a device may
+//!   flush: subnormal operands, results below 2^-100 from nonzero operands, and
+//!   divisors past 2^126, raise it too.
+
+use super::add_narrow::decode;
+use crate::dtype::lanes::Arith;
+use crate::dtype::DType;
+
+const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
+
+/// The body of the first pass's module over `a`, `b` into `z`.
+pub(crate) const FIRST_BODY: &str = "z = nx_first(a, b);";
+
+/// What an invocation of the first pass does after its loop: raise the flag where
+/// any of its elements needs the exact kernel.
+pub(crate) const FIRST_END: &str = "if (seen != 0u) { atomicOr(&nx_flag, 1u); }";
+
+/// The helpers of the first pass of `op` over `d` (its operands `a`, `b`, `z`, bound
+/// at 1, 2, 3; the flag at 4), ending in `fn nx_first(a, b) -> vec4<u32>`; `None`
+/// where `op` or `d` has none.
+pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
+    let (dec, round) = decode(d)?;
+    let bf16 = d == DType::Bfloat16;
+    let (sign, checks) = match op {
+        Arith::Sub => (
+            "-",
+            if bf16 {
+                "seen = seen | select(0u, 1u, max(xa, ya) - 1u < 0x0d7fffffu);".to_owned()
+            } else {
+                String::new()
+            },
+        ),
+        Arith::Mul => (
+            "*",
+            if bf16 {
+                "seen = seen | select(0u, 1u, xa - 1u < 0x007fffffu || ya - 1u < 0x007fffffu || (ra < 0x0d800000u && xa != 0u && ya != 0u));".to_owned()
+            } else {
+                String::new()
+            },
+        ),
+        Arith::Div => {
+            let mut c = format!("seen = seen | select(0u, 1u, ya == 0u || {round}(s | (ra - 3u)) != {round}(s | (ra + 3u)));");
+            if bf16 {
+                c += "\n    seen = seen | select(0u, 1u, xa - 1u < 0x007fffffu || ya - 1u < 0x007fffffu || ya >= 0x7e800000u || (ra < 0x0d800000u && xa != 0u));";
+            }
+            ("/", c)
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "{CONVERT_F32}
+@group(0) @binding(4) var<storage, read_write> nx_flag: atomic<u32>;
+
+// Raised where an element of this invocation needs the exact kernel.
+var<private> seen: u32 = 0u;
+
+// The float32 bits of an element's bits `v`, exact; `seen` raised for a NaN or an
+// infinity.
+fn nx_decode(v: u32) -> u32 {{
+    {dec}
+}}
+
+// The native float32 {op:?} of two elements' bits, rounded once into the dtype.
+fn nx_first(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
+    let x = nx_decode(a.x);
+    let y = nx_decode(b.x);
+    let r = bitcast<u32>(bitcast<f32>(x) {sign} bitcast<f32>(y));
+    let xa = x & 0x7fffffffu;
+    let ya = y & 0x7fffffffu;
+    let ra = r & 0x7fffffffu;
+    let s = r & 0x80000000u;
+    {checks}
+    return vec4<u32>({round}(r), 0u, 0u, 0u);
+}}
+"
+    ))
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::wgsl::elementwise::{bits_module_then, Main};
+    use crate::wgsl::Slot;
+
+    #[test]
+    fn every_first_pass_validates() {
+        for d in [
+            DType::Bfloat16,
+            DType::Float16,
+            DType::Float8E4m3,
+            DType::Float8E5m2,
+        ] {
+            for op in [Arith::Sub, Arith::Mul, Arith::Div] {
+                let slot = |name, output| Slot {
+                    name,
+                    dtype: d,
+                    output,
+                };
+                let slots = [slot("a", false), slot("b", false), slot("z", true)];
+                let h = first_helpers(op, d).unwrap();
+                let g = bits_module_then(&slots, &h, FIRST_BODY, Main::Flat, FIRST_END)
+                    .unwrap()
+                    .unwrap();
+                assert!(
+                    g.module.contains("atomicOr(&nx_flag, 1u); }\n}"),
+                    "{op:?} {d}: {}",
+                    g.module
+                );
+                crate::wgsl::tests::validate(&g.module);
+            }
+        }
+        assert!(first_helpers(Arith::Maximum, DType::Float16).is_none());
+        assert!(first_helpers(Arith::Mul, DType::Float32).is_none());
+    }
+}
