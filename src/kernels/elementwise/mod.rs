@@ -155,7 +155,8 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// The body on GPUs through wgpu: WGSL statements that set every output (a `var`
-    /// of the compute type, `f32`, `i32` or `u32`) from the inputs (`let`s of it).
+    /// of the compute type, `f32`, `i32` or `u32`) from the inputs (values of it), run
+    /// as the body of a function of their own, once an element (no `return`).
     #[must_use]
     pub fn wgsl(mut self, body: &str) -> Self {
         self.wgsl = Some(body.to_owned());
