@@ -111,7 +111,8 @@ export function makeCheckpoints(dir, scale) {
 }
 
 /** The Chromium processes of the profile `profile`: its browser process and every
- * process below it, `{ pid, type, bytes }` (`bytes` the peak resident memory, VmHWM). */
+ * process below it, `{ pid, type, bytes, rss }` (`bytes` the peak resident memory,
+ * VmHWM; `rss` the resident memory now, VmRSS). */
 function processes(profile) {
   const procs = [];
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -119,9 +120,10 @@ function processes(profile) {
       // Chromium's children rewrite their command line as one string: split on spaces too.
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]+/);
       const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1];
-      const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = (field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
       const type = cmd.find((a) => a.startsWith('--type='))?.slice(7) ?? 'browser';
-      procs.push({ pid, ppid, type, top: cmd.some((a) => a.includes(profile)) && type === 'browser', bytes: kb * 1024 });
+      procs.push({ pid, ppid, type, top: cmd.some((a) => a.includes(profile)) && type === 'browser', bytes: kb('VmHWM') * 1024, rss: kb('VmRSS') * 1024 });
     } catch { /* gone */ }
   }
   const ours = new Set(procs.filter((p) => p.top).map((p) => p.pid));
@@ -138,6 +140,26 @@ function peaks(profile) {
   const out = {};
   for (const p of processes(profile)) out[p.type] = Math.max(out[p.type] ?? 0, p.bytes);
   return out;
+}
+
+/** The largest resident memory now of the profile's renderers. */
+function rendererRss(profile) {
+  return Math.max(0, ...processes(profile).filter((p) => p.type === 'renderer').map((p) => p.rss));
+}
+
+/** Waits until the renderers' resident memory has stopped falling (three readings
+ * 100 ms apart within 4 MiB, at most 5 s), and returns it: after a collection the
+ * garbage collector returns large ArrayBuffers' memory on a thread of its own, so a
+ * peak reset at once would start from memory about to go. */
+async function settle(profile) {
+  const readings = [rendererRss(profile)];
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    readings.push(rendererRss(profile));
+    const last = readings.slice(-3);
+    if (last.length === 3 && Math.max(...last) - Math.min(...last) <= 4 * MiB) break;
+  }
+  return readings[readings.length - 1];
 }
 
 /** Starts the peaks anew (`5` into `clear_refs` resets a process's VmHWM). */
@@ -247,9 +269,12 @@ export async function checkpoints({ flags, root, bin }) {
     // The page ends a conversion's measure before its comparisons (which hold the two
     // sides' pieces until the garbage collector comes), measured on their own.
     await page.exposeFunction('nxrigMeasure', (name) => measured(name));
+    // A step's peak starts after a collection, once the memory it frees is returned.
     const measure = async (name) => {
       await page.evaluate(() => window.gc?.());
+      const from = await settle(profile);
       measured(name);
+      if (name) stepPeaks[stepPeaks.length - 1].from = from;
     };
     const rate = (r, t) => `${(r.bytesIn / GiB).toFixed(2)} GiB in ${((Date.now() - t) / 1000).toFixed(1)} s (${(r.bytesIn / (Date.now() - t) / 1e6).toFixed(2)} GB/s)`;
 
@@ -455,8 +480,9 @@ export async function checkpoints({ flags, root, bin }) {
     await measure(null);
     const m = (b) => `${((b ?? 0) / MiB).toFixed(0)} MiB`;
     const conversions = ['File, host', 'URL, WebGPU', 'sharded files, host', 'sharded URL, WebGPU', 'the demo'];
-    for (const { name, mem } of stepPeaks) {
-      console.log(`peak memory, ${name}: renderer ${m(mem.renderer)}, GPU process ${m(mem['gpu-process'])}, browser ${m(mem.browser)}`);
+    for (const { name, mem, from } of stepPeaks) {
+      const start = from === undefined ? '' : ` (from ${m(from)})`;
+      console.log(`peak memory, ${name}: renderer ${m(mem.renderer)}${start}, GPU process ${m(mem['gpu-process'])}, browser ${m(mem.browser)}`);
       // The conversions are bounded; the comparisons and the 2.25 GiB load onto WebGPU
       // (Chromium's shared memory for queue writes, about 1.0-1.4 GiB) are logged only.
       if (conversions.includes(name)) assert.ok(mem.renderer > 0 && mem.renderer <= RENDERER_BOUND, `${name}: the renderer's peak ${mem.renderer} within ${RENDERER_BOUND}`);
