@@ -4,9 +4,11 @@
 // value rounded once into the operand's dtype; sub-word elements stored with atomics,
 // so that no neighbour's bits are lost), the walk of every operand's layout (strides,
 // broadcast, flips, offsets), and around it the body the user wrote. The placeholders
-// (a name in double braces) are filled there; `main` is one of two forms: walked (an
-// invocation an element, sub-word outputs stored with atomics) or packed (an
-// invocation a word of C-contiguous sub-word outputs, stored whole).
+// (a name in double braces) are filled there: the body is the function `nx_body`
+// (the inputs its parameters, the outputs' values its result), and `main` is one of
+// three forms: walked (an invocation an element, sub-word outputs stored with
+// atomics), packed (an invocation a word of C-contiguous sub-word outputs, stored
+// whole) or contiguous (an invocation a group of whole words of every operand, no walk).
 {{ENABLE}}
 struct Walk {
     // Elements, axes (innermost first), then padding.

@@ -5,7 +5,7 @@
 //! each output's elements put into whole words by constant shifts and stored, with no
 //! walk of positions and no atomics (the words of a group are its own).
 
-use super::elementwise::{indented, MAIN_HEAD};
+use super::grid::{indented, MAIN_HEAD};
 use super::operands::Slot;
 use super::words::Words;
 

@@ -10,11 +10,13 @@ mod add_narrow;
 mod cast;
 pub(crate) mod elementwise;
 mod flat;
+mod grid;
 mod operands;
 pub(crate) mod ops;
 pub(crate) mod ops_narrow;
 mod params;
 mod raw;
+mod walked;
 mod words;
 
 pub use add::{
