@@ -34,6 +34,16 @@ fn words(s: &Slot<'_>, g: u32) -> u32 {
     g * s.dtype.bits() / 32
 }
 
+/// `let nx_at<j>`: the first word of group `nx_g` of operand `j` (groups of `g`).
+fn at(slots: &[Slot<'_>], j: usize, g: u32) -> String {
+    format!(
+        "let nx_at{j} = (nx_walk.offsets[{}].{} + nx_g) * {}u;",
+        j / 4,
+        ["x", "y", "z", "w"][j % 4],
+        words(&slots[j], g)
+    )
+}
+
 /// The raw bits (`vec4<u32>`) of element `k` of the group of input `s`, from its
 /// words `nx_w_<name>_<c>`.
 fn element(s: &Slot<'_>, k: u32) -> String {
@@ -94,16 +104,7 @@ fn put(j: usize, s: &Slot<'_>, k: u32) -> Vec<String> {
 /// the walk's count and each operand's offset (`nx_walk.offsets`) in groups.
 pub(crate) fn main_flat(slots: &[Slot<'_>]) -> String {
     let g = flat_per(slots);
-    let comp = |j: usize| ["x", "y", "z", "w"][j % 4];
-    let mut lines = Vec::new();
-    for (j, s) in slots.iter().enumerate() {
-        lines.push(format!(
-            "let nx_at{j} = (nx_walk.offsets[{}].{} + nx_g) * {}u;",
-            j / 4,
-            comp(j),
-            words(s, g)
-        ));
-    }
+    let mut lines: Vec<String> = (0..slots.len()).map(|j| at(slots, j, g)).collect();
     for (j, s) in slots.iter().enumerate() {
         for c in 0..words(s, g) {
             if !s.output {
@@ -180,15 +181,9 @@ fn element_at(j: usize, s: &Slot<'_>) -> String {
 /// [`main_flat`]'s.
 pub(crate) fn main_flat_looped(slots: &[Slot<'_>]) -> String {
     let g = flat_per(slots);
-    let comp = |j: usize| ["x", "y", "z", "w"][j % 4];
     let mut head = Vec::new();
     for (j, s) in slots.iter().enumerate() {
-        head.push(format!(
-            "let nx_at{j} = (nx_walk.offsets[{}].{} + nx_g) * {}u;",
-            j / 4,
-            comp(j),
-            words(s, g)
-        ));
+        head.push(at(slots, j, g));
         if s.output && Words::of(s.dtype).shares_words() {
             head.push(format!("var nx_w_{} = 0u;", s.name));
         }
