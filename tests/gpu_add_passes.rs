@@ -1,4 +1,4 @@
-//! float32 add in two passes on a device whose float32 sums are not trusted (opened
+//! float32 add, sub and mul in two passes on a device whose float32 sums are not trusted (opened
 //! with `Options::skip_probe`, as a device that flushes subnormals is): the native
 //! sums where no element needs more, the exact kernel over the pieces where one does;
 //! every case equals the host's add (natively, lavapipe here; the browser suite runs
@@ -8,13 +8,12 @@
 
 mod common;
 
-use common::add_passes::{cases, narrow_cases, narrow_ops, wrong};
-use nxrig::kernels::add;
+use common::add_passes::{cases, float32_ops, narrow_cases, narrow_ops, wrong};
 use nxrig::rig::wgpu::Options;
 use nxrig::{AnyArray, DType, Rig};
 
 #[test]
-fn float32_add_in_two_passes_equals_the_host() {
+fn float32_add_sub_mul_in_two_passes_equal_the_host() {
     let whole = Options {
         skip_probe: true,
         ..Options::default()
@@ -71,11 +70,14 @@ fn check(gpu: &Rig) {
         let n = xs.len();
         let x = AnyArray::of_bits(DType::Float32, &[n], &xs).unwrap();
         let y = AnyArray::of_bits(DType::Float32, &[n], &ys).unwrap();
-        let want = add(&x, &y).unwrap().to_bits_vec().unwrap();
-        let sum = add(&x.to_device(gpu).unwrap(), &y.to_device(gpu).unwrap()).unwrap();
-        let got = sum.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
-        if let Some(m) = wrong(name, &xs, &ys, &got, &want) {
-            panic!("{m}");
+        let (gx, gy) = (x.to_device(gpu).unwrap(), y.to_device(gpu).unwrap());
+        for (op, f) in float32_ops() {
+            let want = f(&x, &y).unwrap().to_bits_vec().unwrap();
+            let z = f(&gx, &gy).unwrap();
+            let got = z.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap();
+            if let Some(m) = wrong(&format!("{op} {name}"), &xs, &ys, &got, &want) {
+                panic!("{m}");
+            }
         }
     }
 }

@@ -225,10 +225,10 @@ async fn add_on_webgpu_is_exact_on_subnormals() {
     }
 }
 
-/// float32 add on SwiftShader, whose sums flush subnormals (so nxrig adds natively
-/// first and runs the exact kernel only over pieces that need it): normal operands
-/// only, zeros, and one element needing the exact sum among 100,003 that do not, at
-/// the start, inside and at the end; each equals the host's add.
+/// float32 add, sub and mul on SwiftShader, which flushes subnormals (so nxrig
+/// computes natively first and runs the exact kernel only over pieces that need it):
+/// normal operands only, zeros, and one element needing the exact result among
+/// 100,003 that do not, at the start, inside and at the end; each equals the host's.
 #[wasm_bindgen_test]
 async fn float32_add_in_two_passes_on_webgpu() {
     let gpu = gpu().await;
@@ -236,12 +236,15 @@ async fn float32_add_in_two_passes_on_webgpu() {
         let n = xs.len();
         let x = AnyArray::of_bits(DType::Float32, &[n], &xs).unwrap();
         let y = AnyArray::of_bits(DType::Float32, &[n], &ys).unwrap();
-        let want = nxrig::kernels::add(&x, &y).unwrap().to_bits_vec().unwrap();
-        let sum =
-            nxrig::kernels::add(&x.to_device(&gpu).unwrap(), &y.to_device(&gpu).unwrap()).unwrap();
-        let got = bits_back(&sum).await;
-        if let Some(m) = common::add_passes::wrong(name, &xs, &ys, &got, &want) {
-            panic!("{m}");
+        let (gx, gy) = (x.to_device(&gpu).unwrap(), y.to_device(&gpu).unwrap());
+        for (op, f) in common::add_passes::float32_ops() {
+            let want = f(&x, &y).unwrap().to_bits_vec().unwrap();
+            let got = bits_back(&f(&gx, &gy).unwrap()).await;
+            if let Some(m) =
+                common::add_passes::wrong(&format!("{op} {name}"), &xs, &ys, &got, &want)
+            {
+                panic!("{m}");
+            }
         }
     }
     console_log!(

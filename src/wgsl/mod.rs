@@ -13,7 +13,7 @@ mod flat;
 mod grid;
 mod operands;
 pub(crate) mod ops;
-pub(crate) mod ops_narrow;
+pub(crate) mod ops_first;
 mod params;
 mod raw;
 mod walked;

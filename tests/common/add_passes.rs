@@ -1,5 +1,6 @@
-//! Cases of float32 add in two passes (a device whose float32 sums are not trusted
-//! adds natively first and runs the exact kernel only over pieces that need it):
+//! Cases of float32 add, sub and mul in two passes (a device whose float32 sums are
+//! not trusted computes natively first and runs the exact kernel only over pieces
+//! that need it):
 //! operands that never need it, and one element that does among many that do not,
 //! at the start, inside and at the end of the array; and the same of the 8- and
 //! 16-bit floats, which add natively in float32 first wherever the device has it
@@ -32,7 +33,7 @@ pub fn cases() -> Vec<(&'static str, Vec<u128>, Vec<u128>)> {
             (0..N).map(|i| (i as u128 & 1) << 31).collect(),
         ),
     ];
-    let planted: [(&'static str, u128, u128); 4] = [
+    let planted: [(&'static str, u128, u128); 6] = [
         ("a subnormal pair", 0x0000_0003, 0x8000_0001),
         (
             "a sum that cancels into a subnormal",
@@ -41,6 +42,8 @@ pub fn cases() -> Vec<(&'static str, Vec<u128>, Vec<u128>)> {
         ),
         ("inf - inf", 0x7f80_0000, 0xff80_0000),
         ("a NaN operand", 0x7f80_0001, 0x3f80_0000),
+        ("a product below 2^-126", 0x1f80_0000, 0x1f80_0000),
+        ("inf times zero", 0x7f80_0000, 0x0000_0000),
     ];
     for (name, a, b) in planted {
         for at in [0, N / 2 + 1, N - 5, N - 1] {
@@ -166,6 +169,13 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
         }
     }
     out
+}
+
+/// The operations float32's cases run: add, and those that compute natively first
+/// as it does.
+pub fn float32_ops() -> [(&'static str, Op2); 3] {
+    use nxrig::kernels as k;
+    [("add", k::add), ("sub", k::sub), ("mul", k::mul)]
 }
 
 /// An operation of two arrays.

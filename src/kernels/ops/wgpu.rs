@@ -9,7 +9,7 @@ use crate::error::Error;
 use crate::kernels::elementwise::wgpu::{prepare_bits, run, First};
 use crate::rig::wgpu::Gpu;
 use crate::wgsl::ops::{op_helpers, BINARY_BODY, SELECT_BODY, UNARY_BODY};
-use crate::wgsl::ops_narrow::{first_helpers, FIRST_BODY, FIRST_END};
+use crate::wgsl::ops_first::{first_helpers, FIRST_BODY, FIRST_END};
 use crate::wgsl::Slot;
 
 /// `which` over `inputs` (broadcast to `out`'s layout already) into `out`, on `g`'s

@@ -1,21 +1,23 @@
 //! The first pass of `sub`, `mul` and `div` over the 8- and 16-bit floats (bfloat16,
-//! float16, the float8s) on a GPU with native float32, in the contiguous form: each
-//! pair decoded into float32 exactly, computed natively, rounded once into the dtype,
-//! and a flag raised where that may not be the exact result, so that the exact kernel
-//! runs over the piece (dispatched indirectly, as add's). Why one native operation
-//! is exact, rounded once more:
+//! float16, the float8s), and of `sub` and `mul` over float32, on a GPU with native
+//! float32, in the contiguous form: each pair decoded into float32 exactly, computed
+//! natively, rounded once into the dtype, and a flag raised where that may not be the
+//! exact result, so that the exact kernel runs over the piece (dispatched indirectly,
+//! as add's). Why one native operation is exact, rounded once more:
 //! - `-` and `*` are correctly rounded in WGSL, and float32's 24 bits are at least
-//!   twice the dtypes' precision and two bits (float16's 11), so a second rounding
-//!   into the dtype is the exact value's one rounding; a product of two of their
-//!   significands (at most 22 bits) is exact in float32.
+//!   twice the narrow dtypes' precision and two bits (float16's 11), so a second
+//!   rounding into the dtype is the exact value's one rounding; a product of two of
+//!   their significands (at most 22 bits) is exact in float32.
 //! - `/` may be off by 2.5 units in the last place (WGSL's bound, for divisors within
 //!   2^-126..2^126): the flag is raised wherever the quotient moved by 3 units either
 //!   way would round to another value of the dtype, so that an answer not raised is
-//!   the exact quotient's rounding.
-//! - A NaN or infinite operand (whose bits the exact rule decides), a zero divisor,
-//!   and for bfloat16 (float32's range) float32's subnormals, which a device may
-//!   flush: subnormal operands, results below 2^-100 from nonzero operands, and
-//!   divisors past 2^126, raise it too.
+//!   the exact quotient's rounding. float32's own division has no such check, and
+//!   stays exact in integers.
+//! - A NaN or infinite narrow operand and a NaN float32 result (whose bits the exact
+//!   rule decides), a zero divisor, and float32's subnormals, which a device may
+//!   flush: for bfloat16 and float32 (float32's range) subnormal operands, products
+//!   and quotients near or below 2^-126 from nonzero operands, differences of
+//!   operands below 2^-60, divisors past 2^126, raise it too.
 
 use super::add_narrow::decode;
 use crate::dtype::lanes::Arith;
@@ -34,6 +36,9 @@ pub(crate) const FIRST_END: &str = "if (seen != 0u) { atomicOr(&nx_flag, 1u); }"
 /// at 1, 2, 3; the flag at 4), ending in `fn nx_first(a, b) -> vec4<u32>`; `None`
 /// where `op` or `d` has none.
 pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
+    if d == DType::Float32 {
+        return float32_helpers(op);
+    }
     let (dec, round) = decode(d)?;
     let bf16 = d == DType::Bfloat16;
     let (sign, checks) = match op {
@@ -62,7 +67,45 @@ pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
         }
         _ => return None,
     };
-    Some(format!(
+    Some(module(
+        &format!("fn nx_decode(v: u32) -> u32 {{\n    {dec}\n}}"),
+        op,
+        sign,
+        &checks,
+        &format!("{round}(r)"),
+    ))
+}
+
+/// The helpers of float32's first pass of `sub` or `mul`.
+fn float32_helpers(op: Arith) -> Option<String> {
+    let (sign, checks) = match op {
+        // As add's: differences of operands of 2^-60 and more are never subnormal.
+        Arith::Sub => (
+            "-",
+            "seen = seen | select(0u, 1u, max(xa, ya) - 1u < 0x217fffffu || ra > 0x7f800000u);",
+        ),
+        // Products near 2^-126 (a device may flush before rounding) from nonzero
+        // operands, as well as subnormal operands.
+        Arith::Mul => (
+            "*",
+            "seen = seen | select(0u, 1u, xa - 1u < 0x007fffffu || ya - 1u < 0x007fffffu || (ra < 0x00900000u && xa != 0u && ya != 0u) || ra > 0x7f800000u);",
+        ),
+        _ => return None,
+    };
+    Some(module(
+        "fn nx_decode(v: u32) -> u32 {\n    return v;\n}",
+        op,
+        sign,
+        checks,
+        "r",
+    ))
+}
+
+/// The first pass's helpers: the flag, `seen`, the decode `decode` (a function
+/// `nx_decode`), and `nx_first`, which computes `x sign y` natively, raises `seen`
+/// by `checks` and returns `result` (of `r`, the float32 result's bits).
+fn module(decode: &str, op: Arith, sign: &str, checks: &str, result: &str) -> String {
+    format!(
         "{CONVERT_F32}
 @group(0) @binding(4) var<storage, read_write> nx_flag: atomic<u32>;
 
@@ -70,10 +113,8 @@ pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
 var<private> seen: u32 = 0u;
 
 // The float32 bits of an element's bits `v`, exact; `seen` raised for a NaN or an
-// infinity.
-fn nx_decode(v: u32) -> u32 {{
-    {dec}
-}}
+// infinity of a narrow dtype.
+{decode}
 
 // The native float32 {op:?} of two elements' bits, rounded once into the dtype.
 fn nx_first(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
@@ -85,10 +126,10 @@ fn nx_first(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
     let ra = r & 0x7fffffffu;
     let s = r & 0x80000000u;
     {checks}
-    return vec4<u32>({round}(r), 0u, 0u, 0u);
+    return vec4<u32>({result}, 0u, 0u, 0u);
 }}
 "
-    ))
+    )
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -104,8 +145,12 @@ mod tests {
             DType::Float16,
             DType::Float8E4m3,
             DType::Float8E5m2,
+            DType::Float32,
         ] {
             for op in [Arith::Sub, Arith::Mul, Arith::Div] {
+                if d == DType::Float32 && op == Arith::Div {
+                    continue;
+                }
                 let slot = |name, output| Slot {
                     name,
                     dtype: d,
@@ -125,6 +170,7 @@ mod tests {
             }
         }
         assert!(first_helpers(Arith::Maximum, DType::Float16).is_none());
-        assert!(first_helpers(Arith::Mul, DType::Float32).is_none());
+        assert!(first_helpers(Arith::Div, DType::Float32).is_none());
+        assert!(first_helpers(Arith::Mul, DType::Float64).is_none());
     }
 }
