@@ -67,8 +67,9 @@ pub(crate) fn apply(
             BINARY_BODY,
         ),
     };
-    // The 8- and 16-bit floats' sub, mul and div where the device has float32: native
-    // float32 first, the exact module only over pieces whose flag is up.
+    // sub, mul and div of the 8- and 16-bit floats, sub and mul of float32, where the
+    // device has float32: native float32 first, the exact module only over pieces
+    // whose flag is up (`wgsl::ops_first`).
     let first = match which {
         Which::Binary(a) if g.native().f32 && slots.iter().all(|s| s.dtype == out.dtype()) => {
             first_helpers(a, out.dtype()).map(|helpers| First {
