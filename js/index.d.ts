@@ -45,7 +45,11 @@ export interface DataTypeMap {
   float64: Float64Array;
   /** One element a byte, -8 to 7. */
   int4: Int8Array;
-  /** One element a byte, 0 to 15. */
+  /**
+   * One element a byte, 0 to 15 (as `toTypedArray` gives it). `fromTypedArray` takes
+   * a `Uint8Array` as raw bytes, two elements a byte: make uint4 from one-a-byte
+   * values with `fromTypedArray(values, 'uint8').cast('uint4')`.
+   */
   uint4: Uint8Array;
   int8: Int8Array;
   uint8: Uint8Array;
@@ -480,7 +484,10 @@ export interface ElementwiseOptions<
    * type) from the inputs (`let`s of it), e.g. `'z = x * y + 1.0;'`.
    */
   wgsl?: string;
-  /** The body on the host device: one chunk of each operand at a time, of one length. */
+  /**
+   * The body on the host device: one chunk of each operand at a time, of one length,
+   * synchronous (a body returning a Promise is refused when called).
+   */
   js?: (inputs: ComputeMap[C][], outputs: ComputeMap[C][]) => void;
   /**
    * Inputs (by name) whose memory an output of their dtype and shape takes where

@@ -199,8 +199,20 @@ Checkpoint.prototype[inspect] = Checkpoint.prototype.toString;
 // the arrays, `{ out }` stores the result into an array given (in place too) and
 // returns it.
 function operation(f, name, arity) {
+  const arrays = (args) => {
+    if (args.length !== arity) {
+      throw new Error(`${name}: expected ${arity} array${arity > 1 ? 's' : ''}, then optionally { out }; got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+    }
+    args.forEach((a, k) => {
+      if (!(a instanceof NxArray)) throw new Error(`${name}: argument ${k + 1} must be an NxArray, got: ${a === null ? 'null' : typeof a}`);
+      if (!a.__wbg_ptr) throw new Error(`${name}: argument ${k + 1} was disposed (or made with \`new\`, which makes none)`);
+    });
+  };
   return guarded((...args) => {
-    if (args.length !== arity + 1) return f(...args);
+    if (args.length !== arity + 1) {
+      arrays(args);
+      return f(...args);
+    }
     const options = args.pop();
     if (options === null || typeof options !== 'object' || options instanceof NxArray || Array.isArray(options)) {
       throw new Error(`${name}: expected ${arity} arrays, then an options object { out }`);
@@ -209,6 +221,7 @@ function operation(f, name, arity) {
       if (k !== 'out') throw new Error(`${name}: unknown option '${k}' (expected out)`);
     }
     const { out } = options;
+    arrays(args);
     if (out === undefined) return f(...args);
     if (!(out instanceof NxArray)) throw new Error(`${name}: options.out must be an NxArray, got: ${typeof out}`);
     const operands = new Operands();

@@ -316,12 +316,22 @@ on_every_device! {
         assert!(refused(k.call(&[&x, &f(&[3])]), call).contains("do not broadcast"));
         let unbound = Elementwise::<f32>::new("u").input("x", "T").output("z", "U").wgsl("").host(|_, _| {});
         assert!(refused(unbound.call(&[&x]), call).contains("type variable U is bound by no input"));
-        for (bad, said) in [("nx_x", "not a WGSL identifier"), ("1x", "not a WGSL identifier"), ("y", "declared twice")] {
+        for (bad, said) in [("nx_x", "not a WGSL identifier"), ("1x", "not a WGSL identifier"), ("var", "no keyword"), ("y", "declared twice")] {
             let k = Elementwise::<f32>::new("names").input("y", "T").input(bad, "T").output("z", "T");
             assert!(refused(k.call(&[&x, &y]), call).contains(said), "{bad}");
         }
         let none = Elementwise::<f32>::new("none").input("x", "T");
         assert!(refused(none.call(&[&x]), call).contains("no output"));
+        // No input: the outputs come given, or the call is refused (not a panic).
+        let seven = Elementwise::<f32>::new("seven")
+            .output("z", DType::Float32)
+            .wgsl("z = 7.0;")
+            .cuda("z = 7.0f;")
+            .host(|_, o| o[0].fill(7.0));
+        assert!(refused(seven.call(&[]), call).contains("reads no input"));
+        let z = f(&[5]);
+        seven.call_into(&[], &[&z]).unwrap();
+        assert_eq!(z.to_device(&Rig::host()).unwrap().to_bits_vec().unwrap(), vec![0x40e0_0000; 5]);
         let only_host = Elementwise::<f32>::new("h").input("x", "T").output("z", "T").host(|_, _| {});
         let only_gpu = Elementwise::<f32>::new("g").input("x", "T").output("z", "T").wgsl("z = x;");
         let missing = if dut().kind().is_gpu() { only_host.call(&[&x]) } else { only_gpu.call(&[&x]) };

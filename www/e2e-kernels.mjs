@@ -103,6 +103,10 @@ export async function kernels(page) {
         await NxArray.zeros(Device.host(), 'float32', [2]).toDevice(await Device.gpu()))),
       thrown: await message(() => elementwise({ ...decl, name: 'thrower', js: () => { throw new Error('mine'); } })(
         NxArray.zeros(Device.host(), 'float32', [2]))),
+      later: await message(() => elementwise({ ...decl, name: 'later', js: async () => { throw new Error('late'); } })(
+        NxArray.zeros(Device.host(), 'float32', [2]))),
+      noinput: await message(() => elementwise({ name: 'seven', inputs: [], outputs: ['float32 z'], js: (_, [z]) => z.fill(7) })()),
+      keyword: await message(() => elementwise({ ...decl, inputs: ['T var'], outputs: ['T z'] })),
       nojs: await message(() => elementwise({ ...decl, name: 'gpuonly' })(NxArray.zeros(Device.host(), 'float32', [2]))),
       donate: await message(() => elementwise({ ...decl, donate: ['w'] })),
     };
@@ -128,7 +132,10 @@ export async function kernels(page) {
   assert.match(said.count, /^k: 1 arrays given, 1 inputs declared|^xy1: 1 arrays given, 2 inputs declared/);
   assert.match(said.dtype, /^xy1: input y is bfloat16, declared T = float32/);
   assert.match(said.wgsl, /^typo: its WGSL does not compile: line 2 of the WGSL body/);
-  assert.equal(said.thrown, 'mine');
+  assert.equal(said.thrown, 'thrower: its js body threw: mine');
+  assert.match(said.later, /^later: its js body returned a Promise/);
+  assert.match(said.noinput, /^seven: it reads no input/);
+  assert.match(said.keyword, /^elementwise: kernel "k": operand name "var" is not a WGSL identifier/);
   assert.match(said.nojs, /^gpuonly: it has no host body, and its operands are on host/);
   assert.match(said.donate, /^elementwise: options.donate names "w", which is not an input \(x\)/);
   console.log(`kernels: x * y + 1 over bfloat16 on host and ${gpu}, int32 wrapping, ${Object.keys(said).length} refusals: ok`);

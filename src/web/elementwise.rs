@@ -160,6 +160,9 @@ fn declared<C: Compute>(
     for (n, t) in outs {
         k = k.output(&n, t);
     }
+    // Refused when declared, not at its first call.
+    k.declared()
+        .map_err(|r| JsError::new(&format!("elementwise: kernel {name:?}: {r}")))?;
     Ok(match wgsl {
         Some(w) => k.wgsl(&w),
         None => k,

@@ -22,6 +22,42 @@ pub(super) fn dtypes_of(arrays: &[&AnyArray]) -> Vec<DType> {
 const CALL_INTO: &str = "Elementwise::call_into";
 pub(super) const CALL_DONATED: &str = "Elementwise::call_donated";
 
+/// WGSL's keywords and its scalar types' names, which no operand may take (the module
+/// around the body names its values' types).
+const KEYWORDS: [&str; 31] = [
+    "alias",
+    "bool",
+    "break",
+    "case",
+    "const",
+    "const_assert",
+    "continue",
+    "continuing",
+    "default",
+    "diagnostic",
+    "discard",
+    "else",
+    "enable",
+    "f16",
+    "f32",
+    "false",
+    "fn",
+    "for",
+    "i32",
+    "if",
+    "let",
+    "loop",
+    "override",
+    "requires",
+    "return",
+    "struct",
+    "switch",
+    "true",
+    "u32",
+    "var",
+    "while",
+];
+
 impl<C: Compute> Elementwise<C> {
     /// Runs the kernel over `inputs` (in declaration order) into fresh outputs: C
     /// order, of the inputs' broadcast shape (NumPy's rule), on their device, each of
@@ -190,7 +226,13 @@ impl<C: Compute> Elementwise<C> {
                 Ty::Var(v) => bound[v.as_str()],
             })
             .collect::<Vec<_>>();
-        let rig = all[0].rig();
+        let Some(first) = all.first() else {
+            return Err(no(
+                "it reads no input, so its outputs must be given (their shape and device are the call's)"
+                    .into(),
+            ));
+        };
+        let rig = first.rig();
         if let Some(a) = all.iter().find(|a| a.rig() != rig) {
             return Err(no(format!(
                 "the operands are on {} and {}: move them to one device first",
@@ -223,7 +265,7 @@ impl<C: Compute> Elementwise<C> {
     }
 
     /// `Err` with why where the declaration is not one nxrig runs.
-    pub(super) fn declared(&self) -> Result<(), String> {
+    pub(crate) fn declared(&self) -> Result<(), String> {
         let names: Vec<&str> = self
             .inputs
             .iter()
@@ -246,8 +288,8 @@ impl<C: Compute> Elementwise<C> {
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && *n != "_";
-            if !ident || n.starts_with("nx_") {
-                return Err(format!("operand name {n:?} is not a WGSL identifier of the user's (letters, digits, _; not starting nx_)"));
+            if !ident || n.starts_with("nx_") || KEYWORDS.contains(n) {
+                return Err(format!("operand name {n:?} is not a WGSL identifier of the user's (letters, digits, _; not starting nx_; no keyword)"));
             }
             if names[..k].contains(n) {
                 return Err(format!("operand name {n:?} is declared twice"));

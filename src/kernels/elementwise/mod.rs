@@ -2,8 +2,10 @@
 //! named operands (inputs and outputs) of a dtype or of a type variable they share,
 //! a compute type, and a body per device: WGSL statements (GPUs through wgpu), CUDA C
 //! statements (CUDA devices) and a Rust closure over chunks (the host); and raw
-//! kernels, a whole WGSL module over nxrig's loads and stores (`raw.rs`). nxrig decodes each input into the compute
-//! type exactly, rounds each output once into its dtype, walks every layout
+//! kernels, a whole WGSL module over nxrig's loads and stores (`raw.rs`). nxrig
+//! converts each input into the compute type as `cast` does (exactly where the
+//! compute type holds its values), rounds each output once into its dtype, walks
+//! every layout
 //! (strides, broadcast, flips, offsets, sub-byte elements at odd positions), cuts the
 //! work into pieces that fit the device, and claims the operands through the door.
 
@@ -70,10 +72,9 @@ pub type HostBody<C> = dyn Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync;
 /// An elementwise kernel, declared once: named operands (inputs and outputs) of a
 /// dtype or of a type variable they share, a compute type `C`, and a body per device
 /// (WGSL for GPUs through wgpu, CUDA C for CUDA devices, a closure over chunks for the
-/// host). nxrig decodes
-/// each input into `C` exactly, rounds each output once into its dtype, walks every
-/// layout, cuts the work into pieces that fit the device, and claims the operands
-/// through the door.
+/// host). nxrig converts each input into `C` as `cast` does (exactly where `C` holds
+/// its values), rounds each output once into its dtype, walks every layout, cuts the
+/// work into pieces that fit the device, and claims the operands through the door.
 ///
 /// ```
 /// use nxrig::kernels::Elementwise;
