@@ -44,9 +44,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .input("y", "T")
         .output("z", "T")
         .host(|i, o| {
-            let (x, y) = (i[0], i[1]);
-            for (k, z) in o[0].iter_mut().enumerate() {
-                *z = x[k] * y[k] + 1.0;
+            for ((z, x), y) in o[0].iter_mut().zip(i[0]).zip(i[1]) {
+                *z = x * y + 1.0;
             }
         });
     let xy1_int = Elementwise::<i32>::new("xy1 int")
@@ -54,9 +53,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .input("y", "T")
         .output("z", "T")
         .host(|i, o| {
-            let (x, y) = (i[0], i[1]);
-            for (k, z) in o[0].iter_mut().enumerate() {
-                *z = x[k].wrapping_mul(y[k]).wrapping_add(1);
+            for ((z, x), y) in o[0].iter_mut().zip(i[0]).zip(i[1]) {
+                *z = x.wrapping_mul(*y).wrapping_add(1);
             }
         });
     let mut src: Option<AnyArray> = None;

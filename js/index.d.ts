@@ -451,7 +451,7 @@ export function ge<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutO
 /** NumPy's `where`: `x` where `cond` is true, else `y`, broadcast, bit for bit. */
 export function where<D extends DType>(cond: NxArray<'bool'>, x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
 
-/** An operand of a kernel: a dtype or a type variable, then its name (`'T x'`, `'float32 y'`). */
+/** An operand of a kernel: a dtype or a type variable (starting with a capital letter), then its name (`'T x'`, `'float32 y'`). */
 export type OperandDecl = `${string} ${string}`;
 
 /** A kernel's compute type and the TypedArray its `js` body works on. */

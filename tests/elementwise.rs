@@ -320,6 +320,11 @@ on_every_device! {
             let k = Elementwise::<f32>::new("names").input("y", "T").input(bad, "T").output("z", "T");
             assert!(refused(k.call(&[&x, &y]), call).contains(said), "{bad}");
         }
+        // A dtype's name is that dtype; any other type starts with a capital letter.
+        let typo = Elementwise::<f32>::new("typo").input("x", "flaot32").output("z", "flaot32").host(|_, _| {});
+        assert!(refused(typo.call(&[&x]), call).contains("\"flaot32\" is neither a dtype nor a type variable"));
+        let named = Elementwise::<f32>::new("named").input("x", "float32").output("z", "bfloat16");
+        assert!(refused(named.call(&[&b]), call).contains("input x is bfloat16, declared float32"));
         let none = Elementwise::<f32>::new("none").input("x", "T");
         assert!(refused(none.call(&[&x]), call).contains("no output"));
         // No input: the outputs come given, or the call is refused (not a panic).

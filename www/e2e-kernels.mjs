@@ -107,6 +107,7 @@ export async function kernels(page) {
         NxArray.zeros(Device.host(), 'float32', [2]))),
       noinput: await message(() => elementwise({ name: 'seven', inputs: [], outputs: ['float32 z'], js: (_, [z]) => z.fill(7) })()),
       keyword: await message(() => elementwise({ ...decl, inputs: ['T var'], outputs: ['T z'] })),
+      typo: await message(() => elementwise({ ...decl, inputs: ['flaot32 x'], outputs: ['float32 z'] })),
       nojs: await message(() => elementwise({ ...decl, name: 'gpuonly' })(NxArray.zeros(Device.host(), 'float32', [2]))),
       donate: await message(() => elementwise({ ...decl, donate: ['w'] })),
     };
@@ -136,6 +137,7 @@ export async function kernels(page) {
   assert.match(said.later, /^later: its js body returned a Promise/);
   assert.match(said.noinput, /^seven: it reads no input/);
   assert.match(said.keyword, /^elementwise: kernel "k": operand name "var" is not a WGSL identifier/);
+  assert.match(said.typo, /^elementwise: kernel "k": operand x's type "flaot32" is neither a dtype nor a type variable/);
   assert.match(said.nojs, /^gpuonly: it has no host body, and its operands are on host/);
   assert.match(said.donate, /^elementwise: options.donate names "w", which is not an input \(x\)/);
   console.log(`kernels: x * y + 1 over bfloat16 on host and ${gpu}, int32 wrapping, ${Object.keys(said).length} refusals: ok`);

@@ -14,7 +14,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::array::NxArray;
 use super::js_error;
 use crate::kernels::{Compute, Elementwise, Ty};
-use crate::{AnyArray, DType};
+use crate::AnyArray;
 
 /// The arrays of one call, in order (JavaScript pushes them one at a time).
 #[wasm_bindgen]
@@ -112,16 +112,8 @@ fn operand(decl: &str) -> Result<(String, Ty), JsError> {
             "nxrig: operand {decl:?} is not a type and a name ('T x', 'float32 y')"
         )));
     };
-    let ty = match ty.parse::<DType>() {
-        Ok(d) => Ty::Of(d),
-        Err(_) if ty.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => Ty::from(ty),
-        Err(_) => {
-            return Err(JsError::new(&format!(
-                "nxrig: operand {decl:?}: {ty:?} is neither a dtype nor a type variable"
-            )))
-        }
-    };
-    Ok((name.to_owned(), ty))
+    // A dtype's name, or a type variable (checked with the declaration).
+    Ok((name.to_owned(), Ty::from(ty)))
 }
 
 /// Operands as (name, type).

@@ -300,6 +300,16 @@ impl<C: Compute> Elementwise<C> {
                 return Err(format!("it donates {n:?}, which it declares as no input"));
             }
         }
+        for (n, ty) in self.inputs.iter().chain(&self.outputs) {
+            if let Ty::Var(v) = ty {
+                let capital = v.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+                if !capital || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                    return Err(format!(
+                        "operand {n}'s type {v:?} is neither a dtype nor a type variable (a name starting with a capital letter, as T)"
+                    ));
+                }
+            }
+        }
         for (n, ty) in &self.outputs {
             if let Ty::Var(v) = ty {
                 if !self.inputs.iter().any(|(_, t)| t == ty) {

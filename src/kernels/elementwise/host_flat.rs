@@ -12,8 +12,9 @@ use crate::error::Error;
 use crate::kernels::host::split::split;
 use crate::rig::Buffer;
 
-/// Elements a block at most: the blocks of a few operands stay in the cache.
-const BLOCK: usize = 1 << 13;
+/// Elements a block at most: the blocks of a few operands stay in the L1 cache (4 KiB
+/// each in a 32-bit compute type; 8192 ran int8 x * x + 1 at half the speed).
+const BLOCK: usize = 1 << 10;
 
 /// Whether [`run`] takes `inputs` (broadcast to the output's shape already) into
 /// `outputs`: one output, every operand C-contiguous, on one host device, and no

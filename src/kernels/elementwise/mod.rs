@@ -16,6 +16,7 @@ mod cuda_source;
 mod donate;
 mod host;
 mod host_flat;
+mod host_tier;
 mod raw;
 pub(crate) mod wgpu;
 
@@ -37,12 +38,16 @@ impl Compute for u32 {}
 impl Compute for i64 {}
 
 /// An operand's declared dtype: one dtype, or a type variable that every operand
-/// naming it shares (bound by the first input that names it).
+/// naming it shares (bound by the first input that names it). From a string, a
+/// dtype's name (as [`DType`] parses it) is that dtype and any other string a type
+/// variable, whose name must start with a capital letter (`T`, `In`): a kernel
+/// declaring `"flaot32"` is refused when called, not run with a type variable.
 ///
 /// ```
 /// use nxrig::kernels::Ty;
 /// use nxrig::DType;
 /// assert_eq!(Ty::from("T"), Ty::Var("T".into()));
+/// assert_eq!(Ty::from("bfloat16"), Ty::Of(DType::Bfloat16));
 /// assert_eq!(Ty::from(DType::Bool), Ty::Of(DType::Bool));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,7 +66,7 @@ impl From<DType> for Ty {
 
 impl From<&str> for Ty {
     fn from(v: &str) -> Ty {
-        Ty::Var(v.to_owned())
+        v.parse().map_or_else(|_| Ty::Var(v.to_owned()), Ty::Of)
     }
 }
 
@@ -88,9 +93,8 @@ pub type HostBody<C> = dyn Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync;
 ///     .output("z", "T")
 ///     .wgsl("z = x * y + 1.0;")
 ///     .host(|i, o| {
-///         let (x, y) = (i[0], i[1]);
-///         for (k, z) in o[0].iter_mut().enumerate() {
-///             *z = x[k] * y[k] + 1.0;
+///         for ((z, x), y) in o[0].iter_mut().zip(i[0]).zip(i[1]) {
+///             *z = x * y + 1.0;
 ///         }
 ///     });
 /// let x: AnyArray = Array::of_array(&[2, 2], &[1.0, 2.0, 3.0, 4.0].map(bf16::from_f32))?.into();
@@ -215,10 +219,13 @@ impl<C: Compute> Elementwise<C> {
 
     /// The body on the host: `f(inputs, outputs)` over chunks of one length, the
     /// inputs decoded into `C`, the outputs rounded once into their dtypes after; on
-    /// the host's threads, chunk by chunk.
+    /// the host's threads, chunk by chunk. On x86_64 `f` is also compiled for AVX2
+    /// and AVX-512, and the widest the CPU has runs it (the same bits: Rust contracts
+    /// no float operations), so its loops vectorize as NumPy's do; write them over
+    /// iterators (`zip`) rather than indices, which keep bounds checks in the loop.
     #[must_use]
     pub fn host(mut self, f: impl Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync + 'static) -> Self {
-        self.host = Some(Arc::new(f));
+        self.host = Some(host_tier::tiered(f));
         self
     }
 
