@@ -464,6 +464,18 @@ export interface ComputeMap {
 /** The array an operand declared `'dtype name'` is (typed where the dtype is fixed). */
 type ArrayOf<S> = S extends `${infer D extends DType} ${string}` ? NxArray<D> : NxArray;
 type ArraysOf<T extends readonly string[]> = { -readonly [K in keyof T]: ArrayOf<T[K]> };
+/** The type (a dtype or a type variable) an operand is declared with. */
+type TypeOf<S> = S extends `${infer V} ${string}` ? V : never;
+/** The array given for the first input of `I` (arrays `A`) declared with type variable `V`. */
+type BoundBy<I, A, V> = I extends readonly [infer H, ...infer IR]
+  ? A extends readonly [infer AH, ...infer AR]
+    ? TypeOf<H> extends V ? (AH extends NxArray<infer D> ? NxArray<D> : NxArray) : BoundBy<IR, AR, V>
+    : NxArray
+  : NxArray;
+/** The outputs `O` of a call with arrays `A` for inputs `I`: a dtype named, or the dtype of the input binding its type variable. */
+type OutputsOf<O extends readonly string[], I, A> = {
+  -readonly [K in keyof O]: O[K] extends `${infer D extends DType} ${string}` ? NxArray<D> : BoundBy<I, A, TypeOf<O[K]>>;
+};
 
 /** `elementwise`'s declaration. */
 export interface ElementwiseOptions<
@@ -498,7 +510,7 @@ export interface ElementwiseOptions<
 
 /** A kernel: call it with its inputs (and `{ out }` to write into arrays given). */
 export interface ElementwiseKernel<I extends readonly OperandDecl[], O extends readonly OperandDecl[]> {
-  (...inputs: ArraysOf<I>): Promise<ArraysOf<O>>;
+  <A extends ArraysOf<I>>(...inputs: A): Promise<OutputsOf<O, I, A>>;
   (...args: [...ArraysOf<I>, { out: NxArray | NxArray[] }]): Promise<NxArray[]>;
 }
 

@@ -66,7 +66,13 @@ await k(raw);
 // @ts-expect-error the int32 body works on Int32Arrays
 elementwise({ name: 'i', inputs: ['int32 a'], outputs: ['int32 b'], compute: 'int32', js: (a: Float32Array[]) => a });
 const [z] = await k(raw, raw);
-console.log(f, ok, add(raw, raw), z.shape);
+// An output of a type variable has the dtype of the input binding it.
+const b = NxArray.zeros(host, 'bfloat16', [2]);
+const [zb] = await k(b, b);
+const kept: NxArray<'bfloat16'> = zb;
+// @ts-expect-error an output of T over bfloat16 inputs is no float32 array
+const wrong: NxArray<'float32'> = zb;
+console.log(f, ok, add(raw, raw), z.shape, kept, wrong);
 export {};
 `);
   for (const lib of [['ES2022', 'DOM'], ['ESNext', 'DOM']]) {
