@@ -511,7 +511,7 @@ export interface ElementwiseOptions<
 /** A kernel: call it with its inputs (and `{ out }` to write into arrays given). */
 export interface ElementwiseKernel<I extends readonly OperandDecl[], O extends readonly OperandDecl[]> {
   <A extends ArraysOf<I>>(...inputs: A): Promise<OutputsOf<O, I, A>>;
-  (...args: [...ArraysOf<I>, { out: NxArray | NxArray[] }]): Promise<NxArray[]>;
+  <Out extends NxArray | NxArray[]>(...args: [...ArraysOf<I>, { out: Out }]): Promise<Out extends NxArray[] ? Out : [Out]>;
 }
 
 /**

@@ -325,6 +325,12 @@ on_every_device! {
         assert!(refused(typo.call(&[&x]), call).contains("\"flaot32\" is neither a dtype nor a type variable"));
         let named = Elementwise::<f32>::new("named").input("x", "float32").output("z", "bfloat16");
         assert!(refused(named.call(&[&b]), call).contains("input x is bfloat16, declared float32"));
+        // A capitalized alias is a type variable, a lowercase one the dtype.
+        let alias = Elementwise::<f32>::new("alias").input("x", "Float").input("y", "bf16").output("z", "Float").host(|i, o| o[0].copy_from_slice(i[0]));
+        if !dut().kind().is_gpu() {
+            assert_eq!(alias.call(&[&b, &b]).unwrap()[0].dtype(), DType::Bfloat16);
+        }
+        assert!(refused(alias.call(&[&b, &x]), call).contains("input y is float32, declared bfloat16"));
         let none = Elementwise::<f32>::new("none").input("x", "T");
         assert!(refused(none.call(&[&x]), call).contains("no output"));
         // No input: the outputs come given, or the call is refused (not a panic).

@@ -72,7 +72,9 @@ const [zb] = await k(b, b);
 const kept: NxArray<'bfloat16'> = zb;
 // @ts-expect-error an output of T over bfloat16 inputs is no float32 array
 const wrong: NxArray<'float32'> = zb;
-console.log(f, ok, add(raw, raw), z.shape, kept, wrong);
+const [o] = await k(b, b, { out: b });
+const given: NxArray<'bfloat16'> = o;
+console.log(f, ok, add(raw, raw), z.shape, kept, wrong, given);
 export {};
 `);
   for (const lib of [['ES2022', 'DOM'], ['ESNext', 'DOM']]) {

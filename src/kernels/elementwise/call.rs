@@ -305,7 +305,7 @@ impl<C: Compute> Elementwise<C> {
                 let capital = v.chars().next().is_some_and(|c| c.is_ascii_uppercase());
                 if !capital || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                     return Err(format!(
-                        "operand {n}'s type {v:?} is neither a dtype nor a type variable (a name starting with a capital letter, as T)"
+                        "operand {n}'s type {v:?} is neither a dtype nor a type variable (a capital letter, then letters, digits or _, as T)"
                     ));
                 }
             }

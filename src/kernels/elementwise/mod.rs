@@ -39,15 +39,17 @@ impl Compute for i64 {}
 
 /// An operand's declared dtype: one dtype, or a type variable that every operand
 /// naming it shares (bound by the first input that names it). From a string, a
-/// dtype's name (as [`DType`] parses it) is that dtype and any other string a type
-/// variable, whose name must start with a capital letter (`T`, `In`): a kernel
-/// declaring `"flaot32"` is refused when called, not run with a type variable.
+/// name starting with a capital letter is a type variable (`T`, `In`, `BF16`: a
+/// capital letter, then letters, digits or `_`), and any other a dtype's name as
+/// [`DType`] parses it (`float32`, `bf16`): a kernel declaring `"flaot32"` is refused
+/// when called, not run with a type variable.
 ///
 /// ```
 /// use nxrig::kernels::Ty;
 /// use nxrig::DType;
 /// assert_eq!(Ty::from("T"), Ty::Var("T".into()));
 /// assert_eq!(Ty::from("bfloat16"), Ty::Of(DType::Bfloat16));
+/// assert_eq!(Ty::from("Float"), Ty::Var("Float".into()));
 /// assert_eq!(Ty::from(DType::Bool), Ty::Of(DType::Bool));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,7 +68,10 @@ impl From<DType> for Ty {
 
 impl From<&str> for Ty {
     fn from(v: &str) -> Ty {
-        v.parse().map_or_else(|_| Ty::Var(v.to_owned()), Ty::Of)
+        match v.parse() {
+            Ok(d) if !v.starts_with(|c: char| c.is_ascii_uppercase()) => Ty::Of(d),
+            _ => Ty::Var(v.to_owned()),
+        }
     }
 }
 
