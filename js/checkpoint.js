@@ -9,18 +9,12 @@ import {
   openCheckpointFile,
   openCheckpointSharded,
 } from '../pkg/nxrig.js';
-import { blobSource, bytesSource, isSource, urlSource, urlText } from './sources.js';
+import { blobSource, bytesSource, checked, isSource, urlSource, urlText } from './sources.js';
 import { directorySink, isStream, streamSink, streamsSink } from './sinks.js';
+import { described, optionError } from './described.js';
 
 const INDEX = /\.index\.json$/;
 const base = (n) => String(n).split(/[\\/]/).pop();
-
-/** What `x` is, in a sentence's words, for errors. */
-function described(x) {
-  if (x === null) return 'null';
-  if (typeof x !== 'object' && typeof x !== 'function') return `${typeof x} ${String(x).slice(0, 40)}`;
-  return x.constructor?.name ?? 'an object';
-}
 
 /** An Error of the function `fn` called, with `e`'s message (an nxrig error's names
  * the file and the tensor). AbortErrors pass as they are. */
@@ -38,6 +32,8 @@ export function named(fn, e) {
 /** The files of a list (a `FileList`, an array of `File`s): the index among them. */
 async function fromFiles(files, ctx) {
   const list = Array.from(files);
+  const odd = list.find((f) => !(f instanceof Blob));
+  if (odd !== undefined) throw optionError('openCheckpoint', `a list of Files holds ${described(odd)}`);
   if (list.length === 0) throw new Error('no files given');
   const byName = new Map(list.map((f) => [base(f.name), f]));
   const index = list.filter((f) => INDEX.test(f.name));
@@ -78,12 +74,12 @@ async function fromDirectory(dir, ctx) {
 /** `{ index: { name, text }, shards }`: an index's text and its shards as source
  * objects (`shards` an object or `Map` by name, or a function of the name). */
 async function fromParts({ index, shards }) {
-  if (typeof index?.text !== 'string') throw new TypeError('index must be { name, text }');
+  if (typeof index?.text !== 'string') throw optionError('openCheckpoint', `index must be { name, text }, got: ${described(index)}`);
   const of = typeof shards === 'function' ? shards
     : shards instanceof Map ? (n) => shards.get(n) : (n) => (Object.hasOwn(shards, n) ? shards[n] : undefined);
   return openCheckpointSharded(index.name ?? 'model.safetensors.index.json', index.text, (name) => {
     const s = of(name);
-    if (s !== undefined && !isSource(s)) throw new TypeError(`shard ${name} is not a source object { name, size, read }`);
+    if (s !== undefined && !isSource(s)) throw optionError('openCheckpoint', `shard ${name} is not a source object { name, size, read }, got: ${described(s)}`);
     return s;
   });
 }
@@ -126,8 +122,8 @@ export async function openCheckpoint(source, options = {}) {
   const ctx = { signal: undefined };
   let ck;
   try {
-    if (options === null || typeof options !== 'object') throw new TypeError(`options must be an object, got: ${described(options)}`);
-    for (const k of Object.keys(options)) if (k !== 'requestInit') throw new TypeError(`unknown option ${JSON.stringify(k)} (it takes requestInit)`);
+    if (options === null || typeof options !== 'object') throw optionError('openCheckpoint', `options must be an object such as { requestInit }, got: ${described(options)}`);
+    for (const k of Object.keys(options)) if (k !== 'requestInit') throw optionError('openCheckpoint', `unknown option ${JSON.stringify(k)} (it takes requestInit)`);
     if (source?.index && source?.shards && !(source instanceof Blob)) ck = await fromParts(source);
     else if (isSource(source)) ck = await openCheckpointFile(source);
     else if (typeof Blob !== 'undefined' && source instanceof Blob) {
@@ -142,10 +138,10 @@ export async function openCheckpoint(source, options = {}) {
       ck = await openCheckpointFile(blobSource(f, f.name, ctx));
     } else if (source?.kind === 'directory' && typeof source.entries === 'function') {
       ck = await fromDirectory(source, ctx);
-    } else if (source && typeof source[Symbol.iterator] === 'function') {
+    } else if (source && typeof source[Symbol.iterator] === 'function' && !(source instanceof Map)) {
       ck = await fromFiles(source, ctx);
     } else {
-      throw new TypeError(`expected a File, a Blob, a URL, a FileSystemFileHandle or FileSystemDirectoryHandle, bytes, a list of Files or a source object, got: ${described(source)}`);
+      throw optionError('openCheckpoint', `expected a File, a Blob, a URL, a FileSystemFileHandle or FileSystemDirectoryHandle, bytes, a list of Files or a source object { name, size, read }, got: ${described(source)}`);
     }
   } catch (e) {
     throw named('openCheckpoint', e);
@@ -165,42 +161,71 @@ function sinkOf(sink, ck, ctx) {
   if (sink?.kind === 'directory' && typeof sink.getFileHandle === 'function') return directorySink(sink, ctx);
   if (typeof sink === 'function') return streamsSink(sink, ctx);
   if (sink && ['open', 'write', 'close', 'commit', 'abort'].every((k) => typeof sink[k] === 'function')) return sink;
-  throw new TypeError(`the sink must be a WritableStream, a FileSystemDirectoryHandle, a function from file name to WritableStream, or a sink object, got: ${described(sink)}`);
+  throw optionError('convertCheckpoint', `the sink must be a WritableStream, a FileSystemDirectoryHandle, a function from file name to WritableStream, or a sink object { open, write, close, commit, abort }, got: ${described(sink)}`);
 }
 
 /**
  * Converts `checkpoint` (from openCheckpoint) into `sink`, as `nxrig convert` does,
  * byte for byte: `options.to` the dtype, `tensors` a glob of the tensors to cast
  * (every float when absent), `device` where to cast (the host when absent),
- * `onProgress({ bytesDone, bytesTotal, tensor })` after each piece, `signal` an
- * `AbortSignal` (the promise then rejects with its reason, an `AbortError`, and every
- * stream is aborted). Memory stays bounded by a piece (64 MiB in, its cast out).
+ * `onProgress({ bytesDone, bytesTotal, tensor })` after each piece (what it throws
+ * stops the conversion: the promise rejects with an Error whose cause it is),
+ * `signal` an `AbortSignal` (the promise then rejects with its reason, an
+ * `AbortError`, and every stream is aborted). Memory stays bounded by a piece (64 MiB
+ * in, its cast out). Option errors are TypeErrors, every other refusal an Error, each
+ * naming convertCheckpoint.
  */
 export async function convertCheckpoint(checkpoint, sink, options) {
   const fn = 'convertCheckpoint';
-  if (!(checkpoint instanceof Checkpoint)) throw named(fn, new TypeError(`the first argument must be a Checkpoint from openCheckpoint, got: ${described(checkpoint)}`));
-  if (options === null || typeof options !== 'object') throw named(fn, new TypeError(`options must be an object with at least { to }, got: ${described(options)}`));
-  for (const k of Object.keys(options)) if (!OPTIONS.includes(k)) throw named(fn, new TypeError(`unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`));
+  if (!(checkpoint instanceof Checkpoint)) throw optionError(fn, `the first argument must be a Checkpoint from openCheckpoint, got: ${described(checkpoint)}`);
+  if (!checkpoint.__wbg_ptr) throw new Error(`${fn}: the checkpoint was disposed: open it again with openCheckpoint`);
+  if (options === undefined) throw optionError(fn, "options are required: at least { to }, the dtype to convert into (convertCheckpoint(checkpoint, sink, { to: 'bfloat16' }))");
+  if (options === null || typeof options !== 'object') throw optionError(fn, `options must be an object with at least { to }, got: ${described(options)}`);
+  for (const k of Object.keys(options)) if (!OPTIONS.includes(k)) throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
   const { to, tensors, device, onProgress, signal, fileName } = options;
-  if (typeof to !== 'string') throw named(fn, new TypeError(`options.to must be a dtype's name, got: ${described(to)}`));
-  if (tensors !== undefined && typeof tensors !== 'string') throw named(fn, new TypeError(`options.tensors must be a glob string, got: ${described(tensors)}`));
-  if (device !== undefined && !(device instanceof Device)) throw named(fn, new TypeError(`options.device must be a Device, got: ${described(device)}`));
-  if (onProgress !== undefined && typeof onProgress !== 'function') throw named(fn, new TypeError(`options.onProgress must be a function, got: ${described(onProgress)}`));
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw named(fn, new TypeError(`options.signal must be an AbortSignal, got: ${described(signal)}`));
+  if (typeof to !== 'string') throw optionError(fn, `options.to must be a dtype's name, got: ${described(to)}`);
+  if (tensors !== undefined && typeof tensors !== 'string') throw optionError(fn, `options.tensors must be a glob string, got: ${described(tensors)}`);
+  if (device !== undefined && !(device instanceof Device)) throw optionError(fn, `options.device must be a Device, got: ${described(device)}`);
+  if (device !== undefined && !device.__wbg_ptr) throw new Error(`${fn}: options.device was disposed`);
+  if (onProgress !== undefined && typeof onProgress !== 'function') throw optionError(fn, `options.onProgress must be a function, got: ${described(onProgress)}`);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw optionError(fn, `options.signal must be an AbortSignal, got: ${described(signal)}`);
+  if (fileName !== undefined && typeof fileName !== 'string') throw optionError(fn, `options.fileName must be a string, got: ${described(fileName)}`);
   signal?.throwIfAborted();
   const ctx = checkpoint.__nxCtx ?? { signal: undefined };
   ctx.signal = signal;
+  ctx.failed = undefined;
   try {
-    const s = sinkOf(sink, checkpoint, ctx);
+    const s = failing(sinkOf(sink, checkpoint, ctx), ctx);
+    // What onProgress throws stops the conversion (the next read, or the commit, fails
+    // with it, and every file is aborted); the promise rejects with it as its cause.
     const progress = onProgress && ((bytesDone, bytesTotal, tensor) => {
-      try { onProgress({ bytesDone, bytesTotal, tensor }); } catch { /* the caller's */ }
+      if (ctx.failed) return;
+      try {
+        onProgress({ bytesDone, bytesTotal, tensor });
+      } catch (e) {
+        ctx.failed = e;
+      }
     });
     const name = fileName ?? (checkpoint.sharded ? 'the output folder' : 'output.safetensors');
     return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress);
   } catch (e) {
     if (signal?.aborted) throw signal.reason ?? new DOMException('The conversion was aborted', 'AbortError');
+    if (ctx.failed !== undefined) {
+      const m = ctx.failed instanceof Error ? ctx.failed.message : String(ctx.failed);
+      throw new Error(`${fn}: options.onProgress threw: ${m} (the conversion stopped and its output was aborted)`, { cause: ctx.failed });
+    }
     throw named(fn, e);
   } finally {
     ctx.signal = undefined;
+    ctx.failed = undefined;
   }
+}
+
+/** `sink` whose every step first fails with what `onProgress` threw, once it threw. */
+function failing(sink, ctx) {
+  const step = (k) => async (...args) => {
+    checked(ctx);
+    return sink[k](...args);
+  };
+  return { open: step('open'), write: step('write'), close: step('close'), commit: step('commit'), abort: (...a) => sink.abort(...a) };
 }

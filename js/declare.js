@@ -2,22 +2,18 @@
 // options object and its common fields (an unknown field or a wrong type is an Error
 // naming the function), and a call's arrays gathered for wasm-bindgen.
 import { Operands, NxArray } from '../pkg/nxrig.js';
+import { described } from './described.js';
 
 /** The compute types a kernel's bodies may have. */
 export const COMPUTE = ['float32', 'int32', 'uint32'];
 
 /** `v` as an error message shows it. */
-export function shown(v) {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'function') return 'a function';
-  if (Array.isArray(v)) return 'an array';
-  return v === null ? 'null' : typeof v === 'object' ? (v.constructor?.name ?? 'an object') : String(v);
-}
+export const shown = described;
 
 /** Throws naming `fn` unless `v` (options.`what`) is an array of strings. */
 export function strings(fn, v, what) {
   if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) {
-    throw new Error(`${fn}: options.${what} must be an array of strings ('T x', 'float32 y'), got: ${shown(v)}`);
+    throw new TypeError(`${fn}: options.${what} must be an array of strings ('T x', 'float32 y'), got: ${shown(v)}`);
   }
 }
 
@@ -28,19 +24,19 @@ export function strings(fn, v, what) {
  */
 export function declared(fn, options, fields) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new Error(`${fn}: expected an options object { ${fields.join(', ')} }, got: ${shown(options)}`);
+    throw new TypeError(`${fn}: expected an options object { ${fields.join(', ')} }, got: ${shown(options)}`);
   }
   for (const k of Object.keys(options)) {
-    if (!fields.includes(k)) throw new Error(`${fn}: unknown option '${k}' (expected ${fields.join(', ')})`);
+    if (!fields.includes(k)) throw new TypeError(`${fn}: unknown option '${k}' (expected ${fields.join(', ')})`);
   }
   const { name, inputs, outputs, compute = 'float32' } = options;
   if (typeof name !== 'string' || name === '') {
-    throw new Error(`${fn}: options.name must be a non-empty string, got: ${shown(name)}`);
+    throw new TypeError(`${fn}: options.name must be a non-empty string, got: ${shown(name)}`);
   }
   strings(fn, inputs, 'inputs');
   strings(fn, outputs, 'outputs');
   if (!COMPUTE.includes(compute)) {
-    throw new Error(`${fn}: options.compute must be one of ${COMPUTE.map((c) => `'${c}'`).join(', ')}, got: ${shown(compute)}`);
+    throw new TypeError(`${fn}: options.compute must be one of ${COMPUTE.map((c) => `'${c}'`).join(', ')}, got: ${shown(compute)}`);
   }
   return { ...options, compute };
 }
@@ -49,7 +45,7 @@ export function declared(fn, options, fields) {
 export function operands(name, arrays, what) {
   const o = new Operands();
   for (const a of arrays) {
-    if (!(a instanceof NxArray)) throw new Error(`${name}: ${what} must be NxArrays, got: ${shown(a)}`);
+    if (!(a instanceof NxArray)) throw new TypeError(`${name}: ${what} must be NxArrays, got: ${shown(a)}`);
     o.push(a);
   }
   return o;

@@ -38,10 +38,10 @@ function body(name, js) {
 export function declare(options) {
   const { name, inputs, outputs, compute, wgsl, js, donate = [] } = declared('elementwise', options, FIELDS);
   if (wgsl !== undefined && typeof wgsl !== 'string') {
-    throw new Error(`elementwise: options.wgsl must be a string of WGSL statements, got: ${shown(wgsl)}`);
+    throw new TypeError(`elementwise: options.wgsl must be a string of WGSL statements, got: ${shown(wgsl)}`);
   }
   if (js !== undefined && typeof js !== 'function') {
-    throw new Error(`elementwise: options.js must be a function (inputs, outputs) => void, got: ${shown(js)}`);
+    throw new TypeError(`elementwise: options.js must be a function (inputs, outputs) => void, got: ${shown(js)}`);
   }
   strings('elementwise', donate, 'donate');
   const names = inputs.map((d) => d.trim().split(/\s+/).pop());
@@ -58,12 +58,12 @@ export function declare(options) {
     if (args.length === inputs.length + 1 && last !== null && typeof last === 'object' && !(last instanceof NxArray)) {
       args.pop();
       for (const k of Object.keys(last)) {
-        if (k !== 'out') throw new Error(`${name}: unknown option '${k}' (expected out)`);
+        if (k !== 'out') throw new TypeError(`${name}: unknown option '${k}' (expected out)`);
       }
       out = last.out === undefined ? undefined : Array.isArray(last.out) ? last.out : [last.out];
     }
     if (args.length !== inputs.length) {
-      throw new Error(`${name}: ${args.length} arrays given, ${inputs.length} inputs declared (${inputs.join(', ')})`);
+      throw new TypeError(`${name}: ${args.length} arrays given, ${inputs.length} inputs declared (${inputs.join(', ')})`);
     }
     const ins = operands(name, args, 'the inputs');
     if (out === undefined) return kernel.call(ins);

@@ -96,15 +96,26 @@ export interface MemoryUse {
   arrays: number;
 }
 
-/** The WebGPU types where the program has them (`@webgpu/types`), else `object`. */
+/**
+ * WebGPU's `GPUDevice` where the program's types have it, else `object`. TypeScript 6
+ * and later have WebGPU's types in the DOM's lib; on TypeScript 5, add them with
+ * `npm install -D @webgpu/types` and `"types": ["@webgpu/types"]` in tsconfig.json.
+ */
 export type GPUDeviceHandle = typeof globalThis extends { GPUDevice: { prototype: infer T } } ? T : object;
-/** As `GPUDeviceHandle`, for `GPUBuffer`. */
-export type GPUBufferHandle = typeof globalThis extends { GPUBuffer: { prototype: infer T } } ? T : object;
+/** As `GPUDeviceHandle`, for `GPUBuffer` (without WebGPU's types, what nxrig's buffers and onnxruntime-web's have in common). */
+export type GPUBufferHandle = typeof globalThis extends { GPUBuffer: { prototype: infer T } } ? T
+  : { readonly size: number; readonly usage: number; readonly mapState: 'unmapped' | 'pending' | 'mapped' };
+/** As `GPUDeviceHandle`, for `GPUAdapter`. */
+export type GPUAdapterHandle = typeof globalThis extends { GPUAdapter: { prototype: infer T } } ? T : object;
+/** A `GPUDevice` given to nxrig: without WebGPU's types, anything (as onnxruntime-web's `env.webgpu.device` is then `unknown`), checked when called. */
+export type GPUDeviceInput = typeof globalThis extends { GPUDevice: { prototype: infer T } } ? T : unknown;
+/** A `GPUBuffer` given to nxrig: without WebGPU's types, anything with a `size`, checked when called. */
+export type GPUBufferInput = typeof globalThis extends { GPUBuffer: { prototype: infer T } } ? T : { readonly size: number };
 
 /** `Device.gpu`'s options. */
 export interface GpuOptions {
   /** Run on this `GPUDevice` (another library's: `await ort.env.webgpu.device`, TF.js's `tf.backend().device`) instead of opening one; nxrig reads its limits and features from it, and `destroy()` leaves it to its owner. */
-  device?: GPUDeviceHandle;
+  device?: GPUDeviceInput;
   /** Every type through 32-bit integer arithmetic even where the adapter has `shader-f16`. */
   emulate?: boolean;
   /** The adapter to ask for, where the platform has several. Not with `device`. */
@@ -125,8 +136,8 @@ export class Device {
   static gpu(options?: GpuOptions | boolean): Promise<Device>;
   /** The device's `GPUDevice`, for another library to share (`new tf.WebGPUBackend(gpu.gpuDevice)`; for onnxruntime-web see `gpuAdapter`). Throws on the host. */
   readonly gpuDevice: GPUDeviceHandle;
-  /** A stand-in `GPUAdapter` whose `requestDevice()` gives `gpuDevice`: for a library that makes its device from an adapter (`ort.env.webgpu.adapter = gpu.gpuAdapter` in onnxruntime-web). */
-  readonly gpuAdapter: object;
+  /** A stand-in `GPUAdapter` whose `requestDevice()` gives `gpuDevice`: for a library that makes its device from an adapter (`ort.env.webgpu.adapter = gpu.gpuAdapter` in onnxruntime-web's default entry). Throws on the host. */
+  readonly gpuAdapter: GPUAdapterHandle;
   /** `"host"`, or the adapter's name and backend. */
   readonly name: string;
   readonly isGpu: boolean;
@@ -176,7 +187,7 @@ export class NxArray<D extends DType = DType> {
    * `COPY_SRC` usage, too small, destroyed or of another `GPUDevice`.
    */
   static fromGpuBuffer<T extends DType>(
-    buffer: GPUBufferHandle,
+    buffer: GPUBufferInput,
     dtype: T,
     shape: readonly number[],
     options?: { byteOffset?: number; device?: Device },
@@ -254,6 +265,20 @@ export class NxArray<D extends DType = DType> {
   [Symbol.dispose](): void;
 }
 
+/**
+ * An array of a dtype known only when the program runs (a checkpoint's tensor): the
+ * union of `NxArray<D>` over the dtypes, so that a check of its dtype narrows it
+ * (`if (t.dtype === 'bfloat16')`, or `isDType(t, 'bfloat16')`, makes `t` an
+ * `NxArray<'bfloat16'>`).
+ */
+export type AnyNxArray = { [D in DType]: NxArray<D> }[DType];
+
+/**
+ * Whether `array` is of `dtype`: a type guard, so that TypeScript then takes it as an
+ * `NxArray` of that dtype. False for anything that is not an `NxArray`.
+ */
+export function isDType<D extends DType>(array: unknown, dtype: D): array is NxArray<D>;
+
 /** The tensors of a `.safetensors` file. */
 export class TensorFile {
   /** An empty file, for tensors of your own (`set`), written with `toBytes()`. */
@@ -263,7 +288,7 @@ export class TensorFile {
   /** The `__metadata__` as JSON text (`"{}"` when none). */
   readonly metadata: string;
   /** The tensor named `name` (a view of the file's bytes). */
-  get(name: string): NxArray;
+  get(name: string): AnyNxArray;
   /** Puts `array` (on the host) under `name`: in place of that tensor, or after the others. */
   set(name: string, array: NxArray): void;
   /** The file's bytes, as `nxrig convert` writes them. */
@@ -331,10 +356,10 @@ export class Checkpoint {
   readonly sharded: boolean;
   /** The bytes of every tensor. */
   readonly byteLength: number;
-  /** One tensor on `device` (the host when absent), reading only its bytes, a piece at a time. */
-  load(name: string, device?: Device): Promise<NxArray>;
+  /** One tensor on `device` (the host when absent), reading only its bytes, a piece at a time. Narrow its dtype with `t.dtype === '...'` or `isDType`. */
+  load(name: string, device?: Device): Promise<AnyNxArray>;
   /** Elements `start..start + count` (C order) of a tensor, one axis, reading only their bytes. */
-  loadRange(name: string, start: number, count: number, device?: Device): Promise<NxArray>;
+  loadRange(name: string, start: number, count: number, device?: Device): Promise<AnyNxArray>;
   /** Gives the handle up (idempotent). */
   free(): void;
   dispose(): void;
@@ -350,10 +375,21 @@ export interface OpenCheckpointOptions {
 }
 
 /**
+ * A Node `FileHandle` (`await open(path)` of `node:fs/promises`), as `openCheckpoint`
+ * reads one in Node (typed by what nxrig calls, so the types check without Node's).
+ */
+export interface NodeFileHandle {
+  readonly fd: number;
+  stat(): Promise<{ size: number }>;
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
+
+/**
  * Opens a checkpoint of any size: reads its headers only. In Node also a path (a
  * file, an index, or a folder) or a `FileHandle` (from `nxrig`'s Node entry).
+ * Rejects with a TypeError naming openCheckpoint for anything else.
  */
-export function openCheckpoint(source: CheckpointInput | object, options?: OpenCheckpointOptions): Promise<Checkpoint>;
+export function openCheckpoint(source: CheckpointInput | NodeFileHandle, options?: OpenCheckpointOptions): Promise<Checkpoint>;
 
 /** Where a conversion is, after each piece. */
 export interface ConvertProgress {
@@ -411,9 +447,9 @@ export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput
 
 // Elementwise operations, each into a fresh array on `x`'s device, NumPy's
 // broadcasting, one dtype, the same bits on the host and WebGPU: floats rounded once
-// (a NaN operand gives that NaN quieted, `x`'s first), integers wrap. Typed for any
-// dtype (arrays of a checkpoint are `NxArray<DType>`); a dtype an operation does not
-// take throws naming the function. With `{ out }` after the arrays, the result is
+// (a NaN operand gives that NaN quieted, `x`'s first), integers wrap. The operands
+// share `x`'s dtype in the types too (`add(bf16, f32)` does not compile; narrow an
+// `AnyNxArray` first); a dtype an operation does not take throws naming the function. With `{ out }` after the arrays, the result is
 // stored into `out` (of the result's dtype and shape, any layout, an operand itself
 // too) and `out` is returned.
 /** An operation's options: the array its result is stored into. */
@@ -421,35 +457,35 @@ export interface OutOption<D extends DType> {
   out?: NxArray<D>;
 }
 /** `x + y` (bool: or). */
-export function add<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function add<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `x - y` (not bool). */
-export function sub<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function sub<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `x * y` (bool: and). */
-export function mul<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function mul<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `x / y`: floats rounded once; integers floor-divide as NumPy's `//` (`x / 0` is 0). Not bool or complex. */
-export function div<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function div<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** The greater of `x` and `y` (a NaN first; `+0` over `-0`). Not complex. */
-export function maximum<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function maximum<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** The lesser of `x` and `y` (a NaN first; `-0` under `+0`). Not complex. */
-export function minimum<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function minimum<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `-x` (floats: the sign flipped; integers wrap). Not bool. */
-export function neg<D extends DType>(x: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function neg<D extends DType>(x: NxArray<D>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `|x|` (floats: the sign cleared; integers wrap). Not complex. */
-export function abs<D extends DType>(x: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function abs<D extends DType>(x: NxArray<D>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `x == y` into bool (a NaN equals nothing; `-0 == +0`). */
-export function eq<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
+export function eq<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x != y` into bool. */
-export function ne<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
+export function ne<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x < y` into bool (false where either is a NaN). Not complex. */
-export function lt<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
+export function lt<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x <= y` into bool. Not complex. */
-export function le<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
+export function le<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x > y` into bool. Not complex. */
-export function gt<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
+export function gt<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x >= y` into bool. Not complex. */
-export function ge<D extends DType>(x: NxArray<D>, y: NxArray<D>, options?: OutOption<'bool'>): NxArray<'bool'>;
+export function ge<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** NumPy's `where`: `x` where `cond` is true, else `y`, broadcast, bit for bit. */
-export function where<D extends DType>(cond: NxArray<'bool'>, x: NxArray<D>, y: NxArray<D>, options?: OutOption<D>): NxArray<D>;
+export function where<D extends DType>(cond: NxArray<'bool'>, x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 
 /** An operand of a kernel: a dtype or a type variable (starting with a capital letter), then its name (`'T x'`, `'float32 y'`). */
 export type OperandDecl = `${string} ${string}`;
@@ -587,10 +623,11 @@ export function lastPanic(): string | undefined;
 export type InitInput = string | ArrayBuffer | ArrayBufferView | object;
 
 /**
- * Loads nxrig's WebAssembly; call (and await) it once before anything else. With no
- * argument: the package's `.wasm` (in Node too).
+ * Loads nxrig's WebAssembly; call (and await) it once before anything else (again:
+ * nothing more happens). With no argument: the package's `.wasm` (in Node too).
+ * Resolves once nxrig is ready, to nothing.
  */
-export function init(input?: { module_or_path: InitInput }): Promise<unknown>;
+export function init(input?: { module_or_path: InitInput }): Promise<void>;
 /** `init` at once, from the `.wasm` bytes or a compiled module (Node: none needed). */
-export function initSync(input?: { module: ArrayBuffer | ArrayBufferView | object }): unknown;
+export function initSync(input?: { module: ArrayBuffer | ArrayBufferView | object }): void;
 export default init;

@@ -39,6 +39,7 @@ import wbgInit, {
 import { convertCheckpoint as convertRaw, openCheckpoint as openRaw } from './checkpoint.js';
 import { adapterOf, adoptDevice, fromGpuBuffer as fromGpuBufferRaw, gpuOptions } from './interop.js';
 import { declare } from './elementwise.js';
+import { described } from './described.js';
 import { declareRaw } from './raw.js';
 
 let ready = false;
@@ -80,7 +81,7 @@ function guarded(f, name, of) {
       throw new Error(`nxrig: call \`await init()\` before ${name} (nxrig's WebAssembly is not loaded yet)`);
     }
     if (of && !this?.__wbg_ptr) {
-      throw new Error(`${name}: this ${of} was disposed (or made with \`new\`, which makes none: use ${of === 'Device' ? 'Device.host() or Device.gpu()' : of === 'TensorFile' ? 'loadSafetensors or new TensorFile()' : of === 'Checkpoint' ? 'openCheckpoint' : 'NxArray.fromTypedArray or NxArray.zeros'})`);
+      throw new Error(`${name}: this ${of} was disposed (or made with \`new\`, which makes none: use ${MADE_BY[of]})`);
     }
     let r;
     try {
@@ -92,17 +93,26 @@ function guarded(f, name, of) {
   };
 }
 
-// Every method and getter of `cls` (and its statics) guarded.
-function guardClass(cls) {
+// The remedy for a handle of class `of` that was disposed, or never made.
+const MADE_BY = {
+  Device: 'Device.host() or Device.gpu()',
+  NxArray: 'NxArray.fromTypedArray or NxArray.zeros',
+  TensorFile: 'loadSafetensors or new TensorFile()',
+  Checkpoint: 'openCheckpoint',
+};
+
+// Every method and getter of `cls` (and its statics) guarded, labelled `className.key`.
+// The class's name is given, not read from `cls.name`: a minifier renames classes.
+function guardClass(cls, className) {
   for (const target of [cls.prototype, cls]) {
     for (const key of Object.getOwnPropertyNames(target)) {
       if (key.startsWith('__') || key === 'constructor') continue;
       // A class's own `name`, `length` and `prototype` are the function's, not nxrig's.
       if (target === cls && ['prototype', 'length', 'name'].includes(key)) continue;
       const d = Object.getOwnPropertyDescriptor(target, key);
-      const label = `${cls.name}.${key}`;
+      const label = `${className}.${key}`;
       // free() of a handle already freed is a no-op (freeOnce), not an error.
-      const of = target === cls || key === 'free' || key === 'dispose' ? undefined : cls.name;
+      const of = target === cls || key === 'free' || key === 'dispose' ? undefined : className;
       if (typeof d.value === 'function') {
         Object.defineProperty(target, key, { ...d, value: guarded(d.value, label, of) });
       } else if (d.get) {
@@ -141,7 +151,7 @@ Object.defineProperty(Device.prototype, 'gpuAdapter', {
 NxArray.fromGpuBuffer = function fromGpuBuffer(buffer, dtype, shape, options) {
   const device = options?.device ?? lastGpu?.deref();
   if (options?.device !== undefined && !(options.device instanceof Device)) {
-    return Promise.reject(new TypeError(`NxArray.fromGpuBuffer: options.device must be a Device, got: ${options.device?.constructor?.name ?? typeof options.device}`));
+    return Promise.reject(new TypeError(`NxArray.fromGpuBuffer: options.device must be a Device, got: ${described(options.device)}`));
   }
   return fromGpuBufferRaw(NxArray, buffer, dtype, shape, options, device);
 };
@@ -149,10 +159,10 @@ NxArray.fromGpuBuffer = function fromGpuBuffer(buffer, dtype, shape, options) {
 freeOnce(Device);
 freeOnce(TensorFile);
 freeOnce(Checkpoint);
-guardClass(Device);
-guardClass(NxArray);
-guardClass(TensorFile);
-guardClass(Checkpoint);
+guardClass(Device, 'Device');
+guardClass(NxArray, 'NxArray');
+guardClass(TensorFile, 'TensorFile');
+guardClass(Checkpoint, 'Checkpoint');
 // The device is the host when absent (a handle passed by value to wasm-bindgen would
 // be taken from the caller, so Rust takes it by reference, and the default is here).
 for (const key of ['load', 'loadRange']) {
@@ -161,7 +171,7 @@ for (const key of ['load', 'loadRange']) {
     const at = key === 'load' ? 1 : 3;
     if (args[at] === undefined) args[at] = Device.host();
     else if (!(args[at] instanceof Device)) {
-      return Promise.reject(new TypeError(`Checkpoint.${key}: the device must be a Device, got: ${args[at]?.constructor?.name ?? typeof args[at]}`));
+      return Promise.reject(new TypeError(`Checkpoint.${key}: the device must be a Device, got: ${described(args[at])}`));
     }
     return raw.apply(this, args);
   };
@@ -201,10 +211,10 @@ Checkpoint.prototype[inspect] = Checkpoint.prototype.toString;
 function operation(f, name, arity) {
   const arrays = (args) => {
     if (args.length !== arity) {
-      throw new Error(`${name}: expected ${arity} array${arity > 1 ? 's' : ''}, then optionally { out }; got ${args.length} argument${args.length === 1 ? '' : 's'}`);
+      throw new TypeError(`${name}: expected ${arity} array${arity > 1 ? 's' : ''}, then optionally { out }; got ${args.length} argument${args.length === 1 ? '' : 's'}`);
     }
     args.forEach((a, k) => {
-      if (!(a instanceof NxArray)) throw new Error(`${name}: argument ${k + 1} must be an NxArray, got: ${a === null ? 'null' : typeof a}`);
+      if (!(a instanceof NxArray)) throw new TypeError(`${name}: argument ${k + 1} must be an NxArray, got: ${described(a)}`);
       if (!a.__wbg_ptr) throw new Error(`${name}: argument ${k + 1} was disposed (or made with \`new\`, which makes none)`);
     });
   };
@@ -215,20 +225,17 @@ function operation(f, name, arity) {
     }
     const options = args.pop();
     if (options === null || typeof options !== 'object' || options instanceof NxArray || Array.isArray(options)) {
-      throw new Error(`${name}: expected ${arity} arrays, then an options object { out }`);
+      throw new TypeError(`${name}: expected ${arity} arrays, then an options object { out }`);
     }
     for (const k of Object.keys(options)) {
-      if (k !== 'out') throw new Error(`${name}: unknown option '${k}' (expected out)`);
+      if (k !== 'out') throw new TypeError(`${name}: unknown option '${k}' (expected out)`);
     }
     const { out } = options;
     arrays(args);
     if (out === undefined) return f(...args);
-    if (!(out instanceof NxArray)) throw new Error(`${name}: options.out must be an NxArray, got: ${typeof out}`);
+    if (!(out instanceof NxArray)) throw new TypeError(`${name}: options.out must be an NxArray, got: ${described(out)}`);
     const operands = new Operands();
-    for (const a of args) {
-      if (!(a instanceof NxArray)) throw new Error(`${name}: its operands must be NxArrays`);
-      operands.push(a);
-    }
+    for (const a of args) operands.push(a);
     wbgOperationInto(name, out, operands);
     return out;
   }, name);
@@ -265,22 +272,26 @@ export const openCheckpoint = guarded(openRaw, 'openCheckpoint');
 export const convertCheckpoint = guarded(convertRaw, 'convertCheckpoint');
 export { Checkpoint, Device, NxArray, TensorFile };
 
+/** Whether `array` is an NxArray of `dtype` (TypeScript: a type guard that narrows it). */
+export function isDType(array, dtype) {
+  return array instanceof NxArray && !!array.__wbg_ptr && array.dtype === dtype;
+}
+
 /**
  * Loads nxrig's WebAssembly. In a browser or a bundler (Vite, webpack) with no
  * argument: the `.wasm` next to the module. Else `{ module_or_path }`: a URL, a
- * `Response`, the bytes, or a compiled `WebAssembly.Module`.
+ * `Response`, the bytes, or a compiled `WebAssembly.Module`. Resolves to nothing once
+ * nxrig is ready.
  */
 export async function init(input) {
-  const out = await wbgInit(input);
+  await wbgInit(input);
   ready = true;
-  return out;
 }
 
 /** `init` from the bytes or a compiled module, at once: `initSync({ module })`. */
 export function initSync(input) {
-  const out = wbgInitSync(input);
+  wbgInitSync(input);
   ready = true;
-  return out;
 }
 
 export default init;

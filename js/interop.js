@@ -4,13 +4,10 @@
 // once on the device into an nxrig array). What goes out (device.gpuDevice,
 // array.gpuBuffer) is in src/web/interop.rs.
 
+import { described } from './described.js';
+
 const OPTIONS = ['device', 'emulate', 'powerPreference'];
 
-function described(v) {
-  if (v === null) return 'null';
-  if (typeof v === 'object') return v.constructor?.name ?? 'an object';
-  return typeof v === 'string' ? JSON.stringify(v) : String(v);
-}
 
 function isGpuDevice(v) {
   return typeof GPUDevice === 'function' ? v instanceof GPUDevice : !!v && typeof v.createBuffer === 'function' && !!v.queue;

@@ -9,6 +9,7 @@ import { mkdir, open, readFile, readdir, rename, rmdir, stat, unlink } from 'nod
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  Checkpoint,
   convertCheckpoint as convertAny,
   init as browserInit,
   initSync as browserInitSync,
@@ -164,7 +165,7 @@ function pathSink(target, sharded) {
 export async function convertCheckpoint(checkpoint, sink, options) {
   if (sink instanceof URL && sink.protocol === 'file:') sink = fileURLToPath(sink);
   if (typeof sink === 'string') {
-    const sharded = checkpoint?.sharded === true;
+    const sharded = checkpoint instanceof Checkpoint && !!checkpoint.__wbg_ptr && checkpoint.sharded;
     const name = options?.fileName ?? sink;
     return convertAny(checkpoint, pathSink(sink, sharded), { ...options, fileName: name });
   }

@@ -17,7 +17,7 @@ function grid(name, w) {
   const g = typeof w === 'number' ? [w] : w;
   const whole = (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff;
   if (!Array.isArray(g) || g.length < 1 || g.length > 3 || !g.every(whole)) {
-    throw new Error(`${name}: options.workgroups must be a count or [x, y, z] of whole numbers, got: ${shown(w)}`);
+    throw new TypeError(`${name}: options.workgroups must be a count or [x, y, z] of whole numbers, got: ${shown(w)}`);
   }
   return [g[0], g[1] ?? 1, g[2] ?? 1];
 }
@@ -26,23 +26,23 @@ function grid(name, w) {
 export function declareRaw(options) {
   const { name, inputs, outputs, compute, wgsl } = declared('rawKernel', options, FIELDS);
   if (typeof wgsl !== 'string') {
-    throw new Error(`rawKernel: options.wgsl must be a string, a WGSL module with a @compute fn main, got: ${shown(wgsl)}`);
+    throw new TypeError(`rawKernel: options.wgsl must be a string, a WGSL module with a @compute fn main, got: ${shown(wgsl)}`);
   }
   const kernel = wbgRawKernel(name, inputs, outputs, compute, wgsl);
   const run = async (...args) => {
     const last = args.pop();
     if (last === null || typeof last !== 'object' || last instanceof NxArray || Array.isArray(last)) {
-      throw new Error(`${name}: the last argument must be { out, workgroups }, got: ${shown(last)}`);
+      throw new TypeError(`${name}: the last argument must be { out, workgroups }, got: ${shown(last)}`);
     }
     for (const k of Object.keys(last)) {
-      if (!CALL.includes(k)) throw new Error(`${name}: unknown option '${k}' (expected ${CALL.join(', ')})`);
+      if (!CALL.includes(k)) throw new TypeError(`${name}: unknown option '${k}' (expected ${CALL.join(', ')})`);
     }
     if (args.length !== inputs.length) {
-      throw new Error(`${name}: ${args.length} arrays given, ${inputs.length} inputs declared (${inputs.join(', ')})`);
+      throw new TypeError(`${name}: ${args.length} arrays given, ${inputs.length} inputs declared (${inputs.join(', ')})`);
     }
     const out = last.out === undefined ? [] : Array.isArray(last.out) ? last.out : [last.out];
     if (out.length !== outputs.length) {
-      throw new Error(`${name}: options.out has ${out.length} arrays, ${outputs.length} outputs declared (${outputs.join(', ')})`);
+      throw new TypeError(`${name}: options.out has ${out.length} arrays, ${outputs.length} outputs declared (${outputs.join(', ')})`);
     }
     const [x, y, z] = grid(name, last.workgroups);
     await kernel.call(operands(name, args, 'the inputs'), operands(name, out, 'options.out'), x, y, z);

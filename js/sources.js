@@ -9,10 +9,12 @@ export function isSource(x) {
   return x !== null && typeof x === 'object' && typeof x.read === 'function' && typeof x.size === 'number';
 }
 
-/** The abort check of a conversion's context: throws its reason once aborted. */
+/** The abort check of a conversion's context: throws its reason once aborted, or
+ * what the caller's `onProgress` threw once it threw. */
 export function checked(ctx) {
   const s = ctx?.signal;
   if (s?.aborted) throw s.reason ?? new DOMException('The conversion was aborted', 'AbortError');
+  if (ctx?.failed !== undefined) throw ctx.failed;
 }
 
 /** `read(start, end)` that starts reading the next range of the same length as it

@@ -3,10 +3,14 @@
 // WebGPU session (benches/web/models/add.onnx: y = x + z) fed `ort.Tensor.fromGpuBuffer`
 // of nxrig arrays' `gpuBuffer`, its output kept on the GPU and taken back with
 // `NxArray.fromGpuBuffer`, cast to bfloat16 in nxrig and read: values against a
-// JavaScript reference, and no `mapAsync` of any buffer before the final read. Once
-// with ORT on nxrig's device (`device.gpuDevice`), once with nxrig on ORT's
-// (`Device.gpu({ device })`); then TF.js's WebGPU backend on nxrig's device
-// (`tf.tensor({ buffer })`, `tf.add`, `dataToGPU`). And Device.gpu's options checked.
+// JavaScript reference, and no `mapAsync` of any buffer before the final read. Through
+// both of ORT's entries: 'onnxruntime-web' (its JSEP backend) once with ORT on nxrig's
+// device (`ort.env.webgpu.adapter = gpu.gpuAdapter`) and once with nxrig on ORT's
+// (`Device.gpu({ device: await ort.env.webgpu.device })`); 'onnxruntime-web/webgpu'
+// (its native WebGPU execution provider, which takes a GPUDevice for its sessions but
+// then cannot read GPU buffers into them) with nxrig on ORT's. Then TF.js's WebGPU
+// backend on nxrig's device (`tf.tensor({ buffer })`, `tf.add`, `dataToGPU`). And
+// Device.gpu's options checked.
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +38,7 @@ function bf16(xs) {
 async function throughOrt(page, mode) {
   return page.evaluate(async (mode) => {
     const { Device, NxArray } = window.nx;
+    const { ort } = window;
     let gpu;
     if (mode === 'ort-on-nxrig') {
       gpu = await Device.gpu();
@@ -60,7 +65,7 @@ async function throughOrt(page, mode) {
     const maps = window.mapsSoFar() - before;
     const got = Array.from(await b.toTypedArray({ as: 'float32' }));
     const same = (gpu.gpuDevice === (await ort.env.webgpu.device));
-    return { maps, got, xs: Array.from(xs), zs: Array.from(zs), same, offsets: [x.gpuByteOffset, z.gpuByteOffset], name: gpu.name };
+    return { maps, got, xs: Array.from(xs), zs: Array.from(zs), same, offsets: [x.gpuByteOffset, z.gpuByteOffset], name: gpu.name, ort: ort.env.versions.web };
   }, mode);
 }
 
@@ -93,10 +98,10 @@ export async function interop() {
   const [url, server] = await serve(root);
   const b = await browser();
   try {
-    const open = async () => {
+    const open = async (entry = 'default') => {
       const page = await b.newPage();
       page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
-      await page.goto(`${url}/www/interop.html`);
+      await page.goto(`${url}/www/interop.html?ort=${entry}`);
       await page.waitForFunction(() => window.ready === true, null, { timeout: 60000 });
       return page;
     };
@@ -149,16 +154,17 @@ export async function interop() {
     assert.equal(bad.bool, 'object', 'a bare boolean still opens a device');
     await page.close();
 
-    for (const mode of ['ort-on-nxrig', 'nxrig-on-ort']) {
-      step(`onnxruntime-web's Add on one GPUDevice: ${mode}`);
-      page = await open();
+    for (const [entry, mode] of [['default', 'ort-on-nxrig'], ['default', 'nxrig-on-ort'], ['webgpu', 'nxrig-on-ort']]) {
+      const name = entry === 'default' ? 'onnxruntime-web' : 'onnxruntime-web/webgpu';
+      step(`${name}'s Add on one GPUDevice: ${mode}`);
+      page = await open(entry);
       const r = await throughOrt(page, mode);
       const want = bf16(r.xs.map((x, i) => Math.fround(x + r.zs[i])));
       assert.equal(r.same, true, 'one GPUDevice');
       assert.deepEqual(r.offsets, [0, 0]);
       assert.equal(r.maps, 0, 'no buffer read back before the last step');
       assert.deepEqual(r.got, want);
-      console.log(`${mode}: ${r.got.length} values equal the reference, ${r.maps} mapAsync before the read, on ${r.name}`);
+      console.log(`${name} ${r.ort}, ${mode}: ${r.got.length} values equal the reference, ${r.maps} mapAsync before the read, on ${r.name}`);
       await page.close();
     }
 

@@ -112,6 +112,30 @@ fn tensors_glob_converts_matching_tensors_whatever_their_dtype() {
 }
 
 #[test]
+fn a_tensors_glob_that_matches_nothing_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = good(dir.path());
+    let out = dir.path().join("out.safetensors");
+    let (code, stdout, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--to",
+        "int8",
+        "--tensors",
+        "zzz*",
+    ]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.contains("--tensors: the pattern \"zzz*\" matches no tensor of the checkpoint"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!out.exists());
+    assert!(leftovers(dir.path(), &["good.safetensors"]).is_empty());
+}
+
+#[test]
 fn npy_in_and_out() {
     let dir = tempfile::tempdir().unwrap();
     // A Fortran-order float64 2x3 array: [[1,2,3],[4,5,6]] stored column by column.

@@ -144,8 +144,26 @@ impl Plan {
     /// # Errors
     /// [`Error::Format`] naming the output and the tensor: a format that cannot hold
     /// a planned dtype (int4 in `.safetensors`), a name the format reserves, a
-    /// `.npy` output of other than one tensor, an unknown extension.
+    /// `.npy` output of other than one tensor, an unknown extension; naming
+    /// `--tensors`, a [`Pick::matching`] whose glob matches no tensor of the
+    /// checkpoint (a typo would otherwise convert nothing, without a word).
     pub fn new<S>(checkpoint: &Checkpoint<S>, pick: &Pick, output: &str) -> Result<Plan, Error> {
+        if let Some(p) = &pick.pattern {
+            let mut names = checkpoint
+                .shards
+                .iter()
+                .flat_map(|s| s.header.entries.iter().map(|e| e.name.as_str()));
+            if !names.any(|n| p.matches(n)) {
+                return Err(Error::Format {
+                    path: "--tensors".into(),
+                    tensor: None,
+                    reason: format!(
+                        "the pattern {:?} matches no tensor of the checkpoint (`nxrig info` lists their names)",
+                        p.as_str()
+                    ),
+                });
+            }
+        }
         let sharded = checkpoint.index.is_some();
         let (mut files, mut converted, mut tensors) = (Vec::new(), 0, 0);
         for (k, shard) in checkpoint.shards.iter().enumerate() {

@@ -106,7 +106,7 @@ pub(crate) fn check_add(
             operands: described(shown),
         });
     }
-    Ok(())
+    super::one_device(name, &[out, x, y])
 }
 
 /// The refusal of an [`add_into`] whose `x` or `y` does not broadcast to `out`.

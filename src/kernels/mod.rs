@@ -46,24 +46,45 @@ pub(crate) fn answered(name: &'static str, a: Answer, operands: &[&AnyArray]) ->
 }
 
 /// `Err` naming `op` unless `x`, `y` and `out` are on one device (what a device's own
-/// kernel needs; the host's add reads any host memory).
+/// kernel needs).
 pub(crate) fn on_one_device(
     op: &'static str,
     out: &AnyArray,
     x: &AnyArray,
     y: &AnyArray,
 ) -> Result<(), Error> {
-    if x.rig() == out.rig() && y.rig() == out.rig() {
-        return Ok(());
+    one_device(op, &[out, x, y])
+}
+
+/// `Err` naming `op` unless every array of `arrays` is on one device: the one
+/// refusal of operands on several devices, for every kernel (nxrig's and users').
+pub(crate) fn one_device(op: &'static str, arrays: &[&AnyArray]) -> Result<(), Error> {
+    match several_devices(arrays) {
+        None => Ok(()),
+        Some(reason) => Err(Error::Invalid {
+            op,
+            reason,
+            operands: String::new(),
+        }),
     }
-    Err(Error::Invalid {
-        op,
-        reason: format!(
-            "the operands are on {}, {} and {}: move them to one device first",
-            out.rig().name(),
-            x.rig().name(),
-            y.rig().name()
-        ),
-        operands: String::new(),
-    })
+}
+
+/// Why `arrays` cannot be one kernel's operands, where they are on several devices:
+/// the devices, and the remedy.
+pub(crate) fn several_devices(arrays: &[&AnyArray]) -> Option<String> {
+    let first = arrays.first()?;
+    if arrays.iter().all(|a| a.rig() == first.rig()) {
+        return None;
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for a in arrays {
+        if !names.contains(&a.rig().name()) {
+            names.push(a.rig().name());
+        }
+    }
+    let last = names.pop().unwrap_or_default();
+    Some(format!(
+        "the operands are on {} and {last}: move one onto the other's device first (to_device)",
+        names.join(", ")
+    ))
 }

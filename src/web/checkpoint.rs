@@ -344,6 +344,23 @@ impl Checkpoint {
     }
 }
 
+/// The JS error of `e`, where the command line's `--tensors` is the option
+/// `options.tensors`.
+fn option_error(e: Error) -> JsError {
+    match e {
+        Error::Format {
+            path,
+            tensor,
+            reason,
+        } if path == "--tensors" => js_error(Error::Format {
+            path: "options.tensors".into(),
+            tensor,
+            reason,
+        }),
+        e => js_error(e),
+    }
+}
+
 /// Converts `checkpoint` into `sink` (`{ open, write, close, commit, abort }`): the
 /// tensors `tensors` (a glob; every float when absent) cast into `to` on `device`,
 /// `output` naming the single file's output (its extension its format); then commit,
@@ -365,10 +382,10 @@ pub fn convert_checkpoint_into(
     future_to_promise(async move {
         let to = to.parse().map_err(js_error)?;
         let pick = match tensors {
-            Some(g) => Pick::matching(to, &g).map_err(js_error)?,
+            Some(g) => Pick::matching(to, &g).map_err(option_error)?,
             None => Pick::floats(to),
         };
-        let plan = Plan::new(&ck, &pick, &output).map_err(js_error)?;
+        let plan = Plan::new(&ck, &pick, &output).map_err(option_error)?;
         let mut sink = JsSink {
             obj: sink,
             name: output,

@@ -33,7 +33,9 @@ use wasm_bindgen::prelude::*;
 pub(crate) fn js_error(e: crate::Error) -> JsError {
     // The JavaScript entry puts the name of the function called in place of `nxrig`
     // (js/index.js), for the Rust function named in the error is not the caller's.
-    JsError::new(&format!("nxrig: {}", e.detail()))
+    // A remedy that names a Rust method names JavaScript's.
+    let detail = e.detail().replace("(to_device)", "(toDevice)");
+    JsError::new(&format!("nxrig: {detail}"))
 }
 
 /// A JS `Error` with `msg`.

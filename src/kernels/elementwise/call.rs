@@ -226,19 +226,14 @@ impl<C: Compute> Elementwise<C> {
                 Ty::Var(v) => bound[v.as_str()],
             })
             .collect::<Vec<_>>();
-        let Some(first) = all.first() else {
+        if all.is_empty() {
             return Err(no(
                 "it reads no input, so its outputs must be given (their shape and device are the call's)"
                     .into(),
             ));
-        };
-        let rig = first.rig();
-        if let Some(a) = all.iter().find(|a| a.rig() != rig) {
-            return Err(no(format!(
-                "the operands are on {} and {}: move them to one device first",
-                rig.name(),
-                a.rig().name()
-            )));
+        }
+        if let Some(reason) = crate::kernels::several_devices(&all) {
+            return Err(no(reason));
         }
         if let Some(o) = outputs {
             for (((name, ty), a), &d) in self.outputs.iter().zip(o).zip(&dtypes) {

@@ -81,6 +81,8 @@ pub(crate) fn into(
     shown: &[&AnyArray],
 ) -> Result<(), Error> {
     let d = operands_dtype(name, which, ins, shown)?;
+    let all: Vec<&AnyArray> = std::iter::once(out).chain(ins.iter().copied()).collect();
+    super::super::one_device(name, &all)?;
     if out.dtype() != which.result(d) {
         return Err(invalid(
             name,

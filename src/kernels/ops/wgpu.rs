@@ -25,17 +25,8 @@ pub(crate) fn apply(
     which: Which,
     op: &'static str,
 ) -> Result<(), Error> {
-    if let Some(a) = inputs.iter().find(|a| a.rig() != out.rig()) {
-        return Err(Error::Invalid {
-            op,
-            reason: format!(
-                "the operands are on {} and {}: move them to one device first",
-                out.rig().name(),
-                a.rig().name()
-            ),
-            operands: String::new(),
-        });
-    }
+    let all: Vec<&AnyArray> = std::iter::once(out).chain(inputs.iter().copied()).collect();
+    crate::kernels::one_device(op, &all)?;
     let slot = |name, a: &AnyArray, output| Slot {
         name,
         dtype: a.dtype(),
