@@ -622,12 +622,17 @@ export function lastPanic(): string | undefined;
  */
 export type InitInput = string | ArrayBuffer | ArrayBufferView | object;
 
+/** What `init` resolves to: nxrig's WebAssembly instance, of which one thing is yours to read. */
+export interface InitOutput {
+  /** nxrig's wasm memory: `memory.buffer.byteLength` is how far it has grown (it never shrinks). */
+  readonly memory: { readonly buffer: ArrayBufferLike };
+}
+
 /**
  * Loads nxrig's WebAssembly; call (and await) it once before anything else (again:
  * nothing more happens). With no argument: the package's `.wasm` (in Node too).
- * Resolves once nxrig is ready, to nothing.
  */
-export function init(input?: { module_or_path: InitInput }): Promise<void>;
+export function init(input?: { module_or_path: InitInput }): Promise<InitOutput>;
 /** `init` at once, from the `.wasm` bytes or a compiled module (Node: none needed). */
-export function initSync(input?: { module: ArrayBuffer | ArrayBufferView | object }): void;
+export function initSync(input?: { module: ArrayBuffer | ArrayBufferView | object }): InitOutput;
 export default init;

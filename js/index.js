@@ -280,18 +280,20 @@ export function isDType(array, dtype) {
 /**
  * Loads nxrig's WebAssembly. In a browser or a bundler (Vite, webpack) with no
  * argument: the `.wasm` next to the module. Else `{ module_or_path }`: a URL, a
- * `Response`, the bytes, or a compiled `WebAssembly.Module`. Resolves to nothing once
- * nxrig is ready.
+ * `Response`, the bytes, or a compiled `WebAssembly.Module`. Resolves once nxrig is
+ * ready, to its instance's exports (`memory` among them).
  */
 export async function init(input) {
-  await wbgInit(input);
+  const out = await wbgInit(input);
   ready = true;
+  return out;
 }
 
 /** `init` from the bytes or a compiled module, at once: `initSync({ module })`. */
 export function initSync(input) {
-  wbgInitSync(input);
+  const out = wbgInitSync(input);
   ready = true;
+  return out;
 }
 
 export default init;

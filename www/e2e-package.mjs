@@ -67,7 +67,8 @@ export async function tarball(browser, { root, out, serve }) {
   mkdirSync(join(proj, 'snippets'));
   snippets.forEach((s, i) => writeFileSync(join(proj, 'snippets', `s${i}.ts`), `${s}\nexport {};\n`));
   // What the types must refuse (tsc fails where an expected error does not come).
-  writeFileSync(join(proj, 'snippets', 'refused.ts'), `import { Device, NxArray, add, elementwise, isDType, openCheckpoint, where, type AnyNxArray } from 'nxrig';
+  writeFileSync(join(proj, 'snippets', 'refused.ts'), `import init, { Device, NxArray, add, elementwise, isDType, openCheckpoint, where, type AnyNxArray } from 'nxrig';
+const grown: number = (await init()).memory.buffer.byteLength;
 const host = Device.host();
 // @ts-expect-error a Float64Array is not float32's kind
 NxArray.fromTypedArray(new Float64Array(2), 'float32');
@@ -118,7 +119,7 @@ await openCheckpoint(new Map());
 add(b, b, { out: f32 });
 const gpu = await Device.gpu();
 const adapter: object = gpu.gpuAdapter;
-console.log(f, ok, add(raw, raw), z.shape, kept, wrong, given, notYet, adapter);
+console.log(f, ok, add(raw, raw), z.shape, kept, wrong, given, notYet, adapter, grown);
 export {};
 `);
   for (const [tsc, lib, types, what] of [
