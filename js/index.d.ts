@@ -402,10 +402,11 @@ export interface ConvertProgress {
 export interface ConvertOptions {
   /** The dtype the picked tensors are cast into. */
   to: DType;
-  /** A glob (`*`, `?`, `[...]`) of the tensors to cast, whatever their dtype; every float when absent. */
+  /** A glob (`*`, `?`, `[...]`) of the tensors to cast, whatever their dtype; every float when absent. One that matches no tensor is refused. */
   tensors?: string;
   /** Where to cast: the host when absent. */
   device?: Device;
+  /** Called after each piece. What it throws stops the conversion (the output aborted): the promise rejects with an Error whose `cause` it is. */
   onProgress?: (progress: ConvertProgress) => void;
   /** Stops the conversion: the promise rejects with its reason, every stream is aborted. */
   signal?: AbortSignal;
@@ -442,6 +443,10 @@ export type CheckpointOutput =
  * Converts `checkpoint` as `nxrig convert` does, byte for byte, a piece at a time
  * (memory bounded by a piece, whatever the file). A sharded checkpoint needs a
  * folder handle or a function from file name to stream. In Node also a path.
+ * Rejects with a TypeError naming convertCheckpoint for options of the wrong type or
+ * unknown ones, an Error for every other refusal; an abort, an error or a throwing
+ * `onProgress` aborts every stream (a `createWritable()` stream leaves its file as it
+ * was).
  */
 export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput | string, options: ConvertOptions): Promise<ConvertReport>;
 

@@ -64,10 +64,14 @@ function translated(e, name) {
   return called(e, name);
 }
 
-/** `e` naming the function `name` where it says `nxrig: `, as nxrig's errors do. */
+/** `e` naming the function `name` where it says `nxrig: `, as nxrig's errors do; an
+ * argument that wasm-bindgen found freed ("null pointer passed to rust") said in
+ * nxrig's words. */
 function called(e, name) {
   if (name && e instanceof Error && e.message.startsWith('nxrig: ') && !e.message.startsWith('nxrig: internal error')) {
     e.message = `${name}: ${e.message.slice('nxrig: '.length)}`;
+  } else if (name && e instanceof Error && /null pointer passed to rust/.test(e.message)) {
+    e.message = `${name}: an argument was disposed (a Device, NxArray, TensorFile or Checkpoint used after its dispose())`;
   }
   return e;
 }

@@ -1,7 +1,8 @@
 // Where a conversion writes: sinks of the form
 //   { open(name), write(bytes), close(), commit(), abort() }
 // that nxrig's wasm drives: each file opened, written in order, closed; then every
-// file committed at the end, or every one aborted on any error (nothing is kept).
+// file committed at the end, or every one aborted on any error (none of the
+// conversion's bytes is kept).
 import { checked } from './sources.js';
 
 /** Whether `x` is a `WritableStream` (a `FileSystemWritableFileStream` is one). */

@@ -186,6 +186,9 @@ const file = loadSafetensors(bytes);
 file.dispose();
 await said('fileDisposed', () => file.get(name));
 await said('tensorFileNew', () => new TensorFile().names.length);
+const goneDevice = Device.host();
+goneDevice.dispose();
+await said('argDisposed', () => NxArray.zeros(goneDevice, 'float32', [1]));
 const dev = Device.gpu;
 await said('gpuOption', () => dev({ powerpreference: 'low-power' } as object));
 await said('noOptions', () => (convertCheckpoint as (...a: unknown[]) => Promise<unknown>)(ck, new WritableStream()));
@@ -236,6 +239,7 @@ w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onG
       convertDisposed: ['Error', /^convertCheckpoint: the checkpoint was disposed: open it again with openCheckpoint$/],
       fileDisposed: ['Error', /^TensorFile\.get: this TensorFile was disposed \(or made with `new`, which makes none: use loadSafetensors or new TensorFile\(\)\)$/],
       tensorFileNew: ['accepted', /^$/],
+      argDisposed: ['Error', /^NxArray\.zeros: an argument was disposed \(a Device, NxArray, TensorFile or Checkpoint used after its dispose\(\)\)$/],
       gpuOption: ['TypeError', /^Device\.gpu: unknown option "powerpreference" \(it takes device, emulate, powerPreference\)$/],
       noOptions: ['TypeError', /^convertCheckpoint: options are required: at least \{ to \}/],
       unknownOption: ['TypeError', /^convertCheckpoint: unknown option "tensor" \(it takes to, tensors/],
