@@ -547,3 +547,42 @@ fn an_error_of_submitted_work_is_that_submits_and_no_later_calls() {
     let x = AnyArray::create(&gpu, DType::Float32, &[4]).unwrap();
     add(&x, &x).unwrap();
 }
+
+#[test]
+fn operands_on_two_devices_are_refused_in_one_wording_naming_the_function() {
+    let h = AnyArray::create(&host(), DType::Float32, &[4]).unwrap();
+    let g = AnyArray::create(&gpu(), DType::Float32, &[4]).unwrap();
+    let b = AnyArray::create(&host(), DType::Bool, &[4]).unwrap();
+    let xy1 = nxrig::kernels::Elementwise::<f32>::new("xy1")
+        .input("x", "T")
+        .input("y", "T")
+        .output("z", "T")
+        .wgsl("z = x * y + 1.0;")
+        .host(|i, o| {
+            for ((z, x), y) in o[0].iter_mut().zip(i[0]).zip(i[1]) {
+                *z = x * y + 1.0
+            }
+        });
+    let refusals = [
+        ("add", add(&h, &g).map(drop)),
+        ("add", add(&g, &h).map(drop)),
+        ("sub", nxrig::kernels::sub(&h, &g).map(drop)),
+        ("mul_into", nxrig::kernels::mul_into(&g, &h, &h)),
+        ("select", nxrig::kernels::select(&b, &g, &g).map(drop)),
+        ("Elementwise::call", xy1.call(&[&h, &g]).map(drop)),
+    ];
+    for (op, r) in refusals {
+        match r {
+            Err(Error::Invalid { op: o, reason, .. }) => {
+                assert_eq!(o, op);
+                assert!(
+                    reason.contains("the operands are on ")
+                        && reason.contains(&gpu().name().to_string())
+                        && reason.ends_with(": move one onto the other's device first (to_device)"),
+                    "{op}: {reason}"
+                );
+            }
+            other => panic!("{op}: expected the refusal, got {other:?}"),
+        }
+    }
+}

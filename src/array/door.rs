@@ -163,6 +163,22 @@ pub fn door(written: &[&AnyArray], read: &[&AnyArray], f: impl FnOnce()) -> Resu
     Ok(Answer::Done)
 }
 
+/// [`door`] around work with a result, the one way nxrig's kernels go through it:
+/// `work`'s result once the door let it run, or else the error `refuse` makes of the
+/// door's answer. An error of the door itself (a lost device) names `name`, the
+/// function the user called.
+pub(crate) fn door_with<R>(
+    name: &'static str,
+    written: &[&AnyArray],
+    read: &[&AnyArray],
+    work: impl FnOnce() -> Result<R, Error>,
+    refuse: impl FnOnce(Answer) -> Error,
+) -> Result<R, Error> {
+    let mut r = None;
+    let a = door(written, read, || r = Some(work())).map_err(|e| e.called(name))?;
+    r.unwrap_or_else(|| Err(refuse(a)))
+}
+
 /// The error for the refusal `answer` that a kernel called by `name` (the function
 /// the user called, as `"add"`) answered for `operands`: the reason, and each
 /// operand's dtype and shape. For `DeadBuffer`, and for `HeldExclusive` once the

@@ -24,6 +24,7 @@ pub(crate) use any::described;
 pub use any::AnyArray;
 #[cfg(feature = "cuda")]
 pub(crate) use cuda::transfer as cuda_transfer;
+pub(crate) use door::door_with;
 pub use door::{door, refused, Answer, MAX_OPERANDS};
 pub use interop::Exported;
 pub(crate) use overlap::identical;

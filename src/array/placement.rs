@@ -3,7 +3,7 @@
 //! payloads are kept).
 
 use super::any::{describe, AnyArray};
-use super::door::{door, Answer};
+use super::door::{door_with, Answer};
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
@@ -108,12 +108,13 @@ pub(crate) fn transfer(src: &AnyArray, dst: &AnyArray, op: &'static str) -> Resu
             ),
         });
     }
-    let mut r = Ok(());
-    let answer = door(&[dst], &[src], || r = copy_elements(src, dst, op))?;
-    if answer != Answer::Done {
-        return Err(refusal(op, answer, src, dst));
-    }
-    r
+    door_with(
+        op,
+        &[dst],
+        &[src],
+        || copy_elements(src, dst, op),
+        |a| refusal(op, a, src, dst),
+    )
 }
 
 /// Copies the elements, under the door's claims: a byte copy where both layouts are

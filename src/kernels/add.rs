@@ -11,9 +11,8 @@
 //! (see [`add`]); [`add_bits`], one element at a time through float64, is the
 //! reference the tests hold the loops to.
 
-use super::answered;
 use super::broadcast::{broadcast, broadcast_shape};
-use crate::array::{described, door, AnyArray};
+use crate::array::{described, door_with, refused, AnyArray};
 use crate::dtype::{bits_of_f64, convert_bits, f64_of_bits, Class, DType};
 use crate::error::Error;
 use crate::rig::backend::Backend;
@@ -63,7 +62,8 @@ pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
 ///
 /// # Errors
 /// [`Error::Invalid`] naming `add_into`, in this order: operands of another dtype
-/// than `out`'s; `x` or `y` that do not broadcast to `out`'s shape (the shapes given);
+/// than `out`'s; operands on several devices (`to_device` one first); `x` or `y`
+/// that do not broadcast to `out`'s shape (the shapes given);
 /// the door's refusals (a dead buffer, memory held exclusive or read-only, an `out`
 /// that reaches an element twice or shares bytes with `x` or `y` without being
 /// identical to it); [`Error::Lost`].
@@ -84,11 +84,13 @@ fn sum_into(
     let (Some(xb), Some(yb)) = (broadcast(x, out.shape())?, broadcast(y, out.shape())?) else {
         return Err(not_broadcast(name, out, x, y));
     };
-    let mut r = Ok(());
-    let a = door(&[out], &[&xb, &yb], || r = add_claimed(out, &xb, &yb, name))
-        .map_err(|e| e.called(name))?;
-    answered(name, a, shown)?;
-    r
+    door_with(
+        name,
+        &[out],
+        &[&xb, &yb],
+        || add_claimed(out, &xb, &yb, name),
+        |a| refused(name, a, shown),
+    )
 }
 
 /// The refusal of an add whose operands' dtypes differ.

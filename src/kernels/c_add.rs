@@ -4,7 +4,7 @@
 use super::add::{check_add, not_broadcast};
 use super::answered;
 use super::broadcast::broadcast;
-use crate::array::{door, Answer, AnyArray};
+use crate::array::{door_with, refused, Answer, AnyArray};
 use crate::error::Error;
 use crate::layout::MAX_RANK;
 use crate::rig::Buffer;
@@ -54,21 +54,26 @@ pub fn c_add_into(out: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<(), Erro
     let (Some(xb), Some(yb)) = (broadcast(x, out.shape())?, broadcast(y, out.shape())?) else {
         return Err(not_broadcast(NAME, out, x, y));
     };
-    let mut r: Result<Answer, Error> = Ok(Answer::Done);
-    let a = door(&[out], &[&xb, &yb], || {
-        r = Buffer::with_host_pointers(out.buffer(), &[xb.buffer(), yb.buffer()], NAME, |w, rd| {
-            let (o, xo, yo) = (
-                operand(out, w),
-                operand(&xb, rd[0] as *mut u8),
-                operand(&yb, rd[1] as *mut u8),
-            );
-            // SAFETY: the operands describe layouts that `AnyArray::v` checked lie
-            // inside their buffers; the door holds their claims and the memories are
-            // locked (out for writing) while the kernel runs.
-            let code = unsafe { nx_cpu_add(&o, &xo, &yo) };
-            Answer::of_code(code).unwrap_or(Answer::Declined)
-        });
-    })?;
-    answered(NAME, a, &ops)?;
-    answered(NAME, r?, &ops)
+    let code = door_with(
+        NAME,
+        &[out],
+        &[&xb, &yb],
+        || {
+            Buffer::with_host_pointers(out.buffer(), &[xb.buffer(), yb.buffer()], NAME, |w, rd| {
+                let (o, xo, yo) = (
+                    operand(out, w),
+                    operand(&xb, rd[0] as *mut u8),
+                    operand(&yb, rd[1] as *mut u8),
+                );
+                // SAFETY: the operands describe layouts that `AnyArray::v` checked lie
+                // inside their buffers; the door holds their claims and the memories are
+                // locked (out for writing) while the kernel runs.
+                let code = unsafe { nx_cpu_add(&o, &xo, &yo) };
+                Answer::of_code(code).unwrap_or(Answer::Declined)
+            })
+        },
+        |a| refused(NAME, a, &ops),
+    )?;
+    // The C kernel's own answer: its checks of the operands, as the door's.
+    answered(NAME, code, &ops)
 }

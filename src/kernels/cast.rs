@@ -2,7 +2,7 @@
 //! same shape, over any layouts, through the door, on the arrays' device's backend
 //! (`host/cast.rs`, `wgpu.rs`, `cuda.rs`).
 
-use crate::array::{door, AnyArray};
+use crate::array::{door_with, refused, AnyArray};
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::rig::backend::Backend;
@@ -32,10 +32,13 @@ impl AnyArray {
 pub(crate) fn cast_into(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {
     debug_assert_eq!(src.shape(), dst.shape());
     debug_assert!(dst.layout().is_contiguous());
-    let mut r = Ok(());
-    let a = door(&[dst], &[src], || r = cast_claimed(src, dst)).map_err(|e| e.called(OP))?;
-    super::answered(OP, a, &[src])?;
-    r
+    door_with(
+        OP,
+        &[dst],
+        &[src],
+        || cast_claimed(src, dst),
+        |a| refused(OP, a, &[src]),
+    )
 }
 
 fn cast_claimed(src: &AnyArray, dst: &AnyArray) -> Result<(), Error> {

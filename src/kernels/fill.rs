@@ -1,8 +1,7 @@
 //! The fill kernel's front door: every element of an array set to one value, on the
 //! array's device's backend (`host/fill.rs`, `wgpu.rs`, `cuda.rs`).
 
-use super::answered;
-use crate::array::{door, AnyArray};
+use crate::array::{door_with, refused, AnyArray};
 use crate::dtype::bits_of_f64;
 use crate::error::Error;
 use crate::rig::backend::Backend;
@@ -18,16 +17,16 @@ const NAME: &str = "fill";
 pub fn fill(out: &AnyArray, x: f64) -> Result<(), Error> {
     let d = out.dtype();
     let bits = bits_of_f64(d, x);
-    let mut r = Ok(());
-    let a = door(&[out], &[], || {
-        r = match out.rig().backend() {
+    door_with(
+        NAME,
+        &[out],
+        &[],
+        || match out.rig().backend() {
             Backend::Host(_) => super::host::fill(out, bits, NAME),
             Backend::Wgpu(g) => super::wgpu::fill(g, out, bits, NAME),
             #[cfg(feature = "cuda")]
             Backend::Cuda(c) => super::cuda::fill(&c.0, out, bits, NAME),
-        }
-    })
-    .map_err(|e| e.called(NAME))?;
-    answered(NAME, a, &[out])?;
-    r
+        },
+        |a| refused(NAME, a, &[out]),
+    )
 }

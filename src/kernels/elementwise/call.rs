@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::{Compute, Elementwise, HostBody, Ty};
-use crate::array::{described, door, AnyArray};
+use crate::array::{described, door_with, refused, AnyArray};
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::kernels::broadcast::{broadcast, broadcast_shape};
@@ -434,7 +434,6 @@ impl<C: Compute> Elementwise<C> {
         compiled: Option<&Compiled>,
     ) -> Result<(), Error> {
         let read: Vec<&AnyArray> = viewed.iter().collect();
-        let mut r = Ok(());
         let work = || match (body, compiled) {
             (Body::Host(f), _) => super::host::run(*f, viewed, outputs, op),
             (Body::Wgpu(g, _), Some(p)) => {
@@ -446,10 +445,10 @@ impl<C: Compute> Elementwise<C> {
                 super::cuda::run(self, c, body, viewed, outputs, op).map_err(|e| self.named(e))
             }
         };
-        let a = door(outputs, &read, || r = work()).map_err(|e| e.called(op))?;
         let shown: Vec<&AnyArray> = inputs.iter().chain(outputs).copied().collect();
-        crate::kernels::answered(op, a, &shown).map_err(|e| self.named(e))?;
-        r
+        door_with(op, outputs, &read, work, |a| {
+            self.named(refused(op, a, &shown))
+        })
     }
 }
 

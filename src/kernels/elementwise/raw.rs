@@ -7,7 +7,7 @@
 //! same way; the operands are claimed through the door.
 
 use super::{Compute, Elementwise, Ty};
-use crate::array::{door, AnyArray};
+use crate::array::{door_with, refused, AnyArray};
 use crate::error::Error;
 use crate::rig::backend::Backend;
 use crate::rig::wgpu::Gpu;
@@ -215,7 +215,6 @@ impl<C: Compute> RawKernel<C> {
         outputs: &[&AnyArray],
         groups: [u32; 3],
     ) -> Result<(), Error> {
-        let mut r = Ok(());
         let work = || -> Result<(), Error> {
             let rig = outputs[0].rig();
             // An input over an output's memory is read from a copy.
@@ -239,9 +238,8 @@ impl<C: Compute> RawKernel<C> {
             })?;
             Ok(())
         };
-        let a = door(outputs, inputs, || r = work()).map_err(|e| e.called(CALL))?;
         let shown: Vec<&AnyArray> = inputs.iter().chain(outputs).copied().collect();
-        crate::kernels::answered(CALL, a, &shown).map_err(|e| self.decl.named(e))?;
-        r.map_err(|e| self.decl.named(e))
+        door_with(CALL, outputs, inputs, work, |a| refused(CALL, a, &shown))
+            .map_err(|e| self.decl.named(e))
     }
 }

@@ -2,9 +2,8 @@
 //! dtypes checked against the operation, broadcast to the output's shape (NumPy's
 //! rule), claimed through the door, then one match over the device's backend.
 
-use super::super::answered;
 use super::super::broadcast::{broadcast, broadcast_shape};
-use crate::array::{described, door, AnyArray};
+use crate::array::{described, door_with, refused, AnyArray};
 use crate::dtype::lanes::{takes, Arith};
 use crate::dtype::DType;
 use crate::error::Error;
@@ -113,11 +112,13 @@ pub(crate) fn into(
         }
     }
     let refs: Vec<&AnyArray> = bs.iter().collect();
-    let mut r = Ok(());
-    let a =
-        door(&[out], &refs, || r = claimed(out, &refs, which, name)).map_err(|e| e.called(name))?;
-    answered(name, a, shown)?;
-    r
+    door_with(
+        name,
+        &[out],
+        &refs,
+        || claimed(out, &refs, which, name),
+        |a| refused(name, a, shown),
+    )
 }
 
 /// `which` over `ins` into a fresh C-contiguous array on the first operand's device,

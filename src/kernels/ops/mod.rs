@@ -39,8 +39,8 @@ macro_rules! binary {
         ///
         /// # Errors
         /// [`Error::Invalid`] naming the function, in this order: operands of
-        /// different dtypes, or of a dtype that does not take the operation; shapes
-        /// that do not broadcast; the door's refusals (a dead buffer, memory held
+        /// different dtypes, or of a dtype that does not take the operation; operands
+        /// on several devices (`to_device` one first); shapes that do not broadcast; the door's refusals (a dead buffer, memory held
         /// exclusive); what [`AnyArray::create`] returns; [`Error::Lost`].
         pub fn $name(x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
             made(stringify!($name), $which, &[x, y])
@@ -62,7 +62,7 @@ macro_rules! unary {
         ///
         /// # Errors
         /// [`Error::Invalid`] naming the function for a dtype that does not take the
-        /// operation; the door's refusals; what [`AnyArray::create`] returns;
+        /// operation, and for `out` on another device than `x`; the door's refusals; what [`AnyArray::create`] returns;
         /// [`Error::Lost`].
         pub fn $name(x: &AnyArray) -> Result<AnyArray, Error> {
             made(stringify!($name), $which, &[x])
@@ -200,7 +200,7 @@ unary!(
 ///
 /// # Errors
 /// [`Error::Invalid`] naming `select`: a `cond` of another dtype than bool, `x` and
-/// `y` of different dtypes, shapes that do not broadcast; the door's refusals; what
+/// `y` of different dtypes, operands on several devices, shapes that do not broadcast; the door's refusals; what
 /// [`AnyArray::create`] returns; [`Error::Lost`].
 #[doc(alias = "where")]
 pub fn select(cond: &AnyArray, x: &AnyArray, y: &AnyArray) -> Result<AnyArray, Error> {
