@@ -34,16 +34,8 @@ pub use ops::{
     select, select_into, sub, sub_into,
 };
 
-use crate::array::{refused, Answer, AnyArray};
+use crate::array::AnyArray;
 use crate::error::Error;
-
-/// `Ok` for `Done`; the refusal as an error naming `name`, otherwise.
-pub(crate) fn answered(name: &'static str, a: Answer, operands: &[&AnyArray]) -> Result<(), Error> {
-    match a {
-        Answer::Done => Ok(()),
-        a => Err(refused(name, a, operands)),
-    }
-}
 
 /// `Err` naming `op` unless `x`, `y` and `out` are on one device (what a device's own
 /// kernel needs).
