@@ -38,6 +38,23 @@ fn good(dir: &Path) -> PathBuf {
     safetensors(dir, "good.safetensors", h, &data)
 }
 
+/// `nxrig convert` of `good.safetensors` in `dir` into `out.safetensors` there, `to`
+/// and then `rest`: the exit code, stdout, stderr and the output's path.
+fn convert_good(dir: &Path, to: &str, rest: &[&str]) -> (i32, String, String, PathBuf) {
+    let input = good(dir);
+    let out = dir.join("out.safetensors");
+    let mut args = vec![
+        "convert",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--to",
+        to,
+    ];
+    args.extend_from_slice(rest);
+    let (code, stdout, stderr) = nxrig(&args);
+    (code, stdout, stderr, out)
+}
+
 /// Files in `dir` other than `keep`.
 fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -50,15 +67,7 @@ fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
 #[test]
 fn convert_converts_floats_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let input = good(dir.path());
-    let out = dir.path().join("out.safetensors");
-    let (code, stdout, stderr) = nxrig(&[
-        "convert",
-        input.to_str().unwrap(),
-        out.to_str().unwrap(),
-        "--to",
-        "float16",
-    ]);
+    let (code, stdout, stderr, out) = convert_good(dir.path(), "float16", &[]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.contains("2 tensors (1 converted to float16)"),
@@ -94,17 +103,7 @@ fn convert_converts_floats_and_keeps_the_rest() {
 #[test]
 fn tensors_glob_converts_matching_tensors_whatever_their_dtype() {
     let dir = tempfile::tempdir().unwrap();
-    let input = good(dir.path());
-    let out = dir.path().join("out.safetensors");
-    let (code, stdout, stderr) = nxrig(&[
-        "convert",
-        input.to_str().unwrap(),
-        out.to_str().unwrap(),
-        "--to",
-        "int8",
-        "--tensors",
-        "n*",
-    ]);
+    let (code, stdout, stderr, out) = convert_good(dir.path(), "int8", &["--tensors", "n*"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("(1 converted to int8)"), "{stdout}");
     let (_, info, _) = nxrig(&["info", out.to_str().unwrap()]);
@@ -114,17 +113,7 @@ fn tensors_glob_converts_matching_tensors_whatever_their_dtype() {
 #[test]
 fn a_tensors_glob_that_matches_nothing_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let input = good(dir.path());
-    let out = dir.path().join("out.safetensors");
-    let (code, stdout, stderr) = nxrig(&[
-        "convert",
-        input.to_str().unwrap(),
-        out.to_str().unwrap(),
-        "--to",
-        "int8",
-        "--tensors",
-        "zzz*",
-    ]);
+    let (code, stdout, stderr, out) = convert_good(dir.path(), "int8", &["--tensors", "zzz*"]);
     assert_eq!(code, 2, "{stdout}");
     assert!(
         stderr.contains("--tensors: the pattern \"zzz*\" matches no tensor of the checkpoint"),
