@@ -8,7 +8,12 @@
 # size, and a build of the packaged crate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '\n=== %s\n' "$*"; }
+# Each step's heading, with the seconds the step before it took (and the run so far).
+step() {
+  if [ -n "${step_at:-}" ]; then printf '=== (%d s; %d s in all)\n' $((SECONDS - step_at)) "$SECONDS"; fi
+  step_at=$SECONDS
+  printf '\n=== %s\n' "$*"
+}
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -64,3 +69,4 @@ size=$(stat -c %s "$crate")
 echo "$crate: $(cargo package -p nxrig --allow-dirty --list 2>/dev/null | wc -l) files, $size bytes compressed"
 [ "$size" -lt 10000000 ] || { echo "over crates.io's 10 MB" >&2; exit 1; }
 cargo package -p nxrig --allow-dirty --quiet
+printf '=== (%d s; %d s in all)\n' $((SECONDS - step_at)) "$SECONDS"

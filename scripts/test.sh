@@ -36,7 +36,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-step() { printf '\n=== %s\n' "$*"; }
+# Each step's heading, with the seconds the step before it took (and the run so far).
+step() {
+  if [ -n "${step_at:-}" ]; then printf '=== (%d s; %d s in all)\n' $((SECONDS - step_at)) "$SECONDS"; fi
+  step_at=$SECONDS
+  printf '\n=== %s\n' "$*"
+}
 
 step setup
 scripts/setup.sh
