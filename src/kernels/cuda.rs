@@ -104,7 +104,6 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    super::on_one_device(op, out, x, y)?;
     let rig = out.rig();
     let (mut xa, mut ya, mut oa) = (
         x.cuda_address(op)?,
@@ -174,7 +173,6 @@ pub(crate) fn op2(
     a: Arith,
     op: &'static str,
 ) -> Result<(), Error> {
-    super::on_one_device(op, out, x, y)?;
     let (mut xa, mut ya, mut oa) = (
         x.cuda_address(op)?,
         y.cuda_address(op)?,
@@ -224,8 +222,6 @@ pub(crate) fn select(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    super::on_one_device(op, out, x, y)?;
-    super::on_one_device(op, out, cond, cond)?;
     let (mut ca, mut xa, mut ya, mut oa) = (
         cond.cuda_address(op)?,
         x.cuda_address(op)?,

@@ -37,17 +37,6 @@ pub use ops::{
 use crate::array::AnyArray;
 use crate::error::Error;
 
-/// `Err` naming `op` unless `x`, `y` and `out` are on one device (what a device's own
-/// kernel needs).
-pub(crate) fn on_one_device(
-    op: &'static str,
-    out: &AnyArray,
-    x: &AnyArray,
-    y: &AnyArray,
-) -> Result<(), Error> {
-    one_device(op, &[out, x, y])
-}
-
 /// `Err` naming `op` unless every array of `arrays` is on one device: the one
 /// refusal of operands on several devices, for every kernel (nxrig's and users').
 pub(crate) fn one_device(op: &'static str, arrays: &[&AnyArray]) -> Result<(), Error> {

@@ -106,7 +106,6 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    super::on_one_device(op, out, x, y)?;
     let rig = out.rig();
     let (x, y) = (apart(x, &[out])?, apart(y, &[out])?);
     let (xb, yb, ob) = (x.wgpu_memory(op)?, y.wgpu_memory(op)?, out.wgpu_memory(op)?);

@@ -12,12 +12,11 @@ use crate::wgsl::ops::{op_helpers, BINARY_BODY, SELECT_BODY, UNARY_BODY};
 use crate::wgsl::ops_first::{first_helpers, FIRST_BODY, FIRST_END};
 use crate::wgsl::Slot;
 
-/// `which` over `inputs` (broadcast to `out`'s layout already) into `out`, on `g`'s
-/// device; the caller holds the door's claims.
+/// `which` over `inputs` (broadcast to `out`'s layout already, all on `g`'s device:
+/// the front door checked) into `out`; the caller holds the door's claims.
 ///
 /// # Errors
-/// [`Error::Invalid`] naming `op` for operands on other devices; the device's
-/// errors.
+/// The device's errors.
 pub(crate) fn apply(
     g: &Gpu,
     out: &AnyArray,
@@ -25,8 +24,6 @@ pub(crate) fn apply(
     which: Which,
     op: &'static str,
 ) -> Result<(), Error> {
-    let all: Vec<&AnyArray> = std::iter::once(out).chain(inputs.iter().copied()).collect();
-    crate::kernels::one_device(op, &all)?;
     let slot = |name, a: &AnyArray, output| Slot {
         name,
         dtype: a.dtype(),
