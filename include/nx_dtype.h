@@ -111,50 +111,12 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------- */
-/* Dtype codes                                                                            */
+/* Dtype codes and facts                                                                  */
 /* ------------------------------------------------------------------------------------- */
-
-/** IEEE 754 binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits. */
-#define NX_DTYPE_FLOAT16 0
-/** bfloat16: 1 sign, 8 exponent (bias 127), 7 fraction bits (top half of a float32). */
-#define NX_DTYPE_BFLOAT16 1
-/** float8 e4m3 "fn": 1 sign, 4 exponent (bias 7), 3 fraction bits; no inf, NaN only at
- *  S.1111.111, max finite 448. */
-#define NX_DTYPE_FLOAT8_E4M3 2
-/** float8 e5m2: 1 sign, 5 exponent (bias 15), 2 fraction bits; IEEE-like with inf and NaN. */
-#define NX_DTYPE_FLOAT8_E5M2 3
-/** IEEE 754 binary32. */
-#define NX_DTYPE_FLOAT32 4
-/** IEEE 754 binary64. */
-#define NX_DTYPE_FLOAT64 5
-/** 4-bit two's-complement integer [-8, 7]; packed two a byte, low nibble first. */
-#define NX_DTYPE_INT4 6
-/** 4-bit unsigned integer [0, 15]; packed two a byte, low nibble first. */
-#define NX_DTYPE_UINT4 7
-/** 8-bit two's-complement integer. */
-#define NX_DTYPE_INT8 8
-/** 8-bit unsigned integer. */
-#define NX_DTYPE_UINT8 9
-/** 16-bit two's-complement integer. */
-#define NX_DTYPE_INT16 10
-/** 16-bit unsigned integer. */
-#define NX_DTYPE_UINT16 11
-/** 32-bit two's-complement integer. */
-#define NX_DTYPE_INT32 12
-/** 32-bit unsigned integer. */
-#define NX_DTYPE_UINT32 13
-/** 64-bit two's-complement integer. */
-#define NX_DTYPE_INT64 14
-/** 64-bit unsigned integer. */
-#define NX_DTYPE_UINT64 15
-/** Complex of two float32 (real, then imaginary). */
-#define NX_DTYPE_COMPLEX64 16
-/** Complex of two float64 (real, then imaginary). */
-#define NX_DTYPE_COMPLEX128 17
-/** Boolean, one byte holding 0 or 1. */
-#define NX_DTYPE_BOOL 18
-/** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 19
+/* Written from the dtype table (src/dtype/table.rs) by tests/c_header.rs, which fails
+ * while this section differs from the table (NX_BLESS=1 cargo test --test c_header
+ * writes it). Switches rather than arrays, so that the functions work in CUDA/HIP device
+ * code and in Metal without any global memory. */
 
 /** Dtype class returned by nx_dtype_kind for an unknown code. */
 #define NX_KIND_INVALID 0
@@ -167,24 +129,63 @@ extern "C" {
 /** Dtype class: bool. */
 #define NX_KIND_BOOL 4
 
-/* ------------------------------------------------------------------------------------- */
-/* Dtype facts                                                                            */
-/* ------------------------------------------------------------------------------------- */
-/* Switches rather than tables, so that the functions work in CUDA/HIP device code and in
- * Metal without any global memory. */
+/* BEGIN the dtype table: written by tests/c_header.rs from src/dtype/table.rs. */
+
+/** float16: 1 sign, 5 exponent (bias 15), 10 fraction bits; IEEE-like, with infinities and NaNs. */
+#define NX_DTYPE_FLOAT16 0
+/** bfloat16: 1 sign, 8 exponent (bias 127), 7 fraction bits; IEEE-like, with infinities and NaNs. */
+#define NX_DTYPE_BFLOAT16 1
+/** float8_e4m3: 1 sign, 4 exponent (bias 7), 3 fraction bits; no infinity, NaN only where every exponent and fraction bit is 1. */
+#define NX_DTYPE_FLOAT8_E4M3 2
+/** float8_e5m2: 1 sign, 5 exponent (bias 15), 2 fraction bits; IEEE-like, with infinities and NaNs. */
+#define NX_DTYPE_FLOAT8_E5M2 3
+/** float32: 1 sign, 8 exponent (bias 127), 23 fraction bits; IEEE-like, with infinities and NaNs. */
+#define NX_DTYPE_FLOAT32 4
+/** float64: 1 sign, 11 exponent (bias 1023), 52 fraction bits; IEEE-like, with infinities and NaNs. */
+#define NX_DTYPE_FLOAT64 5
+/** int4: 4-bit two's complement integer; packed two a byte, low nibble first. */
+#define NX_DTYPE_INT4 6
+/** uint4: 4-bit unsigned integer; packed two a byte, low nibble first. */
+#define NX_DTYPE_UINT4 7
+/** int8: 8-bit two's complement integer. */
+#define NX_DTYPE_INT8 8
+/** uint8: 8-bit unsigned integer. */
+#define NX_DTYPE_UINT8 9
+/** int16: 16-bit two's complement integer. */
+#define NX_DTYPE_INT16 10
+/** uint16: 16-bit unsigned integer. */
+#define NX_DTYPE_UINT16 11
+/** int32: 32-bit two's complement integer. */
+#define NX_DTYPE_INT32 12
+/** uint32: 32-bit unsigned integer. */
+#define NX_DTYPE_UINT32 13
+/** int64: 64-bit two's complement integer. */
+#define NX_DTYPE_INT64 14
+/** uint64: 64-bit unsigned integer. */
+#define NX_DTYPE_UINT64 15
+/** complex64: two floats of 32 bits (real, then imaginary). */
+#define NX_DTYPE_COMPLEX64 16
+/** complex128: two floats of 64 bits (real, then imaginary). */
+#define NX_DTYPE_COMPLEX128 17
+/** bool: one byte holding 0 or 1. */
+#define NX_DTYPE_BOOL 18
+/** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
+#define NX_DTYPE_COUNT 19
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
 {
     switch (code) {
-    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16: case NX_DTYPE_UINT16:
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16:
+    case NX_DTYPE_UINT16:
         return 16;
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
     case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
         return 32;
-    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64: case NX_DTYPE_COMPLEX64:
+    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
+    case NX_DTYPE_COMPLEX64:
         return 64;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4:
         return 4;
@@ -195,36 +196,30 @@ NX_FN int nx_dtype_bits(int code)
     }
 }
 
-/** Required alignment of an element in bytes (complex: that of its component; int4/uint4:
- *  1), or -1 for an unknown code. */
+/** Required alignment of an element in bytes (complex: that of its component; sub-byte
+ *  dtypes: 1), or -1 for an unknown code. */
 NX_FN int nx_dtype_align(int code)
 {
     switch (code) {
-    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16: case NX_DTYPE_UINT16:
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16:
+    case NX_DTYPE_UINT16:
         return 2;
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT4:
     case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
         return 1;
-    case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32: case NX_DTYPE_COMPLEX64:
+    case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
+    case NX_DTYPE_COMPLEX64:
         return 4;
-    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64: case NX_DTYPE_COMPLEX128:
+    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
+    case NX_DTYPE_COMPLEX128:
         return 8;
     default:
         return -1;
     }
 }
 
-/** Bytes one element occupies in the conversion API: nx_dtype_bits / 8, except 1 for
- *  int4/uint4 (value in the low nibble of one byte); -1 for an unknown code. */
-NX_FN int nx_dtype_elem_bytes(int code)
-{
-    int b = nx_dtype_bits(code);
-    if (b < 0) return -1;
-    return b < 8 ? 1 : b / 8;
-}
-
-/** DLPack type code (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5, kDLBool 6,
- *  kDLFloat8_e4m3fn 10, kDLFloat8_e5m2 12), or -1 for an unknown code. */
+/** DLPack type code (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5,
+ *  kDLBool 6, kDLFloat8_*: see DLPack 1.1), or -1 for an unknown code. */
 NX_FN int nx_dtype_dlpack_code(int code)
 {
     switch (code) {
@@ -251,61 +246,176 @@ NX_FN int nx_dtype_dlpack_code(int code)
     }
 }
 
+/** Class of a dtype: NX_KIND_FLOAT, NX_KIND_INT, NX_KIND_COMPLEX, NX_KIND_BOOL, or
+ *  NX_KIND_INVALID for an unknown code. */
+NX_FN int nx_dtype_kind(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
+        return NX_KIND_FLOAT;
+    case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
+    case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
+    case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
+        return NX_KIND_INT;
+    case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128:
+        return NX_KIND_COMPLEX;
+    case NX_DTYPE_BOOL:
+        return NX_KIND_BOOL;
+    default:
+        return NX_KIND_INVALID;
+    }
+}
+
+/** 1 for the signed integer dtypes, else 0. */
+NX_FN int nx_dtype_is_signed_int(int code)
+{
+    switch (code) {
+    case NX_DTYPE_INT4: case NX_DTYPE_INT8: case NX_DTYPE_INT16: case NX_DTYPE_INT32:
+    case NX_DTYPE_INT64:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+#ifndef __METAL_VERSION__
+/** Name of a dtype ("float16", "bfloat16", ...), or NULL (0) for an unknown code.
+ *  Not available under Metal. */
+NX_FN const char *nx_dtype_name(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16:
+        return "float16";
+    case NX_DTYPE_BFLOAT16:
+        return "bfloat16";
+    case NX_DTYPE_FLOAT8_E4M3:
+        return "float8_e4m3";
+    case NX_DTYPE_FLOAT8_E5M2:
+        return "float8_e5m2";
+    case NX_DTYPE_FLOAT32:
+        return "float32";
+    case NX_DTYPE_FLOAT64:
+        return "float64";
+    case NX_DTYPE_INT4:
+        return "int4";
+    case NX_DTYPE_UINT4:
+        return "uint4";
+    case NX_DTYPE_INT8:
+        return "int8";
+    case NX_DTYPE_UINT8:
+        return "uint8";
+    case NX_DTYPE_INT16:
+        return "int16";
+    case NX_DTYPE_UINT16:
+        return "uint16";
+    case NX_DTYPE_INT32:
+        return "int32";
+    case NX_DTYPE_UINT32:
+        return "uint32";
+    case NX_DTYPE_INT64:
+        return "int64";
+    case NX_DTYPE_UINT64:
+        return "uint64";
+    case NX_DTYPE_COMPLEX64:
+        return "complex64";
+    case NX_DTYPE_COMPLEX128:
+        return "complex128";
+    case NX_DTYPE_BOOL:
+        return "bool";
+    default:
+        return 0;
+    }
+}
+
+#endif
+
+/** Exponent field width of a real float dtype, or 0 if code is not one. */
+NX_FN int nx_float_ebits(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2:
+        return 5;
+    case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32:
+        return 8;
+    case NX_DTYPE_FLOAT8_E4M3:
+        return 4;
+    case NX_DTYPE_FLOAT64:
+        return 11;
+    default:
+        return 0;
+    }
+}
+
+/** Fraction field width of a real float dtype, or 0 if code is not one. */
+NX_FN int nx_float_mbits(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16:
+        return 10;
+    case NX_DTYPE_BFLOAT16:
+        return 7;
+    case NX_DTYPE_FLOAT8_E4M3:
+        return 3;
+    case NX_DTYPE_FLOAT8_E5M2:
+        return 2;
+    case NX_DTYPE_FLOAT32:
+        return 23;
+    case NX_DTYPE_FLOAT64:
+        return 52;
+    default:
+        return 0;
+    }
+}
+
+/** Exponent bias of a real float dtype, or 0 if code is not one. */
+NX_FN int nx_float_bias(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2:
+        return 15;
+    case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32:
+        return 127;
+    case NX_DTYPE_FLOAT8_E4M3:
+        return 7;
+    case NX_DTYPE_FLOAT64:
+        return 1023;
+    default:
+        return 0;
+    }
+}
+
+/** 1 where a real float dtype's all-ones exponent means infinity and NaN (IEEE); 0 where
+ *  only the all-ones pattern is NaN and there is no infinity, or code is not a float. */
+NX_FN int nx_float_ieee(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT8_E5M2:
+    case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
+        return 1;
+    case NX_DTYPE_FLOAT8_E4M3:
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* END the dtype table */
+
+/** Bytes one element occupies in the conversion API: nx_dtype_bits / 8, except 1 for
+ *  int4/uint4 (value in the low nibble of one byte); -1 for an unknown code. */
+NX_FN int nx_dtype_elem_bytes(int code)
+{
+    int b = nx_dtype_bits(code);
+    if (b < 0) return -1;
+    return b < 8 ? 1 : b / 8;
+}
+
 /** DLPack bits field (equal to nx_dtype_bits), or -1 for an unknown code. */
 NX_FN int nx_dtype_dlpack_bits(int code)
 {
     return nx_dtype_bits(code);
 }
-
-/** Class of a dtype: NX_KIND_FLOAT, NX_KIND_INT, NX_KIND_COMPLEX, NX_KIND_BOOL, or
- *  NX_KIND_INVALID for an unknown code. */
-NX_FN int nx_dtype_kind(int code)
-{
-    if (code >= NX_DTYPE_FLOAT16 && code <= NX_DTYPE_FLOAT64) return NX_KIND_FLOAT;
-    if (code >= NX_DTYPE_INT4 && code <= NX_DTYPE_UINT64) return NX_KIND_INT;
-    if (code == NX_DTYPE_COMPLEX64 || code == NX_DTYPE_COMPLEX128) return NX_KIND_COMPLEX;
-    if (code == NX_DTYPE_BOOL) return NX_KIND_BOOL;
-    return NX_KIND_INVALID;
-}
-
-/** 1 for the signed integer dtypes (int4, int8, int16, int32, int64), else 0. */
-NX_FN int nx_dtype_is_signed_int(int code)
-{
-    return code == NX_DTYPE_INT4 || code == NX_DTYPE_INT8 || code == NX_DTYPE_INT16 ||
-           code == NX_DTYPE_INT32 || code == NX_DTYPE_INT64;
-}
-
-#ifndef __METAL_VERSION__
-/** Name of a dtype ("float16", "bfloat16", "float8_e4m3", "float8_e5m2", "float32",
- *  "float64", "int4", "uint4", "int8", "uint8", "int16", "uint16", "int32", "uint32",
- *  "int64", "uint64", "complex64", "complex128", "bool"), or NULL (0) for an unknown code.
- *  Not available under Metal. */
-NX_FN const char *nx_dtype_name(int code)
-{
-    switch (code) {
-    case NX_DTYPE_FLOAT16: return "float16";
-    case NX_DTYPE_BFLOAT16: return "bfloat16";
-    case NX_DTYPE_FLOAT8_E4M3: return "float8_e4m3";
-    case NX_DTYPE_FLOAT8_E5M2: return "float8_e5m2";
-    case NX_DTYPE_FLOAT32: return "float32";
-    case NX_DTYPE_FLOAT64: return "float64";
-    case NX_DTYPE_INT4: return "int4";
-    case NX_DTYPE_UINT4: return "uint4";
-    case NX_DTYPE_INT8: return "int8";
-    case NX_DTYPE_UINT8: return "uint8";
-    case NX_DTYPE_INT16: return "int16";
-    case NX_DTYPE_UINT16: return "uint16";
-    case NX_DTYPE_INT32: return "int32";
-    case NX_DTYPE_UINT32: return "uint32";
-    case NX_DTYPE_INT64: return "int64";
-    case NX_DTYPE_UINT64: return "uint64";
-    case NX_DTYPE_COMPLEX64: return "complex64";
-    case NX_DTYPE_COMPLEX128: return "complex128";
-    case NX_DTYPE_BOOL: return "bool";
-    default: return 0;
-    }
-}
-#endif
 
 /* ------------------------------------------------------------------------------------- */
 /* 4-bit packing and byte access                                                          */
@@ -431,36 +541,6 @@ NX_FN uint64_t nx_shr_rne(uint64_t m, int32_t s)
 /* Floating-point formats                                                                 */
 /* ------------------------------------------------------------------------------------- */
 
-/** Exponent field width of a real float dtype (5, 8, 4, 5, 8, 11), or 0 if code is not one.
- *  All six use bias 2^(ebits-1) - 1. */
-NX_FN int nx_float_ebits(int code)
-{
-    switch (code) {
-    case NX_DTYPE_FLOAT16: return 5;
-    case NX_DTYPE_BFLOAT16: return 8;
-    case NX_DTYPE_FLOAT8_E4M3: return 4;
-    case NX_DTYPE_FLOAT8_E5M2: return 5;
-    case NX_DTYPE_FLOAT32: return 8;
-    case NX_DTYPE_FLOAT64: return 11;
-    default: return 0;
-    }
-}
-
-/** Fraction field width of a real float dtype (10, 7, 3, 2, 23, 52), or 0 if code is not
- *  one. */
-NX_FN int nx_float_mbits(int code)
-{
-    switch (code) {
-    case NX_DTYPE_FLOAT16: return 10;
-    case NX_DTYPE_BFLOAT16: return 7;
-    case NX_DTYPE_FLOAT8_E4M3: return 3;
-    case NX_DTYPE_FLOAT8_E5M2: return 2;
-    case NX_DTYPE_FLOAT32: return 23;
-    case NX_DTYPE_FLOAT64: return 52;
-    default: return 0;
-    }
-}
-
 /** Decode the bit pattern of a real float dtype (in the low bits of `bits`; higher bits are
  *  ignored) into its exact nx_xval. A float8_e4m3 NaN (S.1111.111) decodes as a canonical
  *  quiet NaN (mant = 2^63). An unknown code decodes as +0. */
@@ -473,11 +553,11 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
     if (eb == 0) return nx_xval_make(NX_XVAL_FINITE, 0, 0, 0);
     emask = (((uint64_t)1) << (uint32_t)eb) - 1u;
     fmask = (((uint64_t)1) << (uint32_t)mb) - 1u;
-    bias = (int32_t)(emask >> 1);
+    bias = (int32_t)nx_float_bias(code);
     sign = (int)((bits >> (uint32_t)(eb + mb)) & 1u);
     e = (bits >> (uint32_t)mb) & emask;
     f = bits & fmask;
-    if (code == NX_DTYPE_FLOAT8_E4M3) {
+    if (!nx_float_ieee(code)) {
         if (e == emask && f == fmask) return nx_xval_make(NX_XVAL_NAN, sign, ((uint64_t)1) << 63, 0);
     } else if (e == emask) {
         if (f == 0) return nx_xval_make(NX_XVAL_INF, sign, 0, 0);
@@ -494,19 +574,20 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
 NX_FN uint64_t nx_float_encode(int code, nx_xval v)
 {
     int eb = nx_float_ebits(code), mb = nx_float_mbits(code);
-    int fn = (code == NX_DTYPE_FLOAT8_E4M3);
-    uint64_t emask, sbit, sig;
+    int fn = !nx_float_ieee(code);
+    uint64_t emask, fmask, sbit, sig;
     int32_t bias, emin, E, q;
     if (eb == 0) return 0;
     emask = (((uint64_t)1) << (uint32_t)eb) - 1u;
-    bias = (int32_t)(emask >> 1);
+    fmask = (((uint64_t)1) << (uint32_t)mb) - 1u;
+    bias = (int32_t)nx_float_bias(code);
     sbit = ((uint64_t)(v.sign & 1u)) << (uint32_t)(eb + mb);
     if (v.kind == NX_XVAL_NAN) {
-        if (fn) return sbit | 0x7Fu;
+        if (fn) return sbit | (emask << (uint32_t)mb) | fmask;
         return sbit | (emask << (uint32_t)mb) | (((uint64_t)1) << (uint32_t)(mb - 1)) |
                (v.mant >> (uint32_t)(64 - mb));
     }
-    if (v.kind == NX_XVAL_INF) return fn ? (sbit | 0x7Fu) : (sbit | (emask << (uint32_t)mb));
+    if (v.kind == NX_XVAL_INF) return sbit | (emask << (uint32_t)mb) | (fn ? fmask : 0u);
     if (v.mant == 0) return sbit;
     E = v.exp + nx_bitlen64(v.mant) - 1; /* exponent of the leading bit */
     emin = 1 - bias;
@@ -520,13 +601,13 @@ NX_FN uint64_t nx_float_encode(int code, nx_xval v)
         }
         ef = E + bias;
         if (fn) {
-            if (ef > (int32_t)emask || (ef == (int32_t)emask && (sig & 7u) == 7u))
-                return sbit | 0x7Fu;
+            if (ef > (int32_t)emask || (ef == (int32_t)emask && (sig & fmask) == fmask))
+                return sbit | (emask << (uint32_t)mb) | fmask;
         } else if (ef >= (int32_t)emask) {
             return sbit | (emask << (uint32_t)mb);
         }
         return sbit | ((uint64_t)ef << (uint32_t)mb) |
-               (sig & ((((uint64_t)1) << (uint32_t)mb) - 1u));
+               (sig & fmask);
     }
     /* Subnormal range: ulp is 2^(emin - mb); a result of 2^mb is the smallest normal,
      * which this same encoding (exponent field 1, fraction 0) represents. */

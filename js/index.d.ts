@@ -11,12 +11,6 @@ declare global {
   }
 }
 
-/** The 19 dtypes, by name. */
-export type DType =
-  | 'float16' | 'bfloat16' | 'float8_e4m3' | 'float8_e5m2' | 'float32' | 'float64'
-  | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
-  | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool';
-
 /**
  * A float16 read: a `Float16Array` of values where the engine has one (Chromium 135,
  * Firefox 129, Safari 18.2, Node 24 on), else a `Uint16Array` of IEEE half bits.
@@ -31,6 +25,17 @@ export interface Float16ArrayLike extends ArrayLike<number> {
   readonly byteLength: number;
   [index: number]: number;
 }
+
+/** Raw little-endian bytes of any dtype (int4 and uint4 two a byte). */
+export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
+
+// BEGIN the dtype table: written by tests/dtype_table.rs from src/dtype/table.rs.
+
+/** The 19 dtypes, by name. */
+export type DType =
+  | 'float16' | 'bfloat16' | 'float8_e4m3' | 'float8_e5m2' | 'float32' | 'float64'
+  | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
+  | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool';
 
 /** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
 export interface DataTypeMap {
@@ -67,18 +72,30 @@ export interface DataTypeMap {
   bool: Uint8Array;
 }
 
-/** Raw little-endian bytes of any dtype (int4 and uint4 two a byte). */
-export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
-
 /** What one element of each dtype is in `toArray()`. */
 export interface ValueMap {
-  float16: number; bfloat16: number; float8_e4m3: number; float8_e5m2: number;
-  float32: number; float64: number; int4: number; uint4: number; int8: number;
-  uint8: number; int16: number; uint16: number; int32: number; uint32: number;
-  int64: bigint; uint64: bigint;
-  complex64: [re: number, im: number]; complex128: [re: number, im: number];
+  float16: number;
+  bfloat16: number;
+  float8_e4m3: number;
+  float8_e5m2: number;
+  float32: number;
+  float64: number;
+  int4: number;
+  uint4: number;
+  int8: number;
+  uint8: number;
+  int16: number;
+  uint16: number;
+  int32: number;
+  uint32: number;
+  int64: bigint;
+  uint64: bigint;
+  complex64: [re: number, im: number];
+  complex128: [re: number, im: number];
   bool: boolean;
 }
+
+// END the dtype table
 
 /** Nested arrays of `T`, one level an axis (a rank-0 array is its one `T`). */
 export type Nested<T> = T | Nested<T>[];

@@ -23,10 +23,12 @@
 #[non_exhaustive]
 pub enum Error {
     /// A dtype name that names no dtype.
-    #[error("unknown dtype {name:?} (expected one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool)")]
+    #[error("unknown dtype {name:?} (expected one of {expected})")]
     UnknownDtype {
         /// The name given.
         name: String,
+        /// Every dtype's name, from the dtype table (`DType::names`).
+        expected: &'static str,
     },
     /// A size that overflows the address space.
     #[error("{op}: {what} overflows for {dtype}")]

@@ -177,29 +177,132 @@ pub mod dlpack {
     pub const FLOAT8_E5M2: u8 = 12;
 }
 
+/// One dtype's facts: its row of the table, the one place each is written.
+///
+/// Everything nxrig knows of a dtype follows from its row: the methods of [`DType`],
+/// the names it parses, the codes of the files and protocols that carry it, the
+/// message that lists every dtype, and (checked by tests against the table) the C
+/// header `include/nx_dtype.h` and the TypeScript `DType` union.
+///
+/// ```
+/// use nxrig::DType;
+///
+/// let r = DType::Float8E4m3.row();
+/// assert_eq!((r.name, r.bits, r.safetensors, r.npy), ("float8_e4m3", 8, Some("F8_E4M3"), None));
+/// assert!(r.aliases.contains(&"float8_e4m3fn"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The dtype.
+    pub dtype: DType,
+    /// Its name: `"float16"`, `"bfloat16"`, ..., `"bool"`.
+    pub name: &'static str,
+    /// Other names it parses from (lowercase; parsed without regard to case): NumPy's
+    /// and ml_dtypes' names, short names, safetensors' codes.
+    pub aliases: &'static [&'static str],
+    /// Width of one element in bits.
+    pub bits: u32,
+    /// What kind of number it holds.
+    pub class: Class,
+    /// The bit layout of a float, or of one component of a complex number.
+    pub format: Option<FloatFormat>,
+    /// DLPack's type code (`DLDataTypeCode`).
+    pub dlpack: u8,
+    /// The `dtype` a `.safetensors` header names it by, `None` where the format has none.
+    pub safetensors: Option<&'static str>,
+    /// NumPy's little-endian type string in a `.npy` header (`"<f4"`), `None` where
+    /// NumPy has no such dtype.
+    pub npy: Option<&'static str>,
+    /// The JavaScript TypedArray its elements read as (`toTypedArray`): its values, or
+    /// its raw bits where JavaScript has no such number (a `Float16Array` for float16,
+    /// a `Uint16Array` of its bits where the engine has none).
+    pub typed_array: &'static str,
+}
+
+/// A row, its facts in the order of [`Row`]'s fields.
+#[allow(clippy::too_many_arguments)]
+const fn row(
+    dtype: DType,
+    name: &'static str,
+    aliases: &'static [&'static str],
+    bits: u32,
+    class: Class,
+    format: Option<FloatFormat>,
+    dlpack: u8,
+    safetensors: Option<&'static str>,
+    npy: Option<&'static str>,
+    typed_array: &'static str,
+) -> Row {
+    Row {
+        dtype,
+        name,
+        aliases,
+        bits,
+        class,
+        format,
+        dlpack,
+        safetensors,
+        npy,
+        typed_array,
+    }
+}
+
+use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
+
+/// The table: a row a dtype, in code order.
+#[rustfmt::skip]
+const TABLE: [Row; 19] = [
+    row(DType::Float16, "float16", &["f16", "half"], 16, F, Some(F16), dlpack::FLOAT, Some("F16"), Some("<f2"), "Float16Array"),
+    row(DType::Bfloat16, "bfloat16", &["bf16"], 16, F, Some(BF16), dlpack::BFLOAT, Some("BF16"), None, "Uint16Array"),
+    row(DType::Float8E4m3, "float8_e4m3", &["float8_e4m3fn", "f8_e4m3", "f8e4m3", "e4m3"], 8, F, Some(E4M3), dlpack::FLOAT8_E4M3FN, Some("F8_E4M3"), None, "Uint8Array"),
+    row(DType::Float8E5m2, "float8_e5m2", &["f8_e5m2", "f8e5m2", "e5m2"], 8, F, Some(E5M2), dlpack::FLOAT8_E5M2, Some("F8_E5M2"), None, "Uint8Array"),
+    row(DType::Float32, "float32", &["f32", "float"], 32, F, Some(F32), dlpack::FLOAT, Some("F32"), Some("<f4"), "Float32Array"),
+    row(DType::Float64, "float64", &["f64", "double"], 64, F, Some(F64), dlpack::FLOAT, Some("F64"), Some("<f8"), "Float64Array"),
+    row(DType::Int4, "int4", &["i4"], 4, S, None, dlpack::INT, None, None, "Int8Array"),
+    row(DType::Uint4, "uint4", &["u4"], 4, U, None, dlpack::UINT, None, None, "Uint8Array"),
+    row(DType::Int8, "int8", &["i8"], 8, S, None, dlpack::INT, Some("I8"), Some("|i1"), "Int8Array"),
+    row(DType::Uint8, "uint8", &["u8"], 8, U, None, dlpack::UINT, Some("U8"), Some("|u1"), "Uint8Array"),
+    row(DType::Int16, "int16", &["i16"], 16, S, None, dlpack::INT, Some("I16"), Some("<i2"), "Int16Array"),
+    row(DType::Uint16, "uint16", &["u16"], 16, U, None, dlpack::UINT, Some("U16"), Some("<u2"), "Uint16Array"),
+    row(DType::Int32, "int32", &["i32"], 32, S, None, dlpack::INT, Some("I32"), Some("<i4"), "Int32Array"),
+    row(DType::Uint32, "uint32", &["u32"], 32, U, None, dlpack::UINT, Some("U32"), Some("<u4"), "Uint32Array"),
+    row(DType::Int64, "int64", &["i64"], 64, S, None, dlpack::INT, Some("I64"), Some("<i8"), "BigInt64Array"),
+    row(DType::Uint64, "uint64", &["u64"], 64, U, None, dlpack::UINT, Some("U64"), Some("<u8"), "BigUint64Array"),
+    row(DType::Complex64, "complex64", &["c64"], 64, C, Some(F32), dlpack::COMPLEX, Some("C64"), Some("<c8"), "Float32Array"),
+    row(DType::Complex128, "complex128", &["c128"], 128, C, Some(F64), dlpack::COMPLEX, None, Some("<c16"), "Float64Array"),
+    row(DType::Bool, "bool", &["bool_"], 8, B, None, dlpack::BOOL, Some("BOOL"), Some("|b1"), "Uint8Array"),
+];
+
+// The table is in code order: row i is the dtype of code i.
+const _: () = {
+    let mut i = 0;
+    while i < TABLE.len() {
+        assert!(TABLE[i].dtype as usize == i);
+        i += 1;
+    }
+};
+
+/// Every dtype's name, as the message of an unknown one lists them.
+static NAMES: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| TABLE.iter().map(|r| r.name).collect::<Vec<_>>().join(", "));
+
 impl DType {
     /// Every dtype, in code order.
-    pub const ALL: [DType; 19] = [
-        DType::Float16,
-        DType::Bfloat16,
-        DType::Float8E4m3,
-        DType::Float8E5m2,
-        DType::Float32,
-        DType::Float64,
-        DType::Int4,
-        DType::Uint4,
-        DType::Int8,
-        DType::Uint8,
-        DType::Int16,
-        DType::Uint16,
-        DType::Int32,
-        DType::Uint32,
-        DType::Int64,
-        DType::Uint64,
-        DType::Complex64,
-        DType::Complex128,
-        DType::Bool,
-    ];
+    pub const ALL: [DType; 19] = {
+        let mut all = [DType::Float16; 19];
+        let mut i = 0;
+        while i < TABLE.len() {
+            all[i] = TABLE[i].dtype;
+            i += 1;
+        }
+        all
+    };
+
+    /// The dtype's row of the table: every fact nxrig has of it.
+    #[inline]
+    pub const fn row(self) -> &'static Row {
+        &TABLE[self as usize]
+    }
 
     /// nxrig's code for the dtype: its index in [`DType::ALL`], `NX_DTYPE_*` in C.
     #[inline]
@@ -209,58 +312,32 @@ impl DType {
 
     /// The dtype of `code`, or `None` for a code of no dtype.
     pub const fn of_code(code: u8) -> Option<DType> {
-        if (code as usize) < Self::ALL.len() {
-            Some(Self::ALL[code as usize])
+        if (code as usize) < TABLE.len() {
+            Some(TABLE[code as usize].dtype)
         } else {
             None
         }
     }
 
     /// The dtype's name: `"float16"`, `"bfloat16"`, `"float8_e4m3"`, ..., `"bool"`.
+    #[inline]
     pub const fn name(self) -> &'static str {
-        match self {
-            DType::Float16 => "float16",
-            DType::Bfloat16 => "bfloat16",
-            DType::Float8E4m3 => "float8_e4m3",
-            DType::Float8E5m2 => "float8_e5m2",
-            DType::Float32 => "float32",
-            DType::Float64 => "float64",
-            DType::Int4 => "int4",
-            DType::Uint4 => "uint4",
-            DType::Int8 => "int8",
-            DType::Uint8 => "uint8",
-            DType::Int16 => "int16",
-            DType::Uint16 => "uint16",
-            DType::Int32 => "int32",
-            DType::Uint32 => "uint32",
-            DType::Int64 => "int64",
-            DType::Uint64 => "uint64",
-            DType::Complex64 => "complex64",
-            DType::Complex128 => "complex128",
-            DType::Bool => "bool",
-        }
+        self.row().name
     }
 
     /// Width of one element in bits: 4 for int4 and uint4, 8 for bool.
+    #[inline]
     pub const fn bits(self) -> u32 {
-        match self {
-            DType::Int4 | DType::Uint4 => 4,
-            DType::Float8E4m3 | DType::Float8E5m2 | DType::Int8 | DType::Uint8 | DType::Bool => 8,
-            DType::Float16 | DType::Bfloat16 | DType::Int16 | DType::Uint16 => 16,
-            DType::Float32 | DType::Int32 | DType::Uint32 => 32,
-            DType::Float64 | DType::Int64 | DType::Uint64 | DType::Complex64 => 64,
-            DType::Complex128 => 128,
-        }
+        self.row().bits
     }
 
     /// Alignment in bytes of an element's storage: its width for dtypes of a byte or
     /// more, 1 for sub-byte dtypes, one component's width for complex dtypes.
     pub const fn align(self) -> usize {
-        match self {
-            DType::Int4 | DType::Uint4 => 1,
-            DType::Complex64 => 4,
-            DType::Complex128 => 8,
-            d => (d.bits() / 8) as usize,
+        match self.class() {
+            _ if self.bits() < 8 => 1,
+            Class::Complex => (self.bits() / 16) as usize,
+            _ => (self.bits() / 8) as usize,
         }
     }
 
@@ -297,21 +374,9 @@ impl DType {
     }
 
     /// What kind of number the dtype holds.
+    #[inline]
     pub const fn class(self) -> Class {
-        match self {
-            DType::Float16
-            | DType::Bfloat16
-            | DType::Float8E4m3
-            | DType::Float8E5m2
-            | DType::Float32
-            | DType::Float64 => Class::Float,
-            DType::Int4 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => Class::Signed,
-            DType::Uint4 | DType::Uint8 | DType::Uint16 | DType::Uint32 | DType::Uint64 => {
-                Class::Unsigned
-            }
-            DType::Complex64 | DType::Complex128 => Class::Complex,
-            DType::Bool => Class::Bool,
-        }
+        self.row().class
     }
 
     /// True for the float dtypes (not complex).
@@ -321,33 +386,20 @@ impl DType {
     }
 
     /// The bit layout of a float dtype, or of one component of a complex dtype.
+    #[inline]
     pub const fn float_format(self) -> Option<FloatFormat> {
-        match self {
-            DType::Float16 => Some(F16),
-            DType::Bfloat16 => Some(BF16),
-            DType::Float8E4m3 => Some(E4M3),
-            DType::Float8E5m2 => Some(E5M2),
-            DType::Float32 | DType::Complex64 => Some(F32),
-            DType::Float64 | DType::Complex128 => Some(F64),
-            _ => None,
-        }
+        self.row().format
     }
 
     /// DLPack's `(code, bits)` for the dtype (`DLDataType` with one lane).
+    #[inline]
     pub const fn dlpack(self) -> (u8, u8) {
-        let code = match self.class() {
-            Class::Signed => dlpack::INT,
-            Class::Unsigned => dlpack::UINT,
-            Class::Complex => dlpack::COMPLEX,
-            Class::Bool => dlpack::BOOL,
-            Class::Float => match self {
-                DType::Bfloat16 => dlpack::BFLOAT,
-                DType::Float8E4m3 => dlpack::FLOAT8_E4M3FN,
-                DType::Float8E5m2 => dlpack::FLOAT8_E5M2,
-                _ => dlpack::FLOAT,
-            },
-        };
-        (code, self.bits() as u8)
+        (self.row().dlpack, self.bits() as u8)
+    }
+
+    /// Every dtype's name, comma-separated, in code order (`"float16, bfloat16, ..."`).
+    pub fn names() -> &'static str {
+        NAMES.as_str()
     }
 
     /// The least value the dtype holds: `-max` for floats (the largest finite
@@ -425,28 +477,13 @@ impl FromStr for DType {
     /// [`Error::UnknownDtype`] for any other string.
     fn from_str(s: &str) -> Result<Self, Error> {
         let lower = s.to_ascii_lowercase();
-        let d = match lower.as_str() {
-            "float16" | "f16" | "half" => DType::Float16,
-            "bfloat16" | "bf16" => DType::Bfloat16,
-            "float8_e4m3" | "float8_e4m3fn" | "f8_e4m3" | "f8e4m3" | "e4m3" => DType::Float8E4m3,
-            "float8_e5m2" | "f8_e5m2" | "f8e5m2" | "e5m2" => DType::Float8E5m2,
-            "float32" | "f32" | "float" => DType::Float32,
-            "float64" | "f64" | "double" => DType::Float64,
-            "int4" | "i4" => DType::Int4,
-            "uint4" | "u4" => DType::Uint4,
-            "int8" | "i8" => DType::Int8,
-            "uint8" | "u8" => DType::Uint8,
-            "int16" | "i16" => DType::Int16,
-            "uint16" | "u16" => DType::Uint16,
-            "int32" | "i32" => DType::Int32,
-            "uint32" | "u32" => DType::Uint32,
-            "int64" | "i64" => DType::Int64,
-            "uint64" | "u64" => DType::Uint64,
-            "complex64" | "c64" => DType::Complex64,
-            "complex128" | "c128" => DType::Complex128,
-            "bool" | "bool_" => DType::Bool,
-            _ => return Err(Error::UnknownDtype { name: s.to_owned() }),
-        };
-        Ok(d)
+        TABLE
+            .iter()
+            .find(|r| r.name == lower || r.aliases.contains(&lower.as_str()))
+            .map(|r| r.dtype)
+            .ok_or_else(|| Error::UnknownDtype {
+                name: s.to_owned(),
+                expected: DType::names(),
+            })
     }
 }

@@ -21,27 +21,10 @@ const MAX_DEPTH: usize = 4;
 /// parser's time and memory grow faster than the header.
 const MAX_HEADER: usize = 10_000;
 
-/// The `.npy` type string of `d` (`"<f4"`), `None` where NumPy has no such dtype.
+/// The `.npy` type string of `d` (`"<f4"`: its row's), `None` where NumPy has no such
+/// dtype.
 pub fn npy_descr(d: DType) -> Option<&'static str> {
-    Some(match d {
-        DType::Float16 => "<f2",
-        DType::Float32 => "<f4",
-        DType::Float64 => "<f8",
-        DType::Int8 => "|i1",
-        DType::Uint8 => "|u1",
-        DType::Int16 => "<i2",
-        DType::Uint16 => "<u2",
-        DType::Int32 => "<i4",
-        DType::Uint32 => "<u4",
-        DType::Int64 => "<i8",
-        DType::Uint64 => "<u8",
-        DType::Complex64 => "<c8",
-        DType::Complex128 => "<c16",
-        DType::Bool => "|b1",
-        DType::Bfloat16 | DType::Float8E4m3 | DType::Float8E5m2 | DType::Int4 | DType::Uint4 => {
-            return None
-        }
-    })
+    d.row().npy
 }
 
 /// The dtype a `.npy` type string names, and whether its data is big-endian.

@@ -18,38 +18,44 @@ use crate::error::Error;
 /// The largest header nxrig reads (the format's own limit).
 const MAX_HEADER: usize = 100_000_000;
 
-/// The safetensors dtype name of `d`, `None` where the format has none.
+/// The safetensors dtype name of `d` (its row's), `None` where the format has none.
 pub fn safetensors_dtype(d: DType) -> Option<&'static str> {
-    Some(match d {
-        DType::Float16 => "F16",
-        DType::Bfloat16 => "BF16",
-        DType::Float8E4m3 => "F8_E4M3",
-        DType::Float8E5m2 => "F8_E5M2",
-        DType::Float32 => "F32",
-        DType::Float64 => "F64",
-        DType::Int8 => "I8",
-        DType::Uint8 => "U8",
-        DType::Int16 => "I16",
-        DType::Uint16 => "U16",
-        DType::Int32 => "I32",
-        DType::Uint32 => "U32",
-        DType::Int64 => "I64",
-        DType::Uint64 => "U64",
-        DType::Complex64 => "C64",
-        DType::Bool => "BOOL",
-        DType::Int4 | DType::Uint4 | DType::Complex128 => return None,
-    })
+    d.row().safetensors
 }
 
-/// The order the `safetensors` crate writes tensors in (its dtype enum's, widest
-/// first; then by name), kept so that nxrig's files stay byte for byte what they were.
+/// The order the `safetensors` crate writes tensors in (the reverse of its `Dtype`
+/// enum's order, widest first; then by name), kept so that nxrig's files stay byte for
+/// byte what that crate writes. Its whole enum, so that a dtype nxrig adds is in it.
 fn rank(d: DType) -> usize {
-    const ORDER: [&str; 16] = [
-        "U64", "I64", "F64", "C64", "F32", "U32", "I32", "BF16", "F16", "U16", "I16", "F8_E4M3",
-        "F8_E5M2", "I8", "U8", "BOOL",
+    const ENUM: [&str; 22] = [
+        "BOOL",
+        "F4",
+        "F6_E2M3",
+        "F6_E3M2",
+        "U8",
+        "I8",
+        "F8_E5M2",
+        "F8_E4M3",
+        "F8_E8M0",
+        "F8_E4M3FNUZ",
+        "F8_E5M2FNUZ",
+        "I16",
+        "U16",
+        "F16",
+        "BF16",
+        "I32",
+        "U32",
+        "F32",
+        "C64",
+        "F64",
+        "I64",
+        "U64",
     ];
     let name = safetensors_dtype(d).unwrap_or("");
-    ORDER.iter().position(|&x| x == name).unwrap_or(ORDER.len())
+    ENUM.iter()
+        .rev()
+        .position(|&x| x == name)
+        .unwrap_or(ENUM.len())
 }
 
 /// One tensor's entry as the header writes it.

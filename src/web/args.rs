@@ -137,25 +137,24 @@ pub(crate) fn kind_of(data: &JsValue) -> String {
         .unwrap_or_else(|| show(data))
 }
 
-/// The dtypes whose elements a TypedArray of kind `kind` holds (empty: raw bytes).
-fn holds(kind: &str) -> Option<&'static [DType]> {
-    use DType::*;
-    Some(match kind {
-        "Uint8Array" | "Uint8ClampedArray" | "DataView" | "ArrayBuffer" | "SharedArrayBuffer" => {
-            &[]
-        }
-        "Int8Array" => &[Int8, Int4],
-        "Int16Array" => &[Int16],
-        "Uint16Array" => &[Uint16, Float16, Bfloat16],
-        "Float16Array" => &[Float16],
-        "Int32Array" => &[Int32],
-        "Uint32Array" => &[Uint32],
-        "Float32Array" => &[Float32, Complex64],
-        "Float64Array" => &[Float64, Complex128],
-        "BigInt64Array" => &[Int64],
-        "BigUint64Array" => &[Uint64],
-        _ => return None,
-    })
+/// The dtypes whose elements a TypedArray of kind `kind` holds (its rows' `typed_array`,
+/// and float16's bits in a `Uint16Array`; empty: raw bytes).
+fn holds(kind: &str) -> Option<Vec<DType>> {
+    const RAW: [&str; 5] = [
+        "Uint8Array",
+        "Uint8ClampedArray",
+        "DataView",
+        "ArrayBuffer",
+        "SharedArrayBuffer",
+    ];
+    if RAW.contains(&kind) {
+        return Some(Vec::new());
+    }
+    let ds: Vec<DType> = DType::ALL
+        .into_iter()
+        .filter(|d| d.row().typed_array == kind || (kind == "Uint16Array" && *d == DType::Float16))
+        .collect();
+    (!ds.is_empty()).then_some(ds)
 }
 
 /// How the elements of `data` become a `d` array, checking that its kind holds `d`

@@ -47,17 +47,17 @@ pub(crate) fn bytes_of(data: &JsValue) -> Result<Vec<u8>, JsError> {
 /// `Uint8Array`), one element a byte for bool (`Uint8Array`).
 pub(crate) fn typed_of(d: DType, u8s: &Uint8Array) -> Object {
     let b = u8s.buffer();
-    match d {
-        DType::Float32 | DType::Complex64 => js_sys::Float32Array::new(&b).into(),
-        DType::Float64 | DType::Complex128 => js_sys::Float64Array::new(&b).into(),
-        DType::Int8 => js_sys::Int8Array::new(&b).into(),
-        DType::Int16 => js_sys::Int16Array::new(&b).into(),
-        DType::Float16 => float16_array(&b),
-        DType::Uint16 | DType::Bfloat16 => js_sys::Uint16Array::new(&b).into(),
-        DType::Int32 => js_sys::Int32Array::new(&b).into(),
-        DType::Uint32 => js_sys::Uint32Array::new(&b).into(),
-        DType::Int64 => js_sys::BigInt64Array::new(&b).into(),
-        DType::Uint64 => js_sys::BigUint64Array::new(&b).into(),
+    match d.row().typed_array {
+        "Float32Array" => js_sys::Float32Array::new(&b).into(),
+        "Float64Array" => js_sys::Float64Array::new(&b).into(),
+        "Int8Array" => js_sys::Int8Array::new(&b).into(),
+        "Int16Array" => js_sys::Int16Array::new(&b).into(),
+        "Float16Array" => float16_array(&b),
+        "Uint16Array" => js_sys::Uint16Array::new(&b).into(),
+        "Int32Array" => js_sys::Int32Array::new(&b).into(),
+        "Uint32Array" => js_sys::Uint32Array::new(&b).into(),
+        "BigInt64Array" => js_sys::BigInt64Array::new(&b).into(),
+        "BigUint64Array" => js_sys::BigUint64Array::new(&b).into(),
         _ => u8s.clone().into(),
     }
 }

@@ -1,6 +1,8 @@
 //! Shared by the integration tests: the committed conversion vectors.
 #![allow(dead_code)]
 pub mod add_passes;
+pub mod c_table;
+pub mod ts_table;
 
 use std::io::Read;
 

@@ -1,0 +1,210 @@
+//! The dtype section of `include/nx_dtype.h`, written from the dtype table: the codes
+//! and the switches that give each dtype's facts in C (switches rather than arrays, so
+//! that they work in CUDA device code and in Metal without global memory).
+
+use nxrig::dtype::{dlpack, Class, Row};
+use nxrig::DType;
+
+/// The line that opens the section in the header.
+pub const BEGIN: &str =
+    "/* BEGIN the dtype table: written by tests/c_header.rs from src/dtype/table.rs. */";
+/// The line that closes it.
+pub const END: &str = "/* END the dtype table */";
+
+/// `NX_DTYPE_FLOAT8_E5M2` for float8_e5m2.
+fn code_name(d: DType) -> String {
+    format!("NX_DTYPE_{}", d.name().to_ascii_uppercase())
+}
+
+/// What a row's `#define` says of it.
+fn described(r: &Row) -> String {
+    let packed = "packed two a byte, low nibble first";
+    match (r.class, r.format) {
+        (Class::Float, Some(f)) => {
+            let special = if f.ieee {
+                "IEEE-like, with infinities and NaNs"
+            } else {
+                "no infinity, NaN only where every exponent and fraction bit is 1"
+            };
+            format!(
+                "{}: 1 sign, {} exponent (bias {}), {} fraction bits; {special}.",
+                r.name, f.exponent_bits, f.bias, f.fraction_bits
+            )
+        }
+        (Class::Complex, Some(f)) => format!(
+            "{}: two floats of {} bits (real, then imaginary).",
+            r.name,
+            f.bits()
+        ),
+        (Class::Signed, _) if r.bits < 8 => format!(
+            "{}: {}-bit two's complement integer; {packed}.",
+            r.name, r.bits
+        ),
+        (Class::Unsigned, _) if r.bits < 8 => {
+            format!("{}: {}-bit unsigned integer; {packed}.", r.name, r.bits)
+        }
+        (Class::Signed, _) => format!("{}: {}-bit two's complement integer.", r.name, r.bits),
+        (Class::Unsigned, _) => format!("{}: {}-bit unsigned integer.", r.name, r.bits),
+        _ => format!("{}: one byte holding 0 or 1.", r.name),
+    }
+}
+
+/// A C function of one `int code` argument: a switch returning `value(d)` for each
+/// dtype that has one (grouped by value, in order of first appearance), `default` else.
+fn switch<V: PartialEq + Copy>(
+    out: &mut String,
+    doc: &str,
+    signature: &str,
+    value: impl Fn(DType) -> Option<V>,
+    show: impl Fn(V) -> String,
+    default: &str,
+) {
+    out.push_str(&format!(
+        "/** {doc} */\nNX_FN {signature}\n{{\n    switch (code) {{\n"
+    ));
+    let mut groups: Vec<(V, Vec<DType>)> = Vec::new();
+    for d in DType::ALL {
+        if let Some(v) = value(d) {
+            match groups.iter_mut().find(|(w, _)| *w == v) {
+                Some((_, ds)) => ds.push(d),
+                None => groups.push((v, vec![d])),
+            }
+        }
+    }
+    for (v, ds) in groups {
+        let mut line = String::from("   ");
+        for d in ds {
+            let case = format!(" case {}:", code_name(d));
+            if line.len() + case.len() > 92 {
+                out.push_str(&line);
+                out.push('\n');
+                line = String::from("   ");
+            }
+            line.push_str(&case);
+        }
+        out.push_str(&line);
+        out.push_str(&format!("\n        return {};\n", show(v)));
+    }
+    out.push_str(&format!(
+        "    default:\n        return {default};\n    }}\n}}\n\n"
+    ));
+}
+
+/// The section, from its `BEGIN` line to its `END` line inclusive.
+pub fn section() -> String {
+    let mut s = String::from(BEGIN);
+    s.push_str("\n\n");
+    for d in DType::ALL {
+        s.push_str(&format!(
+            "/** {} */\n#define {} {}\n",
+            described(d.row()),
+            code_name(d),
+            d.code()
+        ));
+    }
+    s.push_str(&format!(
+        "/** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */\n#define NX_DTYPE_COUNT {}\n\n",
+        DType::ALL.len()
+    ));
+    let float = |d: DType| d.is_float().then(|| d.float_format().unwrap());
+    let int = |v: i64| v.to_string();
+    switch(
+        &mut s,
+        "Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code.",
+        "int nx_dtype_bits(int code)",
+        |d| Some(d.bits() as i64),
+        int,
+        "-1",
+    );
+    switch(
+        &mut s,
+        "Required alignment of an element in bytes (complex: that of its component; sub-byte\n *  dtypes: 1), or -1 for an unknown code.",
+        "int nx_dtype_align(int code)",
+        |d| Some(d.align() as i64),
+        int,
+        "-1",
+    );
+    switch(
+        &mut s,
+        &format!(
+            "DLPack type code (kDLInt {}, kDLUInt {}, kDLFloat {}, kDLBfloat {}, kDLComplex {},\n *  kDLBool {}, kDLFloat8_*: see DLPack 1.1), or -1 for an unknown code.",
+            dlpack::INT,
+            dlpack::UINT,
+            dlpack::FLOAT,
+            dlpack::BFLOAT,
+            dlpack::COMPLEX,
+            dlpack::BOOL
+        ),
+        "int nx_dtype_dlpack_code(int code)",
+        |d| Some(d.row().dlpack as i64),
+        int,
+        "-1",
+    );
+    switch(
+        &mut s,
+        "Class of a dtype: NX_KIND_FLOAT, NX_KIND_INT, NX_KIND_COMPLEX, NX_KIND_BOOL, or\n *  NX_KIND_INVALID for an unknown code.",
+        "int nx_dtype_kind(int code)",
+        |d| {
+            Some(match d.class() {
+                Class::Float => "NX_KIND_FLOAT",
+                Class::Signed | Class::Unsigned => "NX_KIND_INT",
+                Class::Complex => "NX_KIND_COMPLEX",
+                Class::Bool => "NX_KIND_BOOL",
+            })
+        },
+        |v: &str| v.to_owned(),
+        "NX_KIND_INVALID",
+    );
+    switch(
+        &mut s,
+        "1 for the signed integer dtypes, else 0.",
+        "int nx_dtype_is_signed_int(int code)",
+        |d| (d.class() == Class::Signed).then_some(1i64),
+        int,
+        "0",
+    );
+    s.push_str("#ifndef __METAL_VERSION__\n");
+    switch(
+        &mut s,
+        "Name of a dtype (\"float16\", \"bfloat16\", ...), or NULL (0) for an unknown code.\n *  Not available under Metal.",
+        "const char *nx_dtype_name(int code)",
+        |d| Some(d.name()),
+        |v: &str| format!("\"{v}\""),
+        "0",
+    );
+    s.push_str("#endif\n\n");
+    switch(
+        &mut s,
+        "Exponent field width of a real float dtype, or 0 if code is not one.",
+        "int nx_float_ebits(int code)",
+        |d| float(d).map(|f| f.exponent_bits as i64),
+        int,
+        "0",
+    );
+    switch(
+        &mut s,
+        "Fraction field width of a real float dtype, or 0 if code is not one.",
+        "int nx_float_mbits(int code)",
+        |d| float(d).map(|f| f.fraction_bits as i64),
+        int,
+        "0",
+    );
+    switch(
+        &mut s,
+        "Exponent bias of a real float dtype, or 0 if code is not one.",
+        "int nx_float_bias(int code)",
+        |d| float(d).map(|f| f.bias as i64),
+        int,
+        "0",
+    );
+    switch(
+        &mut s,
+        "1 where a real float dtype's all-ones exponent means infinity and NaN (IEEE); 0 where\n *  only the all-ones pattern is NaN and there is no infinity, or code is not a float.",
+        "int nx_float_ieee(int code)",
+        |d| float(d).map(|f| f.ieee as i64),
+        int,
+        "0",
+    );
+    s.push_str(END);
+    s
+}
