@@ -1,5 +1,6 @@
-// convert from float32: the common source's conversions into float16, bfloat16, the
-// float8s, int32 and uint32, in 32-bit integer arithmetic, without the 64-bit exact
+// convert from float32: the common source's conversions into bfloat16, int32 and
+// uint32 (and, written after this file from their formats by src/wgsl/narrow.rs, the
+// other narrow floats'), in 32-bit integer arithmetic, without the 64-bit exact
 // value that shaders/convert.wgsl builds for every source. The same bits as
 // convert.wgsl (rounded to nearest, ties to even; floats into integers truncated and
 // saturated, NaN to 0); nxrig's tests check both against the oracle vectors.
@@ -22,35 +23,9 @@ fn subnormal(a: u32, k: u32) -> u32 {
     return shr_even((a & 0x7fffffu) | 0x800000u, s);
 }
 
-fn f32_to_float16(x: u32) -> u32 {
-    let sign = (x >> 16u) & 0x8000u;
-    let a = x & 0x7fffffffu;
-    if (a > 0x7f800000u) { return sign | 0x7e00u | ((a >> 13u) & 0x3ffu); }
-    if (a >= 0x477ff000u) { return sign | 0x7c00u; }
-    if (a >= 0x38800000u) { return sign | (((a + 0x0fffu + ((a >> 13u) & 1u)) >> 13u) - (112u << 10u)); }
-    return sign | subnormal(a, 24u);
-}
-
 fn f32_to_bfloat16(x: u32) -> u32 {
     if ((x & 0x7fffffffu) > 0x7f800000u) { return (x >> 16u) | 0x40u; }
     return (x + 0x7fffu + ((x >> 16u) & 1u)) >> 16u;
-}
-
-fn f32_to_float8_e4m3(x: u32) -> u32 {
-    let sign = (x >> 24u) & 0x80u;
-    let a = x & 0x7fffffffu;
-    if (a > 0x43e80000u) { return sign | 0x7fu; }
-    if (a >= 0x3c800000u) { return sign | (((a + 0x7ffffu + ((a >> 20u) & 1u)) >> 20u) - (120u << 3u)); }
-    return sign | subnormal(a, 9u);
-}
-
-fn f32_to_float8_e5m2(x: u32) -> u32 {
-    let sign = (x >> 24u) & 0x80u;
-    let a = x & 0x7fffffffu;
-    if (a > 0x7f800000u) { return sign | 0x7eu | ((a >> 21u) & 3u); }
-    if (a >= 0x47700000u) { return sign | 0x7cu; }
-    if (a >= 0x38800000u) { return sign | (((a + 0xfffffu + ((a >> 21u) & 1u)) >> 21u) - (112u << 2u)); }
-    return sign | subnormal(a, 16u);
 }
 
 // |x| truncated toward zero, for |x| < 2^32 (e < 159). Without a branch (a CPU

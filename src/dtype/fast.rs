@@ -7,28 +7,64 @@
 //! default floating-point environment (round to nearest, no flush to zero), as Rust
 //! itself does.
 
-/// float32 bits into float16 bits, rounded to nearest, ties to even.
+use super::table::{FloatFormat, E4M3, E5M2, F16};
+
+/// float32 bits into the bits of a narrow float of format `f` (a float whose exponent
+/// is under float32's: float16, the float8s), rounded to nearest, ties to even; past
+/// the largest finite, infinity where the format has one (a NaN keeps its sign and high
+/// payload bits, quiet), else the format's NaN, which infinities and NaNs give too.
+///
+/// Generic over the format: called with a constant `f` (as [`f32_to_f16`] does), the
+/// compiler folds every constant below into the lines that were written by hand per
+/// format. Normal results round the dropped fraction bits and rebias; subnormal ones
+/// let the float adder round `a / 2^emin_sub` (a magic number of the subnormal step's
+/// ulp).
 #[inline(always)]
-pub fn f32_to_f16(x: u32) -> u16 {
-    let sign = (x >> 16) & 0x8000;
+pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
+    let m = f.fraction_bits;
+    let emask = (1u32 << f.exponent_bits) - 1;
+    let fmask = (1u32 << m) - 1;
+    let drop = 23 - m;
+    let bits = f.bits();
+    let sign = (x >> (32 - bits)) & (1 << (bits - 1));
     let a = x & 0x7fff_ffff;
-    // Normal results: round the 13 dropped bits, then rebias (127 - 15 = 112).
-    let normal = (a.wrapping_add(0x0fff + ((a >> 13) & 1)) >> 13).wrapping_sub(112 << 10);
-    // Subnormal results: the float adder rounds a / 2^-24 for us.
-    let sub = (f32::from_bits(a) + 0.5)
+    let normal = (a.wrapping_add((1 << (drop - 1)) - 1 + ((a >> drop) & 1)) >> drop)
+        .wrapping_sub(((127 - f.bias) as u32) << m);
+    // 2^(24 - bias - m) has an ulp of 2^(1 - bias - m), the format's subnormal step.
+    let magic = f32::from_bits(((24 - f.bias - m as i32 + 127) as u32) << 23);
+    let sub = (f32::from_bits(a) + magic)
         .to_bits()
-        .wrapping_sub(0x3f00_0000);
-    let nan = 0x7e00 | ((a >> 13) & 0x3ff);
-    let r = if a > 0x7f80_0000 {
-        nan
-    } else if a >= 0x477f_f000 {
-        0x7c00
-    } else if a >= 0x3880_0000 {
+        .wrapping_sub(magic.to_bits());
+    let emax = if f.ieee { emask - 1 } else { emask } as i32 - f.bias;
+    // The magnitude from which a value rounds past the largest finite.
+    let top = if f.ieee { fmask } else { fmask - 1 };
+    let limit = (((emax + 127) as u32) << 23) | (top << drop) | (1 << (drop - 1));
+    let min_normal = ((128 - f.bias) as u32) << 23;
+    let r = if f.ieee {
+        let nan = (emask << m) | (1 << (m - 1)) | ((a >> drop) & fmask);
+        if a > 0x7f80_0000 {
+            nan
+        } else if a >= limit {
+            emask << m
+        } else if a >= min_normal {
+            normal
+        } else {
+            sub
+        }
+    } else if a > limit {
+        (emask << m) | fmask
+    } else if a >= min_normal {
         normal
     } else {
         sub
     };
-    (r | sign) as u16
+    r | sign
+}
+
+/// float32 bits into float16 bits, rounded to nearest, ties to even.
+#[inline(always)]
+pub fn f32_to_f16(x: u32) -> u16 {
+    f32_to_narrow(x, F16) as u16
 }
 
 /// float32 bits into bfloat16 bits, rounded to nearest, ties to even.
@@ -47,44 +83,13 @@ pub fn f32_to_bf16(x: u32) -> u16 {
 /// in magnitude (the tie rounds to 448), infinity and NaN give NaN.
 #[inline(always)]
 pub fn f32_to_e4m3(x: u32) -> u8 {
-    let sign = (x >> 24) & 0x80;
-    let a = x & 0x7fff_ffff;
-    let normal = (a.wrapping_add(0x7_ffff + ((a >> 20) & 1)) >> 20).wrapping_sub(120 << 3);
-    // 2^14 has an ulp of 2^-9, float8_e4m3's subnormal step.
-    let sub = (f32::from_bits(a) + 16384.0)
-        .to_bits()
-        .wrapping_sub(0x4680_0000);
-    let r = if a > 0x43e8_0000 {
-        0x7f
-    } else if a >= 0x3c80_0000 {
-        normal
-    } else {
-        sub
-    };
-    (r | sign) as u8
+    f32_to_narrow(x, E4M3) as u8
 }
 
 /// float32 bits into float8_e5m2 bits, rounded to nearest, ties to even.
 #[inline(always)]
 pub fn f32_to_e5m2(x: u32) -> u8 {
-    let sign = (x >> 24) & 0x80;
-    let a = x & 0x7fff_ffff;
-    let normal = (a.wrapping_add(0xf_ffff + ((a >> 21) & 1)) >> 21).wrapping_sub(112 << 2);
-    // 2^7 has an ulp of 2^-16, float8_e5m2's subnormal step.
-    let sub = (f32::from_bits(a) + 128.0)
-        .to_bits()
-        .wrapping_sub(0x4300_0000);
-    let nan = 0x7e | ((a >> 21) & 0x3);
-    let r = if a > 0x7f80_0000 {
-        nan
-    } else if a >= 0x4770_0000 {
-        0x7c
-    } else if a >= 0x3880_0000 {
-        normal
-    } else {
-        sub
-    };
-    (r | sign) as u8
+    f32_to_narrow(x, E5M2) as u8
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 use crate::dtype::DType;
 
 const FIRST: &str = include_str!("../../shaders/add_narrow_first.wgsl");
-const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
 
 /// `one(a, b)`'s body over the elements of `bits` in a word: `lane(x, y)` of each
 /// pair of elements, its low `bits` kept, in place.
@@ -25,33 +24,10 @@ pub(crate) fn lanes(bits: u32, lane: &str) -> String {
     format!("return {};", parts.join(" | "))
 }
 
-/// The decode of `d`'s bits into float32 bits (exact), and its rounding back.
-pub(crate) fn decode(d: DType) -> Option<(&'static str, &'static str)> {
-    Some(match d {
-        DType::Bfloat16 => (
-            "seen = seen | select(0u, 1u, (v & 0x7f80u) == 0x7f80u);\n    return v << 16u;",
-            "f32_to_bfloat16",
-        ),
-        DType::Float16 => (
-            "let s = (v & 0x8000u) << 16u;\n    let e = (v >> 10u) & 0x1fu;\n    let m = v & 0x3ffu;\n    seen = seen | select(0u, 1u, e == 0x1fu);\n    // A subnormal is m * 2^-24, a normal float32 (exact: a product by a power of 2).\n    let small = bitcast<u32>(f32(m) * 5.9604644775390625e-8);\n    return s | select(((e + 112u) << 23u) | (m << 13u), small, e == 0u);",
-            "f32_to_float16",
-        ),
-        DType::Float8E4m3 => (
-            "let s = (v & 0x80u) << 24u;\n    let e = (v >> 3u) & 0xfu;\n    let m = v & 7u;\n    seen = seen | select(0u, 1u, (v & 0x7fu) == 0x7fu);\n    let small = bitcast<u32>(f32(m) * 0.001953125);\n    return s | select(((e + 120u) << 23u) | (m << 20u), small, e == 0u);",
-            "f32_to_float8_e4m3",
-        ),
-        DType::Float8E5m2 => (
-            "let s = (v & 0x80u) << 24u;\n    let e = (v >> 2u) & 0x1fu;\n    let m = v & 3u;\n    seen = seen | select(0u, 1u, e == 0x1fu);\n    let small = bitcast<u32>(f32(m) * 0.0000152587890625);\n    return s | select(((e + 112u) << 23u) | (m << 21u), small, e == 0u);",
-            "f32_to_float8_e5m2",
-        ),
-        _ => return None,
-    })
-}
-
 /// The functions of the first pass of add over `d` (an 8- or 16-bit float) and the
 /// body of `one`, for `shaders/flat4.wgsl`; `None` for other dtypes.
 pub(crate) fn first_parts(d: DType) -> Option<(String, String)> {
-    let (dec, round) = decode(d)?;
+    let (dec, round) = super::narrow::decode(d)?;
     // Only bfloat16 reaches float32's subnormals: a pair whose larger magnitude is
     // below 2^-100 (0x0d800000) and not zero.
     let near = if d == DType::Bfloat16 {
@@ -59,11 +35,11 @@ pub(crate) fn first_parts(d: DType) -> Option<(String, String)> {
     } else {
         ""
     };
-    let functions = CONVERT_F32.to_owned()
+    let functions = super::narrow::convert_f32().to_owned()
         + "\n"
         + &FIRST
-            .replace("{{DECODE}}", dec)
+            .replace("{{DECODE}}", &dec)
             .replace("{{NEAR_ZERO}}", near)
-            .replace("{{ROUND}}", round);
+            .replace("{{ROUND}}", &round);
     Some((functions, lanes(d.bits(), "add_lane")))
 }

@@ -7,20 +7,11 @@ use crate::dtype::{Class, DType};
 
 const CAST: &str = include_str!("../../shaders/cast.wgsl");
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
-const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
 
-/// Whether `shaders/convert_f32.wgsl` has the short path from float32 into `dst`
-/// (its `f32_to_<dst>`).
+/// Whether [`super::narrow::convert_f32`] has the short path from float32 into `dst`
+/// (its `f32_to_<dst>`): every narrow float, int32 and uint32.
 pub(crate) fn from_f32_short(dst: DType) -> bool {
-    matches!(
-        dst,
-        DType::Float16
-            | DType::Bfloat16
-            | DType::Float8E4m3
-            | DType::Float8E5m2
-            | DType::Int32
-            | DType::Uint32
-    )
+    super::narrow::is_narrow(dst) || matches!(dst, DType::Int32 | DType::Uint32)
 }
 
 /// The conversion function of `src` into `dst`: from float32 into the targets that
@@ -30,7 +21,8 @@ fn convert_fn(src: DType, dst: DType) -> String {
         return CONVERT.to_owned();
     }
     format!(
-        "{CONVERT_F32}\nfn convert(a: vec4<u32>) -> vec4<u32> {{\n    return vec4<u32>(f32_to_{}(a.x), 0u, 0u, 0u);\n}}\n",
+        "{}\nfn convert(a: vec4<u32>) -> vec4<u32> {{\n    return vec4<u32>(f32_to_{}(a.x), 0u, 0u, 0u);\n}}\n",
+        super::narrow::convert_f32(),
         dst.name()
     )
 }

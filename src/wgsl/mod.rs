@@ -11,6 +11,7 @@ mod cast;
 pub(crate) mod elementwise;
 mod flat;
 mod grid;
+mod narrow;
 mod operands;
 pub(crate) mod ops;
 pub(crate) mod ops_first;

@@ -10,7 +10,6 @@ use super::words::{load_named, store_named, Words};
 use crate::dtype::{Class, DType};
 
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
-const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
 
 /// Where `shaders/convert.wgsl`'s one-pair `convert` starts (the rest is its helpers).
 const CONVERT_FN: &str = "fn convert(a: vec4<u32>) -> vec4<u32> {";
@@ -134,7 +133,7 @@ pub(crate) fn parts(
     let mut helpers = helpers.to_owned();
     if fast_f32 {
         helpers.push('\n');
-        helpers.push_str(CONVERT_F32);
+        helpers.push_str(super::narrow::convert_f32());
     }
     Ok(Parts {
         helpers,

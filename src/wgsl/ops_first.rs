@@ -19,11 +19,9 @@
 //!   and quotients near or below 2^-126 from nonzero operands, differences of
 //!   operands below 2^-60, divisors past 2^126, raise it too.
 
-use super::add_narrow::decode;
+use super::narrow::decode;
 use crate::dtype::lanes::Arith;
 use crate::dtype::DType;
-
-const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
 
 /// The body of the first pass's module over `a`, `b` into `z`.
 pub(crate) const FIRST_BODY: &str = "z = nx_first(a, b);";
@@ -106,7 +104,7 @@ fn float32_helpers(op: Arith) -> Option<String> {
 /// by `checks` and returns `result` (of `r`, the float32 result's bits).
 fn module(decode: &str, op: Arith, sign: &str, checks: &str, result: &str) -> String {
     format!(
-        "{CONVERT_F32}
+        "{}
 @group(0) @binding(4) var<storage, read_write> nx_flag: atomic<u32>;
 
 // Raised where an element of this invocation needs the exact kernel.
@@ -128,7 +126,8 @@ fn nx_first(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
     {checks}
     return vec4<u32>({result}, 0u, 0u, 0u);
 }}
-"
+",
+        super::narrow::convert_f32()
     )
 }
 
@@ -140,13 +139,10 @@ mod tests {
 
     #[test]
     fn every_first_pass_validates() {
-        for d in [
-            DType::Bfloat16,
-            DType::Float16,
-            DType::Float8E4m3,
-            DType::Float8E5m2,
-            DType::Float32,
-        ] {
+        let narrow = DType::ALL
+            .into_iter()
+            .filter(|&d| super::super::narrow::is_narrow(d));
+        for d in narrow.chain([DType::Float32]) {
             for op in [Arith::Sub, Arith::Mul, Arith::Div] {
                 if d == DType::Float32 && op == Arith::Div {
                     continue;

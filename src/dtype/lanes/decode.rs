@@ -1,10 +1,12 @@
 //! The narrow floats read as float32, exactly, without a branch the compiler cannot
 //! turn into a select: float16 by a shift and a power-of-two product, bfloat16 by a
 //! shift, the float8s from tables that a `const fn` builds from their formats. A NaN
-//! comes out quiet, its sign and payload kept (the README's NaN rule).
+//! comes out quiet, its sign and payload kept (docs/numerics.md's NaN rule).
 //!
 //! The product relies on the default floating-point environment (subnormal inputs
 //! not flushed), as [`super::super::fast`] and Rust itself do.
+
+use super::super::table::{self, FloatFormat};
 
 /// 2^112, the distance between float16's exponent bias and float32's.
 const F16_SCALE: f32 = f32::from_bits(0x7780_0000);
@@ -36,12 +38,11 @@ pub(crate) fn bf16_to_f32(b: u16) -> f32 {
     f32::from_bits(if nan { x | 0x0040_0000 } else { x })
 }
 
-/// The float32 bits of a float8 pattern: `ebits` exponent bits of bias `bias`, the
-/// rest fraction; `fn_nan` for float8_e4m3fn, whose all-ones pattern is its one NaN
-/// (read as the canonical quiet NaN) and whose other all-ones-exponent patterns are
-/// numbers.
-const fn f8_bits(b: u8, ebits: u32, bias: i32, fn_nan: bool) -> u32 {
-    let mbits = 7 - ebits;
+/// The float32 bits of a float8 pattern of format `f`; a format without infinities
+/// (`!f.ieee`, float8_e4m3fn) has its all-ones pattern as its one NaN (read as the
+/// canonical quiet NaN) and its other all-ones-exponent patterns as numbers.
+const fn f8_bits(b: u8, f: FloatFormat) -> u32 {
+    let (ebits, mbits, bias, fn_nan) = (f.exponent_bits, f.fraction_bits, f.bias, !f.ieee);
     let sign = ((b as u32) & 0x80) << 24;
     let e = ((b as u32) >> mbits) & ((1 << ebits) - 1);
     let m = (b as u32) & ((1 << mbits) - 1);
@@ -73,20 +74,21 @@ const fn f8_bits(b: u8, ebits: u32, bias: i32, fn_nan: bool) -> u32 {
     sign | (((e as i32 - bias + 127) as u32) << 23) | (m << (23 - mbits))
 }
 
-const fn f8_table(ebits: u32, bias: i32, fn_nan: bool) -> [u32; 256] {
+/// The float32 bits of every pattern of the float8 format `f`.
+const fn f8_table(f: FloatFormat) -> [u32; 256] {
     let mut t = [0u32; 256];
     let mut i = 0;
     while i < 256 {
-        t[i] = f8_bits(i as u8, ebits, bias, fn_nan);
+        t[i] = f8_bits(i as u8, f);
         i += 1;
     }
     t
 }
 
 /// float8_e4m3 (fn) bits as float32 bits.
-static E4M3: [u32; 256] = f8_table(4, 7, true);
+static E4M3: [u32; 256] = f8_table(table::E4M3);
 /// float8_e5m2 bits as float32 bits.
-static E5M2: [u32; 256] = f8_table(5, 15, false);
+static E5M2: [u32; 256] = f8_table(table::E5M2);
 
 /// float8_e4m3 bits as float32.
 #[inline(always)]

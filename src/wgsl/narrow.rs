@@ -1,0 +1,152 @@
+//! The narrow floats (every float dtype under 32 bits) to and from float32 bits in
+//! WGSL, written from each one's format in the dtype table: `f32_to_<name>` rounds a
+//! float32 once into the dtype (the short path of a cast from float32, and the rounding
+//! back of the first passes), and [`decode`] reads the dtype's bits as float32 bits,
+//! exactly. bfloat16, float32's exponent with a shorter fraction, has its own short
+//! lines in `shaders/convert_f32.wgsl`.
+
+use std::sync::LazyLock;
+
+use crate::dtype::{Class, DType, FloatFormat};
+
+const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
+
+/// The narrow floats written from their format: every float under 32 bits but
+/// bfloat16.
+fn by_format() -> impl Iterator<Item = (DType, FloatFormat)> {
+    DType::ALL.into_iter().filter_map(|d| {
+        let narrow = d.class() == Class::Float && d.bits() < 32 && d != DType::Bfloat16;
+        narrow.then(|| (d, d.float_format().expect("a float has a format")))
+    })
+}
+
+/// Whether `d` is a float narrower than float32 (its `f32_to_<name>` exists).
+pub(crate) fn is_narrow(d: DType) -> bool {
+    d.class() == Class::Float && d.bits() < 32
+}
+
+/// The float32 bits of 2^`e` (a normal float32: -126 <= e <= 127), as a WGSL `f32`.
+fn pow2(e: i32) -> String {
+    format!("bitcast<f32>({:#x}u)", ((e + 127) as u32) << 23)
+}
+
+/// `f32_to_<name>(x: u32) -> u32`: float32 bits into `d`'s, rounded to nearest, ties to
+/// even; beyond the largest finite, infinity where the format has one, else its NaN.
+fn encoder(d: DType, f: FloatFormat) -> String {
+    let (m, e) = (f.fraction_bits, f.exponent_bits);
+    let emask = (1u32 << e) - 1;
+    let fmask = (1u32 << m) - 1;
+    let drop = 23 - m;
+    let emax = if f.ieee { emask - 1 } else { emask } as i32 - f.bias;
+    // The float32 magnitude from which a value rounds past the largest finite: its
+    // fraction all ones (all but the last for a format whose all-ones pattern is NaN)
+    // and then one half ulp.
+    let top = if f.ieee { fmask } else { fmask - 1 };
+    let limit = (((emax + 127) as u32) << 23) | (top << drop) | (1 << (drop - 1));
+    let min_normal = ((1 - f.bias + 127) as u32) << 23;
+    let special = if f.ieee {
+        format!(
+            "    if (a > 0x7f800000u) {{ return sign | {:#x}u | ((a >> {drop}u) & {fmask:#x}u); }}\n    if (a >= {limit:#x}u) {{ return sign | {:#x}u; }}\n",
+            (emask << m) | (1 << (m - 1)),
+            emask << m
+        )
+    } else {
+        format!(
+            "    if (a > {limit:#x}u) {{ return sign | {:#x}u; }}\n",
+            (emask << m) | fmask
+        )
+    };
+    format!(
+        "fn f32_to_{name}(x: u32) -> u32 {{
+    let sign = (x >> {sign_shift}u) & {sign:#x}u;
+    let a = x & 0x7fffffffu;
+{special}    if (a >= {min_normal:#x}u) {{ return sign | (((a + {half:#x}u + ((a >> {drop}u) & 1u)) >> {drop}u) - ({rebias}u << {m}u)); }}
+    return sign | subnormal(a, {k}u);
+}}
+",
+        name = d.name(),
+        sign_shift = 32 - d.bits(),
+        sign = 1u32 << (d.bits() - 1),
+        half = (1u32 << (drop - 1)) - 1,
+        rebias = 127 - f.bias,
+        k = f.bias - 1 + m as i32,
+    )
+}
+
+/// `shaders/convert_f32.wgsl` with the `f32_to_<name>` of every narrow float.
+pub(crate) fn convert_f32() -> &'static str {
+    static TEXT: LazyLock<String> = LazyLock::new(|| {
+        let mut s = CONVERT_F32.to_owned();
+        for (d, f) in by_format() {
+            s.push('\n');
+            s.push_str(&encoder(d, f));
+        }
+        s
+    });
+    &TEXT
+}
+
+/// The body of a function of `v` (a narrow float's bits) that returns them as float32
+/// bits, exactly, and raises `seen` where `v` is an infinity or a NaN; and the name of
+/// the rounding back (`f32_to_<name>`). `None` for a dtype that is not a narrow float.
+pub(crate) fn decode(d: DType) -> Option<(String, String)> {
+    if !is_narrow(d) {
+        return None;
+    }
+    if d == DType::Bfloat16 {
+        return Some((
+            "seen = seen | select(0u, 1u, (v & 0x7f80u) == 0x7f80u);\n    return v << 16u;".into(),
+            "f32_to_bfloat16".into(),
+        ));
+    }
+    let f = d.float_format()?;
+    let (m, e) = (f.fraction_bits, f.exponent_bits);
+    let emask = (1u32 << e) - 1;
+    let fmask = (1u32 << m) - 1;
+    let sign = 1u32 << (d.bits() - 1);
+    let special = if f.ieee {
+        "e == EMASK".replace("EMASK", &format!("{emask:#x}u"))
+    } else {
+        format!("(v & {:#x}u) == {:#x}u", sign - 1, (emask << m) | fmask)
+    };
+    let body = format!(
+        "let s = (v & {sign:#x}u) << {}u;
+    let e = (v >> {m}u) & {emask:#x}u;
+    let m = v & {fmask:#x}u;
+    seen = seen | select(0u, 1u, {special});
+    // A subnormal is m * 2^{sub}, a normal float32 (exact: a product by a power of 2).
+    let small = bitcast<u32>(f32(m) * {});
+    return s | select(((e + {}u) << 23u) | (m << {}u), small, e == 0u);",
+        32 - d.bits(),
+        pow2(1 - f.bias - m as i32),
+        127 - f.bias,
+        23 - m,
+        sub = 1 - f.bias - m as i32,
+    );
+    Some((body, format!("f32_to_{}", d.name())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The formats' lines equal the ones written by hand before (the constants of
+    /// float16 and the float8s): a check of the formulas on known values.
+    #[test]
+    fn the_encoders_have_the_known_constants() {
+        let all = convert_f32();
+        assert!(all.contains("if (a >= 0x477ff000u) { return sign | 0x7c00u; }"));
+        assert!(all.contains("(((a + 0xfffu + ((a >> 13u) & 1u)) >> 13u) - (112u << 10u))"));
+        assert!(all.contains("return sign | subnormal(a, 24u);"));
+        assert!(all.contains("if (a > 0x43e80000u) { return sign | 0x7fu; }"));
+        assert!(all.contains("(((a + 0x7ffffu + ((a >> 20u) & 1u)) >> 20u) - (120u << 3u))"));
+        assert!(all.contains("return sign | subnormal(a, 9u);"));
+        assert!(all.contains("if (a > 0x7f800000u) { return sign | 0x7eu | ((a >> 21u) & 0x3u); }"));
+        assert!(all.contains("if (a >= 0x47700000u) { return sign | 0x7cu; }"));
+        assert!(all.contains("return sign | subnormal(a, 16u);"));
+        let (e4m3, _) = decode(DType::Float8E4m3).unwrap();
+        assert!(e4m3.contains("(v & 0x7fu) == 0x7fu"));
+        assert!(e4m3.contains(&format!("f32(m) * {}", pow2(-9))));
+        assert!(e4m3.contains("((e + 120u) << 23u) | (m << 20u)"));
+    }
+}
