@@ -96,3 +96,8 @@ pub use wgpu;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of `docs/rust.md`, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rust.md")]
+pub struct RustGuideDoctests;

@@ -369,7 +369,7 @@ on_every_device! {
     }
 }
 
-/// `x + y` of one float part of `w` bits (32 or 64) by the README's NaN rule, from
+/// `x + y` of one float part of `w` bits (32 or 64) by the NaN rule of docs/numerics.md, from
 /// native arithmetic: a NaN operand gives that NaN quieted (its sign and payload kept;
 /// `x`'s first), infinities of opposite signs the positive quiet NaN.
 fn part_sum(w: u32, a: u64, b: u64) -> u64 {
@@ -444,7 +444,7 @@ fn part_normal(w: u32, i: usize) -> u64 {
 on_every_device! {
     /// Float sums over runs long enough for every part of the contiguous loops (their
     /// vectors, the stretches they check for NaNs at once, and the tail past them),
-    /// each holding the README's NaN rule: NaN operands (signalling, negative, with
+    /// each holding the NaN rule of docs/numerics.md: NaN operands (signalling, negative, with
     /// payloads, in `x`, in `y`, in both) and infinities of opposite signs planted at
     /// the first and last elements, at vector and stretch edges, and in the tail, one
     /// kind at a time and all at once; infinities that give no NaN, and finite sums
@@ -533,7 +533,7 @@ on_every_device! {
 
 on_every_device! {
     /// The narrow floats' sums over long runs: operands of every finite pattern
-    /// (against the oracle's one rounding), and the README's NaN rule on NaNs and
+    /// (against the oracle's one rounding), and the NaN rule of docs/numerics.md on NaNs and
     /// infinities planted at the edges of the loops' blocks, vectors and stretches.
     fn narrow_float_sums_keep_the_nan_rule_over_long_runs() {
         let n = 3 * 4096 + 21;
@@ -645,7 +645,7 @@ on_every_device! {
 
 on_every_device! {
     /// Adds long enough to be split over the pool's threads: float32 with NaNs and
-    /// infinities planted at the ranges' and pieces' edges (the README's NaN rule),
+    /// infinities planted at the ranges' and pieces' edges (the NaN rule of docs/numerics.md),
     /// float16 through its plain path, and int8 wrapping, against oracles.
     fn long_adds_split_over_threads_keep_every_rule() {
         // Edges of the split's ranges (for 1, 2, 4 and 8 threads) and of 2^16 pieces.

@@ -41,7 +41,7 @@ enum Op {
     Ge,
 }
 
-/// Whether dtype `d` takes `op` (the README's table).
+/// Whether dtype `d` takes `op` (docs/numerics.md).
 fn takes(op: Op, d: DType) -> bool {
     match d.class() {
         Class::Bool => !matches!(op, Op::Sub | Op::Div | Op::Neg),

@@ -1,7 +1,7 @@
 //! Typed sums, one loop a dtype: floats natively (float16, bfloat16 and the float8s
 //! through float32, one correct rounding for them since float32 has at least twice
 //! their precision plus two bits), integers wrapping, bool as or, complex per part.
-//! The NaN rule is the README's on every device, fixed up without a branch per
+//! The NaN rule is docs/numerics.md's on every device, fixed up without a branch per
 //! element: a NaN operand gives that NaN quieted (`x`'s first), infinities of
 //! opposite signs the positive quiet NaN (where x86 would give a negative one).
 
