@@ -77,19 +77,7 @@ fn header_facts_equal_the_dtype_table() {
 #[test]
 fn header_dtype_section_is_written_from_the_table() {
     use common::c_table::{section, BEGIN, END};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("include/nx_dtype.h");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let a = text.find(BEGIN).expect("the section's BEGIN line");
-    let b = text.find(END).expect("the section's END line") + END.len();
-    let want = section();
-    if std::env::var_os("NX_BLESS").is_some() {
-        std::fs::write(&path, format!("{}{want}{}", &text[..a], &text[b..])).unwrap();
-        return;
-    }
-    assert!(
-        text[a..b] == want,
-        "include/nx_dtype.h's dtype section differs from the table: NX_BLESS=1 cargo test --test c_header writes it"
-    );
+    common::sections::written("include/nx_dtype.h", BEGIN, END, &section(), "c_header");
 }
 
 #[test]

@@ -6,26 +6,12 @@
 
 mod common;
 
-use std::path::Path;
-
 use nxrig::{DType, Error};
 
 #[test]
 fn index_d_ts_dtype_section_is_written_from_the_table() {
     use common::ts_table::{section, BEGIN, END};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("js/index.d.ts");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let a = text.find(BEGIN).expect("the section's BEGIN line");
-    let b = text.find(END).expect("the section's END line") + END.len();
-    let want = section();
-    if std::env::var_os("NX_BLESS").is_some() {
-        std::fs::write(&path, format!("{}{want}{}", &text[..a], &text[b..])).unwrap();
-        return;
-    }
-    assert!(
-        text[a..b] == want,
-        "js/index.d.ts's dtype section differs from the table: NX_BLESS=1 cargo test --test dtype_table writes it"
-    );
+    common::sections::written("js/index.d.ts", BEGIN, END, &section(), "dtype_table");
 }
 
 #[test]

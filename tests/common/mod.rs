@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 pub mod add_passes;
 pub mod c_table;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod sections;
 pub mod ts_table;
 
 use std::io::Read;
