@@ -39,7 +39,8 @@ enum Command {
         /// The output file, its extension naming the format; for an index, the folder
         /// the new shards and index go into.
         output: PathBuf,
-        /// The target dtype: float16, bfloat16, float8_e4m3, float8_e5m2, float32, ...
+        /// The target dtype, by name or alias (bfloat16, bf16, float8_e4m3fn, ...); an
+        /// unknown one is refused with the list of every name.
         #[arg(long)]
         to: String,
         /// Convert the tensors whose names match this glob, whatever their dtype,

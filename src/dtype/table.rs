@@ -282,6 +282,32 @@ const _: () = {
     }
 };
 
+/// `$m!(ARGS Float16 Bfloat16 ... Bool)`: the macro `$m` given every dtype's variant, in
+/// code order, after its arguments (the typed loops' dispatch over every dtype).
+macro_rules! every_dtype {
+    ($m:ident!($($args:tt)*)) => {
+        $m!($($args)* Float16 Bfloat16 Float8E4m3 Float8E5m2 Float32 Float64 Int4 Uint4 Int8
+            Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool)
+    };
+}
+pub(crate) use every_dtype;
+
+// `every_dtype!` lists the table's dtypes, in its order.
+const _: () = {
+    macro_rules! listed {
+        ($($d:ident)*) => {
+            [$(DType::$d),*]
+        };
+    }
+    let l = every_dtype!(listed!());
+    assert!(l.len() == TABLE.len());
+    let mut i = 0;
+    while i < l.len() {
+        assert!(l[i] as usize == i);
+        i += 1;
+    }
+};
+
 /// Every dtype's name, as the message of an unknown one lists them.
 static NAMES: std::sync::LazyLock<String> =
     std::sync::LazyLock::new(|| TABLE.iter().map(|r| r.name).collect::<Vec<_>>().join(", "));

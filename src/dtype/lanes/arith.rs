@@ -240,8 +240,16 @@ fn bits_of<S: Signed>(b: S::B) -> S {
 
 float_signs!(Float16, 0x8000u16);
 float_signs!(Bfloat16, 0x8000u16);
-float_signs!(Float8E4m3, 0x80u8);
-float_signs!(Float8E5m2, 0x80u8);
+impl<const CODE: u8> Signs for super::kinds::Float8<CODE> {
+    #[inline(always)]
+    fn neg(a: u8) -> u8 {
+        bits_of(sign_flip(a, 0x80u8))
+    }
+    #[inline(always)]
+    fn abs(a: u8) -> u8 {
+        bits_of(sign_clear(a, 0x80u8))
+    }
+}
 float_ops!(Float32, f32s, 0x8000_0000u32);
 float_ops!(Float64, f64s, 0x8000_0000_0000_0000u64);
 

@@ -288,11 +288,40 @@ macro_rules! narrow_by_op {
     };
 }
 
+/// A lane's loops of the operations: through float32 for the narrow floats (every
+/// float8 format alike), natively for the others.
+trait Loops: Lane {
+    fn loop_of(op: Arith) -> BinRun;
+}
+
+impl<const CODE: u8> Loops for super::kinds::Float8<CODE> {
+    fn loop_of(op: Arith) -> BinRun {
+        narrow_by_op!(Self, op)
+    }
+}
+
+macro_rules! loops {
+    (narrow: $($N:ident)*; $($L:ident)*) => {
+        $(impl Loops for super::$N {
+            fn loop_of(op: Arith) -> BinRun {
+                narrow_by_op!(Self, op)
+            }
+        })*
+        $(impl Loops for super::$L {
+            fn loop_of(op: Arith) -> BinRun {
+                by_op!(Self, op)
+            }
+        })*
+    };
+}
+
+loops!(narrow: Float16 Bfloat16; Float32 Float64 Int4 Uint4 Int8 Uint8 Int16 Uint16 Int32
+    Uint32 Int64 Uint64 Complex64 Complex128 Bool);
+
 macro_rules! each {
-    ($d:expr, $op:expr, narrow: $($N:ident)*; $($L:ident)*) => {
+    ($d:expr, $op:expr, $($L:ident)*) => {
         match $d {
-            $(DType::$N => narrow_by_op!(super::$N, $op),)*
-            $(DType::$L => by_op!(super::$L, $op),)*
+            $(DType::$L => <super::$L as Loops>::loop_of($op),)*
         }
     };
 }
@@ -305,10 +334,7 @@ pub(crate) fn binary_run(op: Arith, d: DType) -> Option<BinRun> {
     if !takes(op, d) {
         return None;
     }
-    Some(
-        each!(d, op, narrow: Float16 Bfloat16 Float8E4m3 Float8E5m2; Float32 Float64
-        Int4 Uint4 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool),
-    )
+    Some(crate::dtype::table::every_dtype!(each!(d, op,)))
 }
 
 /// Whether [`binary_run`]'s loop of `op` reads its operands swapped: `x > y` is

@@ -1,12 +1,13 @@
 //! The narrow floats read as float32, exactly, without a branch the compiler cannot
 //! turn into a select: float16 by a shift and a power-of-two product, bfloat16 by a
-//! shift, the float8s from tables that a `const fn` builds from their formats. A NaN
+//! shift, the float8s from tables that a `const fn` builds from their formats (`kinds.rs`'s
+//! `Float8`). A NaN
 //! comes out quiet, its sign and payload kept (docs/numerics.md's NaN rule).
 //!
 //! The product relies on the default floating-point environment (subnormal inputs
 //! not flushed), as [`super::super::fast`] and Rust itself do.
 
-use super::super::table::{self, FloatFormat};
+use super::super::table::FloatFormat;
 
 /// 2^112, the distance between float16's exponent bias and float32's.
 const F16_SCALE: f32 = f32::from_bits(0x7780_0000);
@@ -75,7 +76,7 @@ const fn f8_bits(b: u8, f: FloatFormat) -> u32 {
 }
 
 /// The float32 bits of every pattern of the float8 format `f`.
-const fn f8_table(f: FloatFormat) -> [u32; 256] {
+pub(crate) const fn f8_table(f: FloatFormat) -> [u32; 256] {
     let mut t = [0u32; 256];
     let mut i = 0;
     while i < 256 {
@@ -83,21 +84,4 @@ const fn f8_table(f: FloatFormat) -> [u32; 256] {
         i += 1;
     }
     t
-}
-
-/// float8_e4m3 (fn) bits as float32 bits.
-static E4M3: [u32; 256] = f8_table(table::E4M3);
-/// float8_e5m2 bits as float32 bits.
-static E5M2: [u32; 256] = f8_table(table::E5M2);
-
-/// float8_e4m3 bits as float32.
-#[inline(always)]
-pub(crate) fn e4m3_to_f32(b: u8) -> f32 {
-    f32::from_bits(E4M3[b as usize])
-}
-
-/// float8_e5m2 bits as float32.
-#[inline(always)]
-pub(crate) fn e5m2_to_f32(b: u8) -> f32 {
-    f32::from_bits(E5M2[b as usize])
 }

@@ -8,7 +8,7 @@
 //! to nearest even into at most 11 bits can see (float32 has 24 >= 11 + 2 bits): the
 //! result equals a direct rounding of the source, with no double rounding.
 
-use super::super::fast::{f32_to_bf16, f32_to_e4m3, f32_to_e5m2, f32_to_f16};
+use super::super::fast::{f32_to_bf16, f32_to_f16};
 
 /// `x` with a NaN made quiet (its sign and payload kept).
 #[inline(always)]
@@ -125,16 +125,4 @@ pub(crate) fn to_f16(x: f32) -> u16 {
 #[inline(always)]
 pub(crate) fn to_bf16(x: f32) -> u16 {
     f32_to_bf16(x.to_bits())
-}
-
-/// float32 into float8_e4m3 bits (one rounding).
-#[inline(always)]
-pub(crate) fn to_e4m3(x: f32) -> u8 {
-    f32_to_e4m3(x.to_bits())
-}
-
-/// float32 into float8_e5m2 bits (one rounding).
-#[inline(always)]
-pub(crate) fn to_e5m2(x: f32) -> u8 {
-    f32_to_e5m2(x.to_bits())
 }

@@ -4,10 +4,11 @@
 //! narrow floats from float64 or wide integers go through float32 rounded to odd
 //! (`encode.rs`).
 
-use super::decode::{bf16_to_f32, e4m3_to_f32, e5m2_to_f32, f16_to_f32};
+use super::decode::{bf16_to_f32, f16_to_f32, f8_table};
 use super::encode::*;
 use super::{at, Lane};
-use crate::dtype::DType;
+use crate::dtype::fast::f32_to_narrow;
+use crate::dtype::{DType, FloatFormat};
 
 /// The target side of an integer dtype `$t`: floats truncate and saturate (NaN 0),
 /// integers wrap. A float is clamped first (to `$lo..=$hi` for dtypes of 16 bits or
@@ -94,7 +95,7 @@ macro_rules! int_target {
 
 /// The target side of a narrow float whose float32 encoder is `$enc`.
 macro_rules! narrow_target {
-    ($t:ty, $enc:ident) => {
+    ($t:ty, $enc:path) => {
         #[inline(always)]
         fn from_f32(x: f32) -> $t {
             $enc(x)
@@ -149,20 +150,53 @@ lane!(Bfloat16, u16, bytes_io, {
         D::from_f32(bf16_to_f32(x))
     }
 });
-lane!(Float8E4m3, u8, bytes_io, {
-    narrow_target!(u8, to_e4m3);
+/// A float8 lane of any format, that of the dtype of code `CODE` in the table: its
+/// 256 patterns read as float32 from a table built from the format, float32 rounded
+/// into it by the encoder generic over the format (folded for this one).
+pub(crate) struct Float8<const CODE: u8>;
+
+impl<const CODE: u8> Float8<CODE> {
+    /// The dtype.
+    const DTYPE: DType = match DType::of_code(CODE) {
+        Some(d) => d,
+        None => panic!("a dtype's code"),
+    };
+    /// Its format.
+    pub(crate) const FORMAT: FloatFormat = match Self::DTYPE.float_format() {
+        Some(f) if f.exponent_bits + f.fraction_bits == 7 => f,
+        _ => panic!("a float8 format"),
+    };
+    /// Every pattern's float32 bits (a reference: one table in memory a format).
+    const DECODE: &'static [u32; 256] = &f8_table(Self::FORMAT);
+
+    /// Bits as float32, exactly.
+    #[inline(always)]
+    pub(crate) fn decode(b: u8) -> f32 {
+        f32::from_bits(Self::DECODE[b as usize])
+    }
+
+    /// float32 into the format's bits, rounded once.
+    #[inline(always)]
+    pub(crate) fn encode(x: f32) -> u8 {
+        f32_to_narrow(x.to_bits(), Self::FORMAT) as u8
+    }
+}
+
+impl<const CODE: u8> Lane for Float8<CODE> {
+    type T = u8;
+    const DT: DType = Self::DTYPE;
+    bytes_io!();
+    narrow_target!(u8, Self::encode);
     #[inline(always)]
     fn put<D: Lane>(x: u8) -> D::T {
-        D::from_f32(e4m3_to_f32(x))
+        D::from_f32(Self::decode(x))
     }
-});
-lane!(Float8E5m2, u8, bytes_io, {
-    narrow_target!(u8, to_e5m2);
-    #[inline(always)]
-    fn put<D: Lane>(x: u8) -> D::T {
-        D::from_f32(e5m2_to_f32(x))
-    }
-});
+}
+
+/// The float8_e4m3 lane.
+pub(crate) type Float8E4m3 = Float8<{ DType::Float8E4m3.code() }>;
+/// The float8_e5m2 lane.
+pub(crate) type Float8E5m2 = Float8<{ DType::Float8E5m2.code() }>;
 lane!(Float32, f32, bytes_io, {
     #[inline(always)]
     fn from_f32(x: f32) -> f32 {

@@ -30,6 +30,7 @@ pub(crate) use arith_loops::{binary_run, swapped, takes, BinRun, Strided};
 pub(crate) use select::{selector, SelectRun};
 pub(crate) use sum::{adder, Operand};
 
+use super::table::every_dtype;
 use super::DType;
 use kinds::*;
 
@@ -200,9 +201,7 @@ macro_rules! to_each {
 macro_rules! from_each {
     ($src:expr, $dst:expr, $($S:ident)*) => {
         match $src {
-            $(DType::$S => to_each!($S, $dst, Float16 Bfloat16 Float8E4m3 Float8E5m2 Float32
-                Float64 Int4 Uint4 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64
-                Complex128 Bool),)*
+            $(DType::$S => every_dtype!(to_each!($S, $dst,)),)*
         }
     };
 }
@@ -210,8 +209,7 @@ macro_rules! from_each {
 /// The typed conversion of `src` elements into `dst` elements (little-endian bytes;
 /// into the same dtype it converts too, quieting NaNs: callers copy instead).
 pub(crate) fn converter(src: DType, dst: DType) -> Run {
-    from_each!(src, dst, Float16 Bfloat16 Float8E4m3 Float8E5m2 Float32 Float64 Int4 Uint4
-        Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool)
+    every_dtype!(from_each!(src, dst,))
 }
 
 /// Moves `n` elements of lane `L` bit for bit (no conversion: signalling NaNs stay).
@@ -252,6 +250,5 @@ macro_rules! copy_each {
 
 /// The bit-for-bit move of `d` elements between any two runs.
 pub(crate) fn copier(d: DType) -> Run {
-    copy_each!(d, Float16 Bfloat16 Float8E4m3 Float8E5m2 Float32 Float64 Int4 Uint4 Int8
-        Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool)
+    every_dtype!(copy_each!(d,))
 }

@@ -5,8 +5,9 @@
 //! element: a NaN operand gives that NaN quieted (`x`'s first), infinities of
 //! opposite signs the positive quiet NaN (where x86 would give a negative one).
 
-use super::decode::{bf16_to_f32, e4m3_to_f32, e5m2_to_f32, f16_to_f32};
-use super::encode::{quiet32, quiet64, to_bf16, to_e4m3, to_e5m2, to_f16};
+use super::decode::{bf16_to_f32, f16_to_f32};
+use super::encode::{quiet32, quiet64, to_bf16, to_f16};
+use super::kinds::Float8;
 use super::{at, Lane, BLOCK};
 use crate::dtype::DType;
 
@@ -103,14 +104,31 @@ macro_rules! narrow_sum {
 
 narrow_sum!(Float16, f16_to_f32, to_f16, |r| r & 0x7fff > 0x7c00);
 narrow_sum!(Bfloat16, bf16_to_f32, to_bf16, |r| r & 0x7fff > 0x7f80);
-// float8_e4m3 has no infinity: a sum past 464 in magnitude is its NaN, common enough
-// (two operands over 232) that a block holding one, summed twice, made the add 13%
-// slower in wasm on such data (4 M elements in Node). It sums by the rule throughout.
-sum!(Float8E4m3, |a, b| to_e4m3(add32(
-    e4m3_to_f32(a),
-    e4m3_to_f32(b)
-)));
-narrow_sum!(Float8E5m2, e5m2_to_f32, to_e5m2, |r| r & 0x7f > 0x7c);
+/// The float8s: as [`narrow_sum`]'s where the format has infinities. One without
+/// (float8_e4m3fn) makes a sum past its largest finite its NaN, common enough (with
+/// e4m3fn, two operands over 232) that a block holding one, summed twice, made the add
+/// 13% slower in wasm on such data (4 M elements in Node): it sums by the rule
+/// throughout.
+impl<const CODE: u8> Sum for Float8<CODE> {
+    #[inline(always)]
+    fn add(a: u8, b: u8) -> u8 {
+        Self::encode(add32(Self::decode(a), Self::decode(b)))
+    }
+    #[inline(always)]
+    fn plain(a: u8, b: u8) -> u8 {
+        if Self::FORMAT.ieee {
+            Self::encode(Self::decode(a) + Self::decode(b))
+        } else {
+            Self::add(a, b)
+        }
+    }
+    #[inline(always)]
+    fn unruly(r: u8) -> bool {
+        // A NaN: every exponent bit and some fraction bit.
+        let f = Self::FORMAT;
+        f.ieee && (r & 0x7f) as u32 > ((1 << f.exponent_bits) - 1) << f.fraction_bits
+    }
+}
 /// A float lane whose plain sum is the hardware's, fixed up only in the rare blocks
 /// that hold a NaN.
 macro_rules! float_sum {
@@ -310,6 +328,5 @@ macro_rules! each {
 
 /// The typed sum of dtype `d`.
 pub(crate) fn adder(d: DType) -> AddRun {
-    each!(d, Float16 Bfloat16 Float8E4m3 Float8E5m2 Float32 Float64 Int4 Uint4 Int8 Uint8
-        Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool)
+    super::super::table::every_dtype!(each!(d,))
 }
