@@ -26,7 +26,7 @@
 //! | [`Error`] | the one error type: each names the function called and why |
 //! | [`dtype`] | the dtype table ([`DType`]: bits, alignment, DLPack code, range), element types ([`dtype::F8E4m3`], ...), [`dtype::convert_bits`] (every dtype into every dtype, the reference) |
 //! | [`layout`] | [`Layout`] (shape, strides, offset, in elements), [`Move`] (reshape, permute, expand, slices, flip, unsqueeze, squeeze) |
-//! | [`wgsl`] | the WGSL of the GPU kernels, generated from the dtype table |
+//! | `wgsl` | the WGSL of the GPU kernels, generated from the dtype table (internal) |
 //! | [`rig`] | the runtime: [`Rig`] (a device), [`rig::Buffer`] (bytes of one allocation), [`rig::Claim`] (who reads and writes it), [`Rig::submit`]; [`rig::wgpu`] (GPU devices), `rig::cuda` (feature `cuda`) |
 //! | [`mod@array`] | [`AnyArray`] and [`Array`] (dtype, layout, buffer): views, bitcast, placement between devices bit for bit, `ndarray` interop, DLPack ([`array::dlpack`]), the door (the claims of a kernel call) |
 //! | [`kernels`] | [`kernels::add`], [`kernels::add_donated`], [`kernels::fill`] and the cast ([`AnyArray::cast`]), on every device |
@@ -66,7 +66,7 @@ pub mod rig;
 mod sync;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
-pub mod wgsl;
+pub(crate) mod wgsl;
 
 pub use dtype::DType;
 pub use error::{Error, Result};

@@ -445,7 +445,10 @@ fn add_on_the_gpu_equals_the_host_native_and_emulated() {
     })
     .unwrap();
     assert!(!guarded.wgpu().unwrap().native().f32_exact);
-    assert_eq!(emulated.wgpu().unwrap().native(), nxrig::wgsl::Native::NONE);
+    assert_eq!(
+        emulated.wgpu().unwrap().native(),
+        nxrig::rig::wgpu::Native::NONE
+    );
     let mut bad = Vec::new();
     for d in DType::ALL {
         let (xs, ys) = add_pairs(d);

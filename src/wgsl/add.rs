@@ -24,17 +24,6 @@ const F32_AGAIN: &str = include_str!("../../shaders/add_f32_again.wgsl");
 /// `f32` on a device whose additions a probe found exact on subnormals (`f32_exact`):
 /// there the native sum stands, NaNs fixed up by bit selects. Conversions (casts) are
 /// always emulated, because WGSL lets a narrowing conversion round either way.
-///
-/// ```
-/// use nxrig::wgsl::{add_module, Native};
-/// use nxrig::DType;
-///
-/// let all = Native { f32: true, f16: true, f64: true, int64: true, f32_exact: false };
-/// let wgsl = add_module(DType::Float16, all.for_dtype(DType::Float16));
-/// assert!(wgsl.contains("enable f16"));
-/// let none = Native { f32: false, f16: false, f64: false, int64: false, f32_exact: false };
-/// assert!(!add_module(DType::Float16, none).contains("enable f16")); // exact in u32 words
-/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Native {
     /// Use `f32` arithmetic.
@@ -139,13 +128,6 @@ fn add_int(d: DType, native: Native) -> String {
 /// The WGSL module that stores `x + y` of dtype `d` over any layouts: bindings 0 the
 /// parameters (`walk_params3`), 1 `x`, 2 the output, 3 `y`. `native` (narrowed by
 /// [`Native::for_dtype`]) picks native arithmetic.
-///
-/// ```
-/// use nxrig::wgsl::{add_module, Native};
-/// use nxrig::DType;
-/// let m = add_module(DType::Float16, Native::NONE);
-/// assert!(m.contains("add_small(a.x, b.x, f)") && !m.contains("enable f16"));
-/// ```
 pub fn add_module(d: DType, native: Native) -> String {
     let native = native.for_dtype(d);
     let w = Words::of(d);
@@ -214,13 +196,6 @@ pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<Strin
 /// the sums in native float32, each rounded once into the dtype, and binding 4 (an
 /// `atomic<u32>`) set to 1 where any element needs the exact sum (a NaN or an
 /// infinity; bfloat16 pairs below 2^-100); `None` for other dtypes.
-///
-/// ```
-/// use nxrig::wgsl::add_module_narrow_first;
-/// use nxrig::DType;
-/// assert!(add_module_narrow_first(DType::Bfloat16, true).unwrap().contains("f32_to_bfloat16"));
-/// assert!(add_module_narrow_first(DType::Int16, true).is_none());
-/// ```
 pub fn add_module_narrow_first(d: DType, at_zero: bool) -> Option<String> {
     let (functions, one) = super::add_narrow::first_parts(d)?;
     let parts = FlatParts {

@@ -33,18 +33,6 @@ pub struct Generated {
 /// (float32, int32 or uint32), `body` the statements that set every output from the
 /// inputs (values of the compute type named as the operands).
 ///
-/// ```
-/// use nxrig::wgsl::{elementwise_module, Slot};
-/// use nxrig::DType;
-/// let slots = [
-///     Slot { name: "x", dtype: DType::Bfloat16, output: false },
-///     Slot { name: "z", dtype: DType::Float8E4m3, output: true },
-/// ];
-/// let g = elementwise_module(&slots, DType::Float32, "z = x * 2.0;").unwrap();
-/// assert!(g.module.contains("var<storage, read_write> nx_op_z: array<atomic<u32>>"));
-/// assert_eq!(g.module.lines().nth(g.body_line as usize - 1), Some("z = x * 2.0;"));
-/// ```
-///
 /// # Errors
 /// A sentence for a compute dtype other than those three, or more than
 /// [`MAX_BOUND`] operands.

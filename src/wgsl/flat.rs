@@ -12,14 +12,6 @@ use super::words::Words;
 /// Elements an invocation of the contiguous form computes: four, or the most
 /// elements a word of any operand holds (eight 4-bit ones), so that a group is whole
 /// words of every operand.
-///
-/// ```
-/// use nxrig::wgsl::{flat_per, Slot};
-/// use nxrig::DType;
-/// let slot = |dtype, output| Slot { name: "x", dtype, output };
-/// assert_eq!(flat_per(&[slot(DType::Float32, false), slot(DType::Bfloat16, true)]), 4);
-/// assert_eq!(flat_per(&[slot(DType::Int4, false), slot(DType::Float64, true)]), 8);
-/// ```
 pub fn flat_per(slots: &[Slot<'_>]) -> u32 {
     slots
         .iter()

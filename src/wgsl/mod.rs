@@ -29,8 +29,8 @@ pub use elementwise::{
     compute_type, elementwise_module, elementwise_module_flat, elementwise_module_packed, flat_per,
     packed_per, Generated, Slot,
 };
-pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND, PARAMS_BYTES, WALK_N_BYTES};
-pub use raw::{raw_module, raw_params, RAW_AXES, RAW_LAYOUT_BYTES};
+pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND};
+pub use raw::{raw_module, raw_params, RAW_AXES};
 pub use words::{load_fn, store_fn, Words};
 
 /// The template of the transfer kernel.
@@ -94,17 +94,69 @@ pub fn transfer_module(bits: u32) -> String {
         .replace("{{STORE}}", &store_fn(w))
 }
 
-/// Every element width a dtype has, narrowest first.
-pub fn widths() -> Vec<u32> {
-    let mut w: Vec<u32> = crate::dtype::DType::ALL.iter().map(|d| d.bits()).collect();
-    w.sort_unstable();
-    w.dedup();
-    w
-}
-
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
+
+    /// What the generators' docs say of them.
+    #[test]
+    fn the_generators_do_what_their_docs_say() {
+        use crate::dtype::DType;
+        let all = Native {
+            f32: true,
+            f16: true,
+            f64: true,
+            int64: true,
+            f32_exact: false,
+        };
+        assert!(add_module(DType::Float16, all.for_dtype(DType::Float16)).contains("enable f16"));
+        let m = add_module(DType::Float16, Native::NONE);
+        assert!(m.contains("add_small(a.x, b.x, f)") && !m.contains("enable f16"));
+        let first = add_module_narrow_first(DType::Bfloat16, true).unwrap();
+        assert!(first.contains("f32_to_bfloat16"));
+        assert!(add_module_narrow_first(DType::Int16, true).is_none());
+        let slot = |dtype, output| Slot {
+            name: "x",
+            dtype,
+            output,
+        };
+        assert_eq!(
+            flat_per(&[slot(DType::Float32, false), slot(DType::Bfloat16, true)]),
+            4
+        );
+        assert_eq!(
+            flat_per(&[slot(DType::Int4, false), slot(DType::Float64, true)]),
+            8
+        );
+        let slots = [
+            Slot {
+                name: "x",
+                dtype: DType::Bfloat16,
+                output: false,
+            },
+            Slot {
+                name: "z",
+                dtype: DType::Float8E4m3,
+                output: true,
+            },
+        ];
+        let g = elementwise_module(&slots, DType::Float32, "z = x * 2.0;").unwrap();
+        assert!(g
+            .module
+            .contains("var<storage, read_write> nx_op_z: array<atomic<u32>>"));
+        assert_eq!(
+            g.module.lines().nth(g.body_line as usize - 1),
+            Some("z = x * 2.0;")
+        );
+    }
+
+    /// Every element width a dtype has, narrowest first.
+    fn widths() -> Vec<u32> {
+        let mut w: Vec<u32> = crate::dtype::DType::ALL.iter().map(|d| d.bits()).collect();
+        w.sort_unstable();
+        w.dedup();
+        w
+    }
 
     /// Parses and validates `src` with naga, as wgpu will, for an adapter with no
     /// shader feature.

@@ -54,15 +54,6 @@ impl Words {
         }
     }
 
-    /// The WGSL type that holds one element's raw bits.
-    pub fn bits_type(self) -> &'static str {
-        match self {
-            Words::Field { .. } | Words::Word => "u32",
-            Words::Multi { count: 2 } => "vec2<u32>",
-            Words::Multi { .. } => "vec4<u32>",
-        }
-    }
-
     /// True when a store writes part of a word that other elements share, so that a
     /// kernel storing at arbitrary positions must use atomics.
     pub fn shares_words(self) -> bool {

@@ -90,7 +90,7 @@ impl Kind {
                     let native = t.wgpu().expect("a wgpu device").native();
                     assert_eq!(
                         native,
-                        nxrig::wgsl::Native::NONE,
+                        nxrig::rig::wgpu::Native::NONE,
                         "the twin emulates every type"
                     );
                 }

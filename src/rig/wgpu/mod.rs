@@ -24,6 +24,7 @@ mod probe;
 mod program;
 mod raw;
 
+pub use crate::wgsl::Native;
 pub(crate) use gpu::instance;
 pub(crate) use gpu::name_of;
 #[cfg(not(target_arch = "wasm32"))]
