@@ -88,13 +88,6 @@ pub(crate) fn store4(w: Words) -> String {
 /// The WGSL module that converts elements of `src` into `dst` over any layouts, with
 /// the bindings of [`super::transfer_module`]. From float32 into float16, bfloat16, the
 /// float8s, int32 and uint32 it uses the short paths of `shaders/convert_f32.wgsl`.
-///
-/// ```
-/// use nxrig::wgsl::cast_module;
-/// use nxrig::DType;
-/// let m = cast_module(DType::Float32, DType::Float8E4m3);
-/// assert!(m.contains("fn convert(") && m.contains("atomicOr")); // 8-bit targets share words
-/// ```
 pub fn cast_module(src: DType, dst: DType) -> String {
     let (sw, dw) = (Words::of(src), Words::of(dst));
     CAST.replace("{{WALK}}", super::WALK)

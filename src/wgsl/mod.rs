@@ -148,6 +148,46 @@ mod tests {
             g.module.lines().nth(g.body_line as usize - 1),
             Some("z = x * 2.0;")
         );
+        assert_eq!(Words::of(DType::Int4), Words::Field { bits: 4 });
+        assert_eq!(Words::of(DType::Float32), Words::Word);
+        assert_eq!(Words::of(DType::Complex128), Words::Multi { count: 4 });
+        assert!(Words::of(DType::Uint8).shares_words());
+        let m = cast_module(DType::Float32, DType::Float8E4m3);
+        assert!(m.contains("fn convert(") && m.contains("atomicOr")); // 8-bit targets share words
+        let slots = [
+            Slot {
+                name: "x",
+                dtype: DType::Int4,
+                output: false,
+            },
+            Slot {
+                name: "z",
+                dtype: DType::Bfloat16,
+                output: true,
+            },
+        ];
+        let src = "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    store_z(id.x, load_x(numel_x() - 1u - id.x));\n}\n";
+        let g = raw_module(&slots, DType::Float32, src).unwrap();
+        assert!(g.module.contains("fn load_x(i: u32) -> f32"));
+        assert!(g.module.contains("fn store_z(i: u32, v: f32)"));
+        assert_eq!(
+            g.module.lines().nth(g.body_line as usize - 1),
+            Some("@compute @workgroup_size(64)")
+        );
+        use crate::layout::Layout;
+        let le = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let c = Layout::contiguous(&[2, 3]).unwrap();
+        let t = Layout::new(&[3, 2], &[1, 3], 0).unwrap(); // its transpose
+        let p = raw_params(&[c, t]).unwrap();
+        assert_eq!(p[..16], le(&[6, 1, 0, 0])); // one axis of 6
+        assert_eq!(p[144..160], le(&[6, 2, 0, 0])); // two axes
+        let p = walk_params((&c, 8), (&c, 0)).unwrap();
+        // Two contiguous axes walk as one: 6 elements, rank 1, offsets 8 and 0.
+        assert_eq!(p[..16], le(&[6, 1, 8, 0]));
+        assert!(walk_params((&c, 1 << 31), (&c, 0)).is_none());
+        let p = walk_params_n(&[(&c, 4), (&c, 0), (&c, 0)]).unwrap();
+        assert_eq!(p[..8], le(&[6, 1])); // one axis of 6
+        assert_eq!(p[16..20], le(&[4])); // the first operand's offset
     }
 
     /// Every element width a dtype has, narrowest first.

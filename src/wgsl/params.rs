@@ -11,16 +11,6 @@ pub const PARAMS_BYTES: usize = 16 + 16 * 16 + 16;
 /// positions counted from `base` elements into its binding: `None` where a count, a
 /// stride or a position does not fit the kernel's 32-bit arithmetic (more than
 /// `u32::MAX` elements, or a position past `i32::MAX`).
-///
-/// ```
-/// use nxrig::{layout::Layout, wgsl::walk_params};
-/// let src = Layout::contiguous(&[2, 3])?;
-/// let p = walk_params((&src, 8), (&src, 0)).unwrap();
-/// // Two contiguous axes walk as one: 6 elements, rank 1, offsets 8 and 0.
-/// assert_eq!(&p[..16], [6u32, 1, 8, 0].map(u32::to_le_bytes).concat());
-/// assert!(walk_params((&src, 1 << 31), (&src, 0)).is_none());
-/// # Ok::<(), nxrig::Error>(())
-/// ```
 pub fn walk_params(src: (&Layout, usize), dst: (&Layout, usize)) -> Option<Vec<u8>> {
     walk_params3(src, dst, None)
 }
@@ -100,15 +90,6 @@ pub const WALK_N_BYTES: usize = 16 + 32 + 64 + 512;
 /// The `Walk` of an elementwise module over `ops` (at most [`MAX_BOUND`] layouts of one
 /// shape, each counted from `base` elements into its binding): `None` where a count,
 /// a stride or a position does not fit 32-bit arithmetic.
-///
-/// ```
-/// use nxrig::{layout::Layout, wgsl::walk_params_n};
-/// let c = Layout::contiguous(&[2, 3])?;
-/// let p = walk_params_n(&[(&c, 4), (&c, 0), (&c, 0)]).unwrap();
-/// assert_eq!(&p[..8], [6u32, 1].map(u32::to_le_bytes).concat()); // one axis of 6
-/// assert_eq!(&p[16..20], 4u32.to_le_bytes()); // the first operand's offset
-/// # Ok::<(), nxrig::Error>(())
-/// ```
 pub fn walk_params_n(ops: &[(&Layout, usize)]) -> Option<Vec<u8>> {
     if ops.is_empty() || ops.len() > MAX_BOUND {
         return None;

@@ -22,20 +22,6 @@ pub const RAW_LAYOUT_BYTES: usize = 16 + RAW_AXES * 8;
 /// `source`, the user's module, which calls them. An index at or past an operand's
 /// `numel` loads 0 and stores nothing.
 ///
-/// ```
-/// use nxrig::wgsl::{raw_module, Slot};
-/// use nxrig::DType;
-/// let slots = [
-///     Slot { name: "x", dtype: DType::Int4, output: false },
-///     Slot { name: "z", dtype: DType::Bfloat16, output: true },
-/// ];
-/// let src = "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    store_z(id.x, load_x(numel_x() - 1u - id.x));\n}\n";
-/// let g = raw_module(&slots, DType::Float32, src).unwrap();
-/// assert!(g.module.contains("fn load_x(i: u32) -> f32"));
-/// assert!(g.module.contains("fn store_z(i: u32, v: f32)"));
-/// assert_eq!(g.module.lines().nth(g.body_line as usize - 1), Some("@compute @workgroup_size(64)"));
-/// ```
-///
 /// # Errors
 /// A sentence for a compute dtype other than those three, or other than 1 to 8
 /// operands.
@@ -83,16 +69,6 @@ pub fn raw_module(slots: &[Slot<'_>], compute: DType, source: &str) -> Result<Ge
 /// its binding's first element: `None` where an operand has more than [`RAW_AXES`]
 /// axes after merging, or a count, a stride or a position does not fit 32-bit
 /// arithmetic.
-///
-/// ```
-/// use nxrig::{layout::Layout, wgsl::raw_params};
-/// let c = Layout::contiguous(&[2, 3])?;
-/// let t = Layout::new(&[3, 2], &[1, 3], 0)?; // its transpose
-/// let p = raw_params(&[c, t]).unwrap();
-/// assert_eq!(&p[..16], [6u32, 1, 0, 0].map(u32::to_le_bytes).concat()); // one axis of 6
-/// assert_eq!(&p[144..160], [6u32, 2, 0, 0].map(u32::to_le_bytes).concat()); // two axes
-/// # Ok::<(), nxrig::Error>(())
-/// ```
 pub fn raw_params(layouts: &[Layout]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(layouts.len() * RAW_LAYOUT_BYTES);
     for l in layouts {

@@ -9,16 +9,6 @@
 use crate::dtype::DType;
 
 /// The word layout of elements `bits` wide.
-///
-/// ```
-/// use nxrig::wgsl::Words;
-/// use nxrig::DType;
-///
-/// assert_eq!(Words::of(DType::Int4), Words::Field { bits: 4 });
-/// assert_eq!(Words::of(DType::Float32), Words::Word);
-/// assert_eq!(Words::of(DType::Complex128), Words::Multi { count: 4 });
-/// assert!(Words::of(DType::Uint8).shares_words());
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Words {
     /// Several elements a word: each a bit field of `bits` bits.
