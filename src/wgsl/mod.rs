@@ -98,17 +98,20 @@ pub fn transfer_module(bits: u32) -> String {
 mod tests {
     use super::*;
 
+    /// Every type native, the probe's exact float32 sums aside.
+    const ALL_NATIVE: Native = Native {
+        f32: true,
+        f16: true,
+        f64: true,
+        int64: true,
+        f32_exact: false,
+    };
+
     /// What the generators' docs say of them.
     #[test]
     fn the_generators_do_what_their_docs_say() {
         use crate::dtype::DType;
-        let all = Native {
-            f32: true,
-            f16: true,
-            f64: true,
-            int64: true,
-            f32_exact: false,
-        };
+        let all = ALL_NATIVE;
         assert!(add_module(DType::Float16, all.for_dtype(DType::Float16)).contains("enable f16"));
         let m = add_module(DType::Float16, Native::NONE);
         assert!(m.contains("add_small(a.x, b.x, f)") && !m.contains("enable f16"));
@@ -238,13 +241,7 @@ mod tests {
     fn every_add_module_validates_emulated_and_native() {
         use crate::dtype::DType;
         use naga::valid::Capabilities as C;
-        let all = Native {
-            f32: true,
-            f16: true,
-            f64: true,
-            int64: true,
-            f32_exact: false,
-        };
+        let all = ALL_NATIVE;
         for d in DType::ALL {
             let m = add_module(d, Native::NONE);
             assert!(!m.contains("{{"), "unfilled placeholder: {d}");
