@@ -2,34 +2,11 @@
 //! naming the file (and the tensor), exit code 2, and no output file.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn nxrig(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_nxrig"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
-}
-
-/// A .safetensors file from a JSON header and data, by hand (8-byte length, header, data).
-fn safetensors(dir: &Path, name: &str, header: &str, data: &[u8]) -> PathBuf {
-    let mut b = (header.len() as u64).to_le_bytes().to_vec();
-    b.extend_from_slice(header.as_bytes());
-    b.extend_from_slice(data);
-    let p = dir.join(name);
-    std::fs::write(&p, b).unwrap();
-    p
-}
-
-fn f32_bytes(xs: &[f32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
+use common::{f32_bytes, nxrig, safetensors};
 
 fn good(dir: &Path) -> PathBuf {
     let mut data = f32_bytes(&[1.0, 2.5, -3.0, 65520.0]);

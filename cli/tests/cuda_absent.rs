@@ -7,6 +7,8 @@
 //! driver at all is this machine's, in `tests/cli.rs`.
 #![cfg(all(feature = "cuda", target_os = "linux"))]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,16 +56,7 @@ fn a_broken_driver_is_said_before_a_missing_nvrtc() {
 
 /// `nxrig args` with only `dir` on the loader's path: status, stdout, stderr.
 fn nxrig(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nxrig"))
-        .args(args)
-        .env("LD_LIBRARY_PATH", dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::nxrig_env(args, &[("LD_LIBRARY_PATH", dir.as_os_str())])
 }
 
 /// The line of `nxrig devices` that says why no CUDA device is listed, after checking

@@ -7,39 +7,13 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_nxrig");
+mod common;
 
-/// Runs nxrig with `args`, killed after 60 s (a hang fails the test).
-fn nxrig(args: &[&str]) -> (i32, String, String) {
-    let child = Command::new(BIN)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as i32;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || tx.send(child.wait_with_output()));
-    match rx.recv_timeout(Duration::from_secs(60)) {
-        Ok(o) => {
-            let o = o.unwrap();
-            (
-                o.status.code().unwrap_or(-1),
-                String::from_utf8_lossy(&o.stdout).into(),
-                String::from_utf8_lossy(&o.stderr).into(),
-            )
-        }
-        Err(_) => {
-            // SAFETY: a signal to the child this test made.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            panic!("nxrig {args:?} hung");
-        }
-    }
-}
+use common::{npy, nxrig, safetensors, BIN};
 
 /// Bad input's outcome: exit 2, one line `nxrig: FILE...` holding `want`, and no file
 /// in `dir` but `keep`.
@@ -60,30 +34,6 @@ fn refused(dir: &Path, args: &[&str], want: &str, keep: &[&str]) -> String {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
     err
-}
-
-fn safetensors(dir: &Path, name: &str, header: &str, data: &[u8]) -> PathBuf {
-    let mut b = (header.len() as u64).to_le_bytes().to_vec();
-    b.extend_from_slice(header.as_bytes());
-    b.extend_from_slice(data);
-    let p = dir.join(name);
-    std::fs::write(&p, b).unwrap();
-    p
-}
-
-/// A `.npy` file of version 1.0 with the dict `dict` and `data`.
-fn npy(dir: &Path, name: &str, dict: &str, data: &[u8]) -> PathBuf {
-    let mut h = dict.to_owned();
-    let pad = (64 - (10 + h.len() + 1) % 64) % 64;
-    h.push_str(&" ".repeat(pad));
-    h.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend_from_slice(&(h.len() as u16).to_le_bytes());
-    b.extend_from_slice(h.as_bytes());
-    b.extend_from_slice(data);
-    let p = dir.join(name);
-    std::fs::write(&p, b).unwrap();
-    p
 }
 
 fn s(p: &Path) -> &str {
