@@ -8,7 +8,7 @@
 // that flushes subnormals would get wrong. Only then does the exact kernel run over
 // the piece (dispatched indirectly, as float32's first pass is). A branch would not
 // do: a CPU adapter such as SwiftShader runs both sides of every branch. The
-// placeholders (a name in double braces) are filled by src/wgsl/add_narrow.rs.
+// placeholders (a name in double braces) are filled by src/wgsl/add_subword.rs.
 
 @group(0) @binding(4) var<storage, read_write> flag: atomic<u32>;
 

@@ -180,7 +180,7 @@ pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<Strin
     let native = native.for_dtype(d);
     let lane = "fn add_lane(a: u32, b: u32) -> u32 {\n    return add(vec4<u32>(a, 0u, 0u, 0u), vec4<u32>(b, 0u, 0u, 0u)).x;\n}\n";
     let functions = add_fns(d, native) + "\n" + lane;
-    let one = super::add_narrow::lanes(d.bits(), "add_lane");
+    let one = super::add_subword::lanes(d.bits(), "add_lane");
     let parts = FlatParts {
         enable: enable(native),
         two_sources: true,
@@ -197,7 +197,7 @@ pub fn add_module_flat4(d: DType, native: Native, at_zero: bool) -> Option<Strin
 /// `atomic<u32>`) set to 1 where any element needs the exact sum (a NaN or an
 /// infinity; bfloat16 pairs below 2^-100); `None` for other dtypes.
 pub fn add_module_narrow_first(d: DType, at_zero: bool) -> Option<String> {
-    let (functions, one) = super::add_narrow::first_parts(d)?;
+    let (functions, one) = super::add_subword::first_parts(d)?;
     let parts = FlatParts {
         enable: "",
         two_sources: true,

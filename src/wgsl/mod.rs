@@ -6,15 +6,15 @@
 //! device memory as `array<u32>` and runs these modules.
 
 mod add;
-mod add_narrow;
+mod add_subword;
 mod cast;
 pub(crate) mod elementwise;
+pub(crate) mod first_pass;
 mod flat;
 mod grid;
 mod narrow;
 mod operands;
 pub(crate) mod ops;
-pub(crate) mod ops_first;
 mod params;
 mod raw;
 mod walked;

@@ -86,7 +86,7 @@ pub(crate) fn prepare<C: Compute>(
 }
 
 /// A first pass of the contiguous form of one of nxrig's own operations: its helpers,
-/// body and what an invocation does after its loop (`crate::wgsl::ops_first`).
+/// body and what an invocation does after its loop (`crate::wgsl::first_pass`).
 pub(crate) struct First<'a> {
     pub(crate) helpers: String,
     pub(crate) body: &'a str,

@@ -8,8 +8,8 @@ use crate::array::AnyArray;
 use crate::error::Error;
 use crate::kernels::elementwise::wgpu::{prepare_bits, run, First};
 use crate::rig::wgpu::Gpu;
+use crate::wgsl::first_pass::{first_helpers, FIRST_BODY, FIRST_END};
 use crate::wgsl::ops::{op_helpers, BINARY_BODY, SELECT_BODY, UNARY_BODY};
-use crate::wgsl::ops_first::{first_helpers, FIRST_BODY, FIRST_END};
 use crate::wgsl::Slot;
 
 /// `which` over `inputs` (broadcast to `out`'s layout already, all on `g`'s device:
@@ -57,7 +57,7 @@ pub(crate) fn apply(
     };
     // sub, mul and div of the 8- and 16-bit floats, sub and mul of float32, where the
     // device has float32: native float32 first, the exact module only over pieces
-    // whose flag is up (`wgsl::ops_first`).
+    // whose flag is up (`wgsl::first_pass`).
     let first = match which {
         Which::Binary(a) if g.native().f32 && slots.iter().all(|s| s.dtype == out.dtype()) => {
             first_helpers(a, out.dtype()).map(|helpers| First {
