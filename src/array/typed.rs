@@ -102,7 +102,9 @@ impl<E: Element> Array<E> {
     /// [`Error::Invalid`] if `xs` does not have one value per index of `shape`, and what
     /// [`Layout::contiguous`] returns.
     pub fn of_array(shape: &[usize], xs: &[E]) -> Result<Array<E>, Error> {
-        AnyArray::of_bits_iter(E::DTYPE, shape, xs.len(), xs.iter().map(|x| x.to_bits()))?.expect()
+        AnyArray::of_bits_iter(E::DTYPE, shape, xs.len(), xs.iter().map(|x| x.to_bits()))
+            .map_err(|e| e.called("Array::of_array"))?
+            .expect()
     }
 
     /// A fresh C-contiguous host array of `shape` holding each of `xs` (C order) as
@@ -117,7 +119,8 @@ impl<E: Element> Array<E> {
             shape,
             xs.len(),
             xs.iter().map(|&x| E::from_f64(x).to_bits()),
-        )?
+        )
+        .map_err(|e| e.called("Array::of_f64"))?
         .expect()
     }
 

@@ -116,8 +116,9 @@ impl Layout {
                 format!("rank {} exceeds max_rank {MAX_RANK}", shape.len()),
             ));
         }
-        numel(shape)?;
-        let s = c_strides(shape)?;
+        let named = |e: Error| e.called("Layout::contiguous");
+        numel(shape).map_err(named)?;
+        let s = c_strides(shape).map_err(named)?;
         Layout::new(shape, &s[..shape.len()], 0)
     }
 

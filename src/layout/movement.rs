@@ -156,7 +156,8 @@ impl Move {
                         format!("rank {} exceeds max_rank {MAX_RANK}", s.len()),
                     ));
                 }
-                if numel(s)? != numel(shape)? {
+                let count = |x: &[usize]| numel(x).map_err(|e| e.called(op));
+                if count(s)? != count(shape)? {
                     return Err(bad(
                         op,
                         format!("cannot reshape {shape:?} into {s:?}: element counts differ"),
@@ -195,7 +196,7 @@ impl Move {
                         ));
                     }
                 }
-                numel(s)?;
+                numel(s).map_err(|e| e.called(op))?;
                 Ok(s.clone())
             }
             Move::Slice(sl) => {

@@ -167,3 +167,19 @@ pub fn check_records(exe: &std::path::Path, args: &[&str], name: &str, records: 
     );
     let _ = std::fs::remove_file(&file);
 }
+
+/// A refusal's error, checked: `r` is an error whose `Debug` starts with `variant`
+/// (`"Layout"`, `"Invalid"`) and which names `op`, the function called.
+pub fn refused<T: std::fmt::Debug>(
+    r: Result<T, nxrig::Error>,
+    variant: &str,
+    op: &str,
+) -> nxrig::Error {
+    let e = r.expect_err(&format!("{op} refuses"));
+    assert!(
+        format!("{e:?}").starts_with(&format!("{variant} ")),
+        "{variant} expected: {e:?}"
+    );
+    assert_eq!(e.op(), Some(op), "{e}");
+    e
+}
