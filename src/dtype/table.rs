@@ -192,6 +192,7 @@ pub mod dlpack {
 /// assert!(r.aliases.contains(&"float8_e4m3fn"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Row {
     /// The dtype.
     pub dtype: DType,
