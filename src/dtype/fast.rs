@@ -35,11 +35,7 @@ pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
     let sub = (f32::from_bits(a) + magic)
         .to_bits()
         .wrapping_sub(magic.to_bits());
-    let emax = if f.ieee { emask - 1 } else { emask } as i32 - f.bias;
-    // The magnitude from which a value rounds past the largest finite.
-    let top = if f.ieee { fmask } else { fmask - 1 };
-    let limit = (((emax + 127) as u32) << 23) | (top << drop) | (1 << (drop - 1));
-    let min_normal = ((128 - f.bias) as u32) << 23;
+    let (limit, min_normal) = narrow_bounds(f);
     let r = if f.ieee {
         let nan = (emask << m) | (1 << (m - 1)) | ((a >> drop) & fmask);
         if a > 0x7f80_0000 {
@@ -59,6 +55,20 @@ pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
         sub
     };
     r | sign
+}
+
+/// The float32 magnitudes (bits, sign clear) that bound a narrow float format `f`'s
+/// normal results: from the first a value rounds past the largest finite (its fraction
+/// all ones, all but the last where the all-ones pattern is NaN, and a half ulp more),
+/// and the second is its least normal. The host's encoder and the WGSL one share them.
+pub(crate) const fn narrow_bounds(f: FloatFormat) -> (u32, u32) {
+    let emask = (1u32 << f.exponent_bits) - 1;
+    let fmask = (1u32 << f.fraction_bits) - 1;
+    let drop = 23 - f.fraction_bits;
+    let emax = if f.ieee { emask - 1 } else { emask } as i32 - f.bias;
+    let top = if f.ieee { fmask } else { fmask - 1 };
+    let limit = (((emax + 127) as u32) << 23) | (top << drop) | (1 << (drop - 1));
+    (limit, ((128 - f.bias) as u32) << 23)
 }
 
 /// float32 bits into float16 bits, rounded to nearest, ties to even.

@@ -14,10 +14,10 @@ const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
 /// The narrow floats written from their format: every float under 32 bits but
 /// bfloat16.
 fn by_format() -> impl Iterator<Item = (DType, FloatFormat)> {
-    DType::ALL.into_iter().filter_map(|d| {
-        let narrow = d.class() == Class::Float && d.bits() < 32 && d != DType::Bfloat16;
-        narrow.then(|| (d, d.float_format().expect("a float has a format")))
-    })
+    DType::ALL
+        .into_iter()
+        .filter(|&d| is_narrow(d) && d != DType::Bfloat16)
+        .map(|d| (d, d.float_format().expect("a float has a format")))
 }
 
 /// Whether `d` is a float narrower than float32 (its `f32_to_<name>` exists).
@@ -37,13 +37,7 @@ fn encoder(d: DType, f: FloatFormat) -> String {
     let emask = (1u32 << e) - 1;
     let fmask = (1u32 << m) - 1;
     let drop = 23 - m;
-    let emax = if f.ieee { emask - 1 } else { emask } as i32 - f.bias;
-    // The float32 magnitude from which a value rounds past the largest finite: its
-    // fraction all ones (all but the last for a format whose all-ones pattern is NaN)
-    // and then one half ulp.
-    let top = if f.ieee { fmask } else { fmask - 1 };
-    let limit = (((emax + 127) as u32) << 23) | (top << drop) | (1 << (drop - 1));
-    let min_normal = ((1 - f.bias + 127) as u32) << 23;
+    let (limit, min_normal) = crate::dtype::fast::narrow_bounds(f);
     let special = if f.ieee {
         format!(
             "    if (a > 0x7f800000u) {{ return sign | {:#x}u | ((a >> {drop}u) & {fmask:#x}u); }}\n    if (a >= {limit:#x}u) {{ return sign | {:#x}u; }}\n",
