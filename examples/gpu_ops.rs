@@ -14,6 +14,10 @@ type Op = fn(&AnyArray, &AnyArray) -> Result<AnyArray, Error>;
 
 fn main() -> Result<(), Error> {
     let name = std::env::args().nth(1).unwrap_or_else(|| "gpu".into());
+    let rounds: usize = std::env::var("NX_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(3);
     let rig = Rig::by_name(&name)?;
     let about = rig.describe().unwrap_or_default();
     println!("{} ({about}), 4 M elements, best of 3, ms", rig.name());
@@ -34,7 +38,7 @@ fn main() -> Result<(), Error> {
         let mut row = format!("| {d} |");
         for (_, f) in ops {
             let mut best = f64::INFINITY;
-            for _ in 0..3 {
+            for _ in 0..rounds {
                 let t = Instant::now();
                 let z = f(&x, &x)?;
                 z.to_device(&Rig::host())?;

@@ -232,6 +232,11 @@ on_every_device! {
             let x = both(of_bits(d, &[1009], &sample(d, 1009, 9)), from(8));
             let y = both(of_bits(d, &[1001], &sample(d, 1001, 10)), whole);
             check(d, &x, &y);
+            // From element 33 and 65: a whole group of every dtype's contiguous form
+            // (four words of the narrowest operand: 32 of int4), read from its offset.
+            let x = both(of_bits(d, &[1033], &sample(d, 1033, 11)), from(32));
+            let y = both(of_bits(d, &[1065], &sample(d, 1065, 12)), from(64));
+            check(d, &x, &y);
             // Odd offsets (the high nibble first for int4), longer than a block's worth
             // of whole words.
             let x = both(of_bits(d, &[1001], &sample(d, 1001, 7)), from(1));

@@ -3,9 +3,9 @@
 //! type, exactly) and store (the compute type rounded once into its dtype) generated
 //! from the dtype table, and the walk of up to [`MAX_BOUND`] layouts.
 
-pub use super::flat::flat_per;
+pub use super::contiguous::group_len;
 pub use super::operands::{compute_type, Slot};
-use super::operands::{parts, Parts};
+use super::operands::{parts, Access, Parts};
 #[cfg(doc)]
 use super::params::MAX_BOUND;
 pub use super::walked::packed_per;
@@ -25,8 +25,8 @@ pub struct Generated {
     /// The same module for walks of one axis (every layout merged into one, as
     /// contiguous and evenly strided arrays are): no loop over axes, which a CPU
     /// adapter such as SwiftShader runs whatever the rank; empty where there is none
-    /// (a raw module).
-    pub line: String,
+    /// (a raw module, the contiguous form).
+    pub one_axis: String,
 }
 
 /// The module of an elementwise kernel: `slots` bound in order, computed in `compute`
@@ -65,19 +65,25 @@ pub fn elementwise_module_packed(
 
 /// The contiguous form of [`elementwise_module`], for pieces whose operands are all
 /// C-contiguous from offsets that are multiples of its elements an invocation (the
-/// second value, [`flat_per`]): an invocation loads whole words of each input,
-/// computes that many elements, and stores whole words of each output, with no walk
-/// and no atomics. Its `line` is empty. The walk's count and offsets are in those
+/// second value, [`group_len`]): an invocation loads whole vectors of each input,
+/// computes that many elements, and stores whole vectors of each output, with no walk
+/// and no atomics; `at_zero`: for operands that all start their binding windows (the
+/// offsets unread). Its `one_axis` is empty. The walk's count and offsets are in those
 /// groups of elements.
 ///
 /// # Errors
 /// As [`elementwise_module`].
-pub fn elementwise_module_flat(
+pub fn elementwise_module_contiguous(
     slots: &[Slot<'_>],
     compute: DType,
     body: &str,
+    at_zero: bool,
 ) -> Result<(Generated, u32), String> {
-    generate(slots, Some(compute), "", body, Main::Flat, "").map(|g| (g, flat_per(slots)))
+    let main = Main::Contiguous {
+        at_zero,
+        looped: false,
+    };
+    generate(slots, Some(compute), "", body, main, "").map(|g| (g, group_len(slots)))
 }
 
 /// The module of one of nxrig's own operations: every operand its raw bits (a
@@ -120,10 +126,11 @@ pub(crate) enum Main {
     Walked,
     /// An invocation a word of C-contiguous sub-word outputs, walked, stored whole.
     Packed,
-    /// An invocation a group of [`flat_per`] elements of C-contiguous operands.
-    Flat,
-    /// [`Main::Flat`] with the group's elements in a loop, the body written once.
-    FlatLooped,
+    /// An invocation a group of [`group_len`] elements of C-contiguous operands:
+    /// whole vectors of each, the body written out for each element; or, `looped`,
+    /// a word at a time, the body written once in a loop; `at_zero`: every operand
+    /// starts its binding window.
+    Contiguous { at_zero: bool, looped: bool },
 }
 
 /// The module around `body`: operands decoded into `compute` and rounded back
@@ -143,7 +150,16 @@ fn generate(
         bindings,
         operands,
         ty,
-    } = parts(slots, compute, main != Main::Walked)?;
+    } = parts(
+        slots,
+        compute,
+        match main {
+            Main::Walked => Access::Element,
+            Main::Packed => Access::PackedOutputs,
+            Main::Contiguous { looped: false, .. } => Access::Vectors,
+            Main::Contiguous { looped: true, .. } => Access::Words,
+        },
+    )?;
     if !extra.is_empty() {
         helpers.push('\n');
         helpers.push_str(extra);
@@ -151,8 +167,14 @@ fn generate(
     let code = match main {
         Main::Walked => main_walked(slots),
         Main::Packed => main_packed(slots),
-        Main::Flat => super::flat::main_flat(slots),
-        Main::FlatLooped => super::flat::main_flat_looped(slots),
+        Main::Contiguous {
+            at_zero,
+            looped: false,
+        } => super::contiguous::main_contiguous(slots, at_zero),
+        Main::Contiguous {
+            at_zero,
+            looped: true,
+        } => super::contiguous::main_contiguous_looped(slots, at_zero),
     };
     let code = match code.strip_suffix("}\n") {
         Some(head) if !end.is_empty() => format!("{head}    {end}\n}}\n"),
@@ -179,20 +201,20 @@ fn generate(
         module.push_str(after.strip_prefix('\n').unwrap_or(after));
         (module, body_line)
     };
-    if matches!(main, Main::Flat | Main::FlatLooped) {
+    if matches!(main, Main::Contiguous { .. }) {
         let (module, body_line) = with("");
         return Ok(Generated {
             module,
             body_line,
-            line: String::new(),
+            one_axis: String::new(),
         });
     }
     let (module, body_line) = with(&positions(slots.len(), false));
-    let (line, _) = with(&positions(slots.len(), true));
+    let (one_axis, _) = with(&positions(slots.len(), true));
     Ok(Generated {
         module,
         body_line,
-        line,
+        one_axis,
     })
 }
 
@@ -256,22 +278,28 @@ mod tests {
                 let g = elementwise_module(&slots, c, "z = x + y;").unwrap();
                 assert!(!g.module.contains("{{"), "{c} {d}");
                 validate(&g.module).unwrap_or_else(|e| panic!("{c} {d}: {e}\n{}", g.module));
-                validate(&g.line).unwrap_or_else(|e| panic!("{c} {d} line: {e}\n{}", g.line));
-                let (f, per) = elementwise_module_flat(&slots, c, "z = x + y;").unwrap();
-                assert_eq!(per, 8, "int4's eight a word");
-                assert!(
-                    !f.module.contains("atomicOr"),
-                    "{c} {d}: flat stores words whole"
-                );
-                validate(&f.module).unwrap_or_else(|e| panic!("{c} {d} flat: {e}\n{}", f.module));
+                validate(&g.one_axis)
+                    .unwrap_or_else(|e| panic!("{c} {d} one axis: {e}\n{}", g.one_axis));
+                for at_zero in [false, true] {
+                    let (f, per) =
+                        elementwise_module_contiguous(&slots, c, "z = x + y;", at_zero).unwrap();
+                    assert_eq!(per, 32, "four words of int4");
+                    assert!(
+                        !f.module.contains("atomicOr"),
+                        "{c} {d}: the contiguous form stores words whole"
+                    );
+                    assert_eq!(f.module.contains("nx_walk.offsets"), !at_zero, "{c} {d}");
+                    validate(&f.module)
+                        .unwrap_or_else(|e| panic!("{c} {d} contiguous: {e}\n{}", f.module));
+                }
                 let p = elementwise_module_packed(&slots, c, "z = x + y;").unwrap();
                 assert_eq!(p.is_some(), d.bits() < 32, "{c} {d}");
                 if let Some(p) = p {
                     assert!(!p.module.contains("atomicOr"), "{c} {d}: stored whole");
                     validate(&p.module)
                         .unwrap_or_else(|e| panic!("{c} {d} packed: {e}\n{}", p.module));
-                    validate(&p.line)
-                        .unwrap_or_else(|e| panic!("{c} {d} packed line: {e}\n{}", p.line));
+                    validate(&p.one_axis)
+                        .unwrap_or_else(|e| panic!("{c} {d} packed one axis: {e}\n{}", p.one_axis));
                 }
             }
         }

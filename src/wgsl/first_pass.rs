@@ -154,7 +154,11 @@ mod tests {
                 };
                 let slots = [slot("a", false), slot("b", false), slot("z", true)];
                 let h = first_helpers(op, d).unwrap();
-                let g = bits_module_then(&slots, &h, FIRST_BODY, Main::Flat, FIRST_END)
+                let main = Main::Contiguous {
+                    at_zero: false,
+                    looped: false,
+                };
+                let g = bits_module_then(&slots, &h, FIRST_BODY, main, FIRST_END)
                     .unwrap()
                     .unwrap();
                 assert!(

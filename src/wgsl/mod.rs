@@ -8,9 +8,9 @@
 mod add;
 mod add_subword;
 mod cast;
+mod contiguous;
 pub(crate) mod elementwise;
 pub(crate) mod first_pass;
-mod flat;
 mod grid;
 mod narrow;
 mod operands;
@@ -26,8 +26,8 @@ pub use add::{
 };
 pub use cast::{cast_module, cast_module_flat4};
 pub use elementwise::{
-    compute_type, elementwise_module, elementwise_module_flat, elementwise_module_packed, flat_per,
-    packed_per, Generated, Slot,
+    compute_type, elementwise_module, elementwise_module_contiguous, elementwise_module_packed,
+    group_len, packed_per, Generated, Slot,
 };
 pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND};
 pub use raw::{raw_module, raw_params, RAW_AXES};
@@ -124,13 +124,14 @@ mod tests {
             output,
         };
         assert_eq!(
-            flat_per(&[slot(DType::Float32, false), slot(DType::Bfloat16, true)]),
-            4
-        );
-        assert_eq!(
-            flat_per(&[slot(DType::Int4, false), slot(DType::Float64, true)]),
+            group_len(&[slot(DType::Float32, false), slot(DType::Bfloat16, true)]),
             8
         );
+        assert_eq!(
+            group_len(&[slot(DType::Int4, false), slot(DType::Float64, true)]),
+            32
+        );
+        assert_eq!(group_len(&[slot(DType::Complex128, true)]), 4);
         let slots = [
             Slot {
                 name: "x",

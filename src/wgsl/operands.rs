@@ -51,9 +51,25 @@ pub(crate) struct Parts {
     pub(crate) ty: &'static str,
 }
 
+/// How a form of `main` reaches its operands' words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// An element at a walked position: `array<u32>` (sub-word outputs
+    /// `array<atomic<u32>>`), each operand's load or store at a position.
+    Element,
+    /// Inputs an element at a walked position, outputs a whole word an invocation
+    /// (`array<u32>`, no store at a position).
+    PackedOutputs,
+    /// Every operand whole `vec4<u32>`s (`array<vec4<u32>>`), no load or store at a
+    /// position: the contiguous form's.
+    Vectors,
+    /// Every operand whole words (`array<u32>`), no load or store at a position: the
+    /// looped contiguous form's.
+    Words,
+}
+
 /// The parts of `slots` bound in order, computed in `compute` (`None`: raw bits, a
-/// `vec4<u32>`); `packed`: outputs stored into words an invocation
-/// (`elementwise_module_packed`).
+/// `vec4<u32>`), reached as `access` says.
 ///
 /// # Errors
 /// A sentence for a compute dtype WGSL lacks, or other than 1 to [`MAX_BOUND`]
@@ -61,7 +77,7 @@ pub(crate) struct Parts {
 pub(crate) fn parts(
     slots: &[Slot<'_>],
     compute: Option<DType>,
-    packed: bool,
+    access: Access,
 ) -> Result<Parts, String> {
     let ty = match compute {
         None => "vec4<u32>",
@@ -93,7 +109,11 @@ pub(crate) fn parts(
         fast_f32 |= f32_path;
         operands.push(conv);
         if s.output {
-            let word = if packed { "u32" } else { w.dst_word() };
+            let word = match access {
+                Access::Element => w.dst_word(),
+                Access::PackedOutputs | Access::Words => "u32",
+                Access::Vectors => "vec4<u32>",
+            };
             bindings.push(format!(
                 "@group(0) @binding({}) var<storage, read_write> {arr}: array<{word}>;",
                 j + 1
@@ -106,17 +126,20 @@ pub(crate) fn parts(
             operands.push(format!(
                 "fn nx_bits_{name}(v: {ty}) -> vec4<u32> {{\n    return nx_convert_{name}({bits});\n}}"
             ));
-            if !packed {
+            if access == Access::Element {
                 operands.push(store_named(w, &raw, &arr));
                 operands.push(store4_named(&format!("nx_store4_{name}"), &raw, w));
             }
         } else {
+            let word = if access == Access::Vectors {
+                "vec4<u32>"
+            } else {
+                "u32"
+            };
             bindings.push(format!(
-                "@group(0) @binding({}) var<storage, read> {arr}: array<u32>;",
+                "@group(0) @binding({}) var<storage, read> {arr}: array<{word}>;",
                 j + 1
             ));
-            operands.push(load_named(w, &raw, &arr));
-            operands.push(load4(&format!("nx_load4_{name}"), &raw, w));
             let value = match compute {
                 None => "b".to_owned(),
                 Some(DType::Uint32) => "b.x".to_owned(),
@@ -125,9 +148,13 @@ pub(crate) fn parts(
             operands.push(format!(
                 "fn nx_value_{name}(a: vec4<u32>) -> {ty} {{\n    let b = nx_convert_{name}(a);\n    return {value};\n}}"
             ));
-            operands.push(format!(
-                "fn nx_load_{name}(p: u32) -> {ty} {{\n    return nx_value_{name}(nx_load4_{name}(p));\n}}"
-            ));
+            if matches!(access, Access::Element | Access::PackedOutputs) {
+                operands.push(load_named(w, &raw, &arr));
+                operands.push(load4(&format!("nx_load4_{name}"), &raw, w));
+                operands.push(format!(
+                    "fn nx_load_{name}(p: u32) -> {ty} {{\n    return nx_value_{name}(nx_load4_{name}(p));\n}}"
+                ));
+            }
         }
     }
     let mut helpers = helpers.to_owned();

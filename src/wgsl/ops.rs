@@ -203,7 +203,17 @@ mod tests {
                         output: true,
                     },
                 ];
-                for main in [Main::Walked, Main::Flat, Main::FlatLooped] {
+                for main in [
+                    Main::Walked,
+                    Main::Contiguous {
+                        at_zero: false,
+                        looped: false,
+                    },
+                    Main::Contiguous {
+                        at_zero: true,
+                        looped: true,
+                    },
+                ] {
                     let g = bits_module(&slots, &op_helpers(op, d), BINARY_BODY, main)
                         .unwrap()
                         .unwrap();

@@ -26,9 +26,9 @@ fn call_walked(slots: &[Slot<'_>]) -> String {
 
 /// `struct NxPos` (each operand's position, `p0`, `p1`, ...) and `nx_positions(i)`,
 /// the walk of element `i`, written out for `n` operands: every index a constant, no
-/// array in private memory (which a CPU adapter's vector lanes spill). `line`: the
+/// array in private memory (which a CPU adapter's vector lanes spill). `one_axis`: the
 /// walk of one axis alone (the parameters' rank at most 1).
-pub(super) fn positions(n: usize, line: bool) -> String {
+pub(super) fn positions(n: usize, one_axis: bool) -> String {
     let comp = |j: usize| ["x", "y", "z", "w"][j % 4];
     let field = |j: usize| format!("p{j}");
     let fields: String = (0..n)
@@ -57,7 +57,7 @@ pub(super) fn positions(n: usize, line: bool) -> String {
             .collect()
     };
     let names: Vec<String> = (0..n).map(|j| format!("u32({})", field(j))).collect();
-    if line {
+    if one_axis {
         return format!(
             "struct NxPos {{\n{fields}}}\n\n// Each operand's position of element i, on one axis.\nfn nx_positions(i: u32) -> NxPos {{\n{offsets}    let k = 0u;\n{}    return NxPos({});\n}}",
             step("    ", "i"),

@@ -12,8 +12,8 @@ use crate::layout::Layout;
 use crate::rig::wgpu::{Dispatch, Gpu};
 use crate::wgsl::elementwise::Main;
 use crate::wgsl::{
-    compute_type, elementwise_module, elementwise_module_flat, elementwise_module_packed, flat_per,
-    packed_per, walk_params_n, Generated, Slot,
+    compute_type, elementwise_module, elementwise_module_contiguous, elementwise_module_packed,
+    group_len, packed_per, walk_params_n, Generated, Slot,
 };
 
 /// A kernel's modules for one dtype signature (walked, packed where the outputs are
@@ -23,11 +23,13 @@ pub(crate) struct Prepared {
     generated: Generated,
     /// The packed form and its elements a word.
     packed: Option<(Generated, usize)>,
-    /// The contiguous form and its elements an invocation.
-    flat: (Generated, usize),
-    /// The contiguous form's cheaper first pass, where it has one (its operands' bindings
-    /// and the device's flag after them).
-    first: Option<Generated>,
+    /// The contiguous form (the offsets read; every operand at its window's start).
+    contiguous: [Generated; 2],
+    /// Elements a group of the contiguous form.
+    group: usize,
+    /// The contiguous form's cheaper first pass, where it has one (its operands'
+    /// bindings and the device's flag after them), as [`Prepared::contiguous`].
+    first: Option<[Generated; 2]>,
     /// Operands read.
     inputs: usize,
     /// Lines of the body.
@@ -72,13 +74,19 @@ pub(crate) fn prepare<C: Compute>(
     let packed = elementwise_module_packed(&slots, C::DTYPE, body)
         .map_err(|e| invalid(op, e))?
         .zip(packed_per(&slots).map(|p| p as usize));
-    let (flat, per) =
-        elementwise_module_flat(&slots, C::DTYPE, body).map_err(|e| invalid(op, e))?;
+    let contiguous =
+        |at_zero| elementwise_module_contiguous(&slots, C::DTYPE, body, at_zero).map(|c| c.0);
+    let contiguous = [contiguous(false), contiguous(true)];
+    let [Ok(c0), Ok(c1)] = contiguous else {
+        let e = contiguous.into_iter().find_map(Result::err);
+        return Err(invalid(op, e.unwrap_or_default()));
+    };
     Ok(Prepared {
         key: k.key("elementwise", &generated.module),
         generated,
         packed,
-        flat: (flat, per as usize),
+        contiguous: [c0, c1],
+        group: group_len(&slots) as usize,
         first: None,
         inputs: inputs.len(),
         lines: body.lines().count().max(1) as u32,
@@ -112,17 +120,33 @@ pub(crate) fn prepare_bits(
     let generated = made(Main::Walked)?.expect("the walked form is always made");
     let packed = made(Main::Packed)?.zip(packed_per(slots).map(|p| p as usize));
     // The exact operations' bodies are large: their group in a loop, not repeated.
-    let flat = made(Main::FlatLooped)?.expect("the contiguous form is always made");
+    let looped = |at_zero| Main::Contiguous {
+        at_zero,
+        looped: true,
+    };
+    let contiguous = [made(looped(false))?, made(looped(true))?]
+        .map(|m| m.expect("the contiguous form is always made"));
     let first = match first {
-        Some(f) => bits_module_then(slots, &f.helpers, f.body, Main::Flat, f.end)
-            .map_err(|e| invalid(op, e))?,
+        Some(f) => {
+            let made = |at_zero| {
+                let main = Main::Contiguous {
+                    at_zero,
+                    looped: false,
+                };
+                bits_module_then(slots, &f.helpers, f.body, main, f.end)
+                    .map_err(|e| invalid(op, e))
+                    .map(|m| m.expect("the contiguous form is always made"))
+            };
+            Some([made(false)?, made(true)?])
+        }
         None => None,
     };
     Ok(Prepared {
         key,
         generated,
         packed,
-        flat: (flat, flat_per(slots) as usize),
+        contiguous,
+        group: group_len(slots) as usize,
         first,
         inputs: slots.iter().filter(|s| !s.output).count(),
         lines: body.lines().count().max(1) as u32,
@@ -216,7 +240,7 @@ pub(crate) fn run(
 /// into one. Each form is compiled when a piece first needs it (the same body as the
 /// walked form, compiled before the door).
 fn plan(g: &Gpu, p: &Prepared, ls: &[Layout]) -> Vec<Dispatch> {
-    let group = p.flat.1;
+    let group = p.group;
     let n = ls[0].numel();
     let flat = n >= group
         && ls
@@ -233,14 +257,17 @@ fn plan(g: &Gpu, p: &Prepared, ls: &[Layout]) -> Vec<Dispatch> {
             })
             .collect()
     };
+    let layouts = line(n / group, 0, group);
+    let at_zero = layouts.iter().all(|l| l.offset() == 0);
+    let z = usize::from(at_zero);
     let first = p.first.as_ref().map(|f| {
-        let key = format!("{} flat first", p.key);
-        g.pipeline(&key, || f.module.clone())
+        let key = format!("{} contiguous first {at_zero}", p.key);
+        g.pipeline(&key, || f[z].module.clone())
     });
-    let (flat, _) = &p.flat;
+    let key = format!("{} contiguous {at_zero}", p.key);
     let mut v = vec![Dispatch {
-        pipeline: g.pipeline(&format!("{} flat", p.key), || flat.module.clone()),
-        layouts: line(n / group, 0, group),
+        pipeline: g.pipeline(&key, || p.contiguous[z].module.clone()),
+        layouts,
         per: 1,
         flat: true,
         first,
@@ -264,9 +291,9 @@ fn walked(g: &Gpu, p: &Prepared, ls: Vec<Layout>) -> Dispatch {
     let line = walk_params_n(&ls.iter().map(|l| (l, 0)).collect::<Vec<_>>())
         .is_some_and(|w| u32::from_le_bytes([w[4], w[5], w[6], w[7]]) <= 1);
     let (key, module, per) = match (packed, line) {
-        (Some((g2, per)), true) => (format!("{} packed line", p.key), &g2.line, per),
+        (Some((g2, per)), true) => (format!("{} packed one axis", p.key), &g2.one_axis, per),
         (Some((g2, per)), false) => (format!("{} packed", p.key), &g2.module, per),
-        (None, true) => (format!("{} line", p.key), &p.generated.line, 1),
+        (None, true) => (format!("{} one axis", p.key), &p.generated.one_axis, 1),
         (None, false) => (p.key.clone(), &p.generated.module, 1),
     };
     let pipeline = g.pipeline(&key, || module.clone());

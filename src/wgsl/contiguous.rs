@@ -1,21 +1,23 @@
 //! The contiguous form of elementwise modules: where every operand of a piece is
-//! C-contiguous from an offset that is a multiple of [`flat_per`] elements, an
-//! invocation takes a group of that many elements: each input's words loaded whole
-//! and its elements taken out by constant shifts, the body called on each element,
-//! each output's elements put into whole words by constant shifts and stored, with no
-//! walk of positions and no atomics (the words of a group are its own).
+//! C-contiguous from an offset that is a multiple of [`group_len`] elements, an
+//! invocation takes a group of that many elements: each operand bound as
+//! `array<vec4<u32>>`, its group's words loaded (or stored) as whole vectors, its
+//! elements taken out (or put in) by constant shifts, the body called on each element,
+//! with no walk of positions and no atomics (the words of a group are its own). A
+//! group is four words of the narrowest operand, so that every operand's share of it
+//! is whole vectors.
 
 use super::grid::{indented, MAIN_HEAD};
 use super::operands::Slot;
 use super::words::Words;
 
-/// Elements an invocation of the contiguous form computes: four, or the most
-/// elements a word of any operand holds (eight 4-bit ones), so that a group is whole
-/// words of every operand.
-pub fn flat_per(slots: &[Slot<'_>]) -> u32 {
+/// Elements an invocation of the contiguous form computes: four words of the
+/// narrowest operand (four float32s, eight bfloat16s, thirty-two 4-bit integers), at
+/// least four elements, so that a group is whole `vec4<u32>`s of every operand.
+pub fn group_len(slots: &[Slot<'_>]) -> u32 {
     slots
         .iter()
-        .map(|s| 32 / s.dtype.bits().min(32))
+        .map(|s| 128 / s.dtype.bits().min(128))
         .max()
         .unwrap_or(1)
         .max(4)
@@ -26,13 +28,24 @@ fn words(s: &Slot<'_>, g: u32) -> u32 {
     g * s.dtype.bits() / 32
 }
 
-/// `let nx_at<j>`: the first word of group `nx_g` of operand `j` (groups of `g`).
-fn at(slots: &[Slot<'_>], j: usize, g: u32) -> String {
+/// The lane of word `c` in its vector.
+fn lane(c: u32) -> &'static str {
+    ["x", "y", "z", "w"][(c % 4) as usize]
+}
+
+/// `let nx_at<j>`: the first vector of group `nx_g` of operand `j` (groups of `g`);
+/// `at_zero`: every operand starts its binding window, and the offsets are not read
+/// (a CPU adapter such as SwiftShader, seeing that each index is the invocation's own,
+/// moves whole vectors).
+fn at(slots: &[Slot<'_>], j: usize, g: u32, at_zero: bool) -> String {
+    let vecs = words(&slots[j], g) / 4;
+    if at_zero {
+        return format!("let nx_at{j} = nx_g * {vecs}u;");
+    }
     format!(
-        "let nx_at{j} = (nx_walk.offsets[{}].{} + nx_g) * {}u;",
+        "let nx_at{j} = (nx_walk.offsets[{}].{} + nx_g) * {vecs}u;",
         j / 4,
-        ["x", "y", "z", "w"][j % 4],
-        words(&slots[j], g)
+        lane(j as u32)
     )
 }
 
@@ -63,9 +76,9 @@ fn element(s: &Slot<'_>, k: u32) -> String {
     }
 }
 
-/// The statements that put element `k`'s result of output `s` (operand `j`) into its
-/// words: bit fields into the group's word variables, whole words stored at once.
-fn put(j: usize, s: &Slot<'_>, k: u32) -> Vec<String> {
+/// The statements that put element `k`'s result of output `s` into its words
+/// `nx_w_<name>_<c>`: bit fields into the group's word variables, whole words bound.
+fn put(s: &Slot<'_>, k: u32) -> Vec<String> {
     let name = s.name;
     let bits = format!("nx_bits_{name}(nx_r{k}.{name})");
     match Words::of(s.dtype) {
@@ -77,14 +90,14 @@ fn put(j: usize, s: &Slot<'_>, k: u32) -> Vec<String> {
                 (1u64 << b) - 1
             )]
         }
-        Words::Word => vec![format!("nx_op_{name}[nx_at{j} + {k}u] = {bits}.x;")],
+        Words::Word => vec![format!("let nx_w_{name}_{k} = {bits}.x;")],
         Words::Multi { count } => {
             let mut v = vec![format!("let nx_o{k}_{name} = {bits};")];
             for c in 0..count {
                 v.push(format!(
-                    "nx_op_{name}[nx_at{j} + {}u] = nx_o{k}_{name}.{};",
+                    "let nx_w_{name}_{} = nx_o{k}_{name}.{};",
                     k * count + c,
-                    ["x", "y", "z", "w"][c as usize]
+                    lane(c)
                 ));
             }
             v
@@ -92,19 +105,53 @@ fn put(j: usize, s: &Slot<'_>, k: u32) -> Vec<String> {
     }
 }
 
-/// The contiguous `main`: a grid-stride loop over groups of [`flat_per`] elements,
-/// the walk's count and each operand's offset (`nx_walk.offsets`) in groups.
-pub(crate) fn main_flat(slots: &[Slot<'_>]) -> String {
-    let g = flat_per(slots);
-    let mut lines: Vec<String> = (0..slots.len()).map(|j| at(slots, j, g)).collect();
+/// The loads of input `s` (operand `j`): its group's vectors, and each word of them
+/// as `nx_w_<name>_<c>`.
+fn loads(j: usize, s: &Slot<'_>, g: u32) -> Vec<String> {
+    let name = s.name;
+    let mut lines = Vec::new();
+    for v in 0..words(s, g) / 4 {
+        lines.push(format!(
+            "let nx_v_{name}_{v} = nx_op_{name}[nx_at{j} + {v}u];"
+        ));
+    }
+    for c in 0..words(s, g) {
+        lines.push(format!(
+            "let nx_w_{name}_{c} = nx_v_{name}_{}.{};",
+            c / 4,
+            lane(c)
+        ));
+    }
+    lines
+}
+
+/// The stores of output `s` (operand `j`): its group's words as whole vectors.
+fn stores(j: usize, s: &Slot<'_>, g: u32) -> Vec<String> {
+    let name = s.name;
+    (0..words(s, g) / 4)
+        .map(|v| {
+            let w: Vec<String> = (0..4)
+                .map(|c| format!("nx_w_{name}_{}", 4 * v + c))
+                .collect();
+            format!(
+                "nx_op_{name}[nx_at{j} + {v}u] = vec4<u32>({});",
+                w.join(", ")
+            )
+        })
+        .collect()
+}
+
+/// The contiguous `main`, the body written out for each element of the group: a
+/// grid-stride loop over groups of [`group_len`] elements, the walk's count and each
+/// operand's offset (`nx_walk.offsets`, unread where `at_zero`) in groups.
+pub(crate) fn main_contiguous(slots: &[Slot<'_>], at_zero: bool) -> String {
+    let g = group_len(slots);
+    let mut lines: Vec<String> = (0..slots.len()).map(|j| at(slots, j, g, at_zero)).collect();
     for (j, s) in slots.iter().enumerate() {
-        for c in 0..words(s, g) {
-            if !s.output {
-                lines.push(format!(
-                    "let nx_w_{0}_{c} = nx_op_{0}[nx_at{j} + {c}u];",
-                    s.name
-                ));
-            } else if Words::of(s.dtype).shares_words() {
+        if !s.output {
+            lines.extend(loads(j, s, g));
+        } else if Words::of(s.dtype).shares_words() {
+            for c in 0..words(s, g) {
                 lines.push(format!("var nx_w_{}_{c} = 0u;", s.name));
             }
         }
@@ -116,23 +163,30 @@ pub(crate) fn main_flat(slots: &[Slot<'_>]) -> String {
             .map(|s| format!("nx_value_{}({})", s.name, element(s, k)))
             .collect();
         lines.push(format!("let nx_r{k} = nx_body({});", args.join(", ")));
-        for (j, s) in slots.iter().enumerate().filter(|(_, s)| s.output) {
-            lines.extend(put(j, s, k));
+        for s in slots.iter().filter(|s| s.output) {
+            lines.extend(put(s, k));
         }
     }
-    for (j, s) in slots.iter().enumerate() {
-        if s.output && Words::of(s.dtype).shares_words() {
-            for c in 0..words(s, g) {
-                lines.push(format!(
-                    "nx_op_{0}[nx_at{j} + {c}u] = nx_w_{0}_{c};",
-                    s.name
-                ));
-            }
-        }
+    for (j, s) in slots.iter().enumerate().filter(|(_, s)| s.output) {
+        lines.extend(stores(j, s, g));
     }
     format!(
         "{MAIN_HEAD}    for (var nx_g = nx_first; nx_g < nx_walk.n; nx_g = nx_g + nx_step) {{\n{}    }}\n}}\n",
         indented(&lines, 2)
+    )
+}
+
+/// `let nx_at<j>`: the first word of group `nx_g` of operand `j` (groups of `g`), as
+/// [`at`]'s.
+fn at_word(slots: &[Slot<'_>], j: usize, g: u32, at_zero: bool) -> String {
+    let words = words(&slots[j], g);
+    if at_zero {
+        return format!("let nx_at{j} = nx_g * {words}u;");
+    }
+    format!(
+        "let nx_at{j} = (nx_walk.offsets[{}].{} + nx_g) * {words}u;",
+        j / 4,
+        lane(j as u32)
     )
 }
 
@@ -169,13 +223,15 @@ fn element_at(j: usize, s: &Slot<'_>) -> String {
 
 /// The contiguous `main` with the group's elements in a loop rather than written out
 /// (for bodies too large to repeat, as nxrig's exact operations are: a CPU adapter
-/// such as SwiftShader compiles each copy): the same groups, words and stores as
-/// [`main_flat`]'s.
-pub(crate) fn main_flat_looped(slots: &[Slot<'_>]) -> String {
-    let g = flat_per(slots);
+/// such as SwiftShader compiles each copy): the same groups as [`main_contiguous`]'s, each
+/// operand bound as `array<u32>` and reached a word at a time (a vector's lane chosen
+/// at run time measured slower on lavapipe), the offsets (unread where `at_zero`) in
+/// groups.
+pub(crate) fn main_contiguous_looped(slots: &[Slot<'_>], at_zero: bool) -> String {
+    let g = group_len(slots);
     let mut head = Vec::new();
     for (j, s) in slots.iter().enumerate() {
-        head.push(at(slots, j, g));
+        head.push(at_word(slots, j, g, at_zero));
         if s.output && Words::of(s.dtype).shares_words() {
             head.push(format!("var nx_w_{} = 0u;", s.name));
         }
