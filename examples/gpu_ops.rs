@@ -1,9 +1,10 @@
 //! Time of nxrig's elementwise operations on a GPU device (`gpu` unless named on the
 //! command line): `add`, `sub`, `mul`, `div` and `lt` of a float32 and a bfloat16
-//! array of 4 M elements with itself, best of three calls each, the result read back
-//! to the host before the clock stops. BENCHMARKS.md's lavapipe table is its output.
+//! array of 4 M elements with itself, best of three calls each (`NX_ROUNDS` calls
+//! where set), the result read back to the host before the clock stops.
+//! BENCHMARKS.md's lavapipe table is its output.
 //!
-//!     cargo run --release --example gpu_ops [-- gpu]
+//!     NX_ROUNDS=10 cargo run --release --example gpu_ops [-- gpu]
 
 use std::time::Instant;
 

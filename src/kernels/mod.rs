@@ -21,7 +21,6 @@ mod ops;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod reference;
 mod wgpu;
-mod wgpu_program;
 
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]

@@ -2,12 +2,12 @@
 //! dtype table, dispatched through the rig. Called from the kernels' front doors (cast,
 //! fill, add) when the arrays are on such a device; the door's claims are held by then.
 
-use super::wgpu_program::{Add, Cast};
 use crate::array::AnyArray;
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::layout::Layout;
 use crate::rig::wgpu::{Gpu, Operand};
+use crate::wgsl::{add_kernel, cast_kernel, Kernel};
 
 /// `src`'s elements converted into `dst`'s dtype (one rounding, the dtype table's
 /// rule; into the same dtype, a copy of every bit), both on `g`'s device in two
@@ -17,32 +17,8 @@ pub(crate) fn cast(g: &Gpu, src: &AnyArray, dst: &AnyArray, op: &'static str) ->
         // A cast into the same dtype is a copy: every bit, signalling NaNs included.
         return crate::array::wgpu_transfer(g, src, dst, op);
     }
-    let (sb, db) = (src.wgpu_memory(op)?, dst.wgpu_memory(op)?);
-    let (sbase, dbase) = (src.wgpu_base(op)?, dst.wgpu_base(op)?);
-    let (sd, dd) = (src.dtype(), dst.dtype());
-    let rig = dst.rig();
-    let program = Cast { from: sd, to: dd };
-    rig.submit_as(op, &[src.buffer()], &[dst.buffer()], || {
-        g.run(
-            op,
-            &program,
-            &[
-                Operand {
-                    mem: sb,
-                    layout: src.layout(),
-                    base: sbase,
-                    bits: sd.bits(),
-                },
-                Operand {
-                    mem: db,
-                    layout: dst.layout(),
-                    base: dbase,
-                    bits: dd.bits(),
-                },
-            ],
-        )
-    })?;
-    Ok(())
+    let kernel = cast_kernel(src.dtype(), dst.dtype());
+    run_kernel(g, &kernel, std::slice::from_ref(src), &[dst], op)
 }
 
 /// Every element of `out` (on a GPU) set to the raw `bits`: the strided blit from one
@@ -95,6 +71,29 @@ pub(crate) fn operands<'a>(
         .collect()
 }
 
+/// `kernel` over `inputs` (broadcast to the outputs' shape) into `outputs`, on `g`'s
+/// device; the caller holds the door's claims. An input over an output's memory is
+/// read from a copy: WebGPU binds no buffer as a kernel's source and destination at
+/// once.
+pub(crate) fn run_kernel(
+    g: &Gpu,
+    kernel: &Kernel<'_>,
+    inputs: &[AnyArray],
+    outputs: &[&AnyArray],
+    op: &'static str,
+) -> Result<(), Error> {
+    let rig = outputs[0].rig();
+    let inputs = inputs
+        .iter()
+        .map(|a| apart(a, outputs))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ops = operands(&inputs, outputs, op)?;
+    let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
+    let writes: Vec<_> = outputs.iter().map(|a| a.buffer()).collect();
+    rig.submit_as(op, &reads, &writes, || g.run(op, kernel, &ops))?;
+    Ok(())
+}
+
 /// `out = x + y` on one GPU (`x` and `y` broadcast to `out`'s layout already), by the
 /// generated add kernel with the device's native types. An operand that shares
 /// `out`'s memory (an add in place) is read from a copy: WebGPU binds no buffer as a
@@ -106,47 +105,6 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    let rig = out.rig();
-    let (x, y) = (apart(x, &[out])?, apart(y, &[out])?);
-    let (xb, yb, ob) = (x.wgpu_memory(op)?, y.wgpu_memory(op)?, out.wgpu_memory(op)?);
-    let (xo, yo, oo) = (x.wgpu_base(op)?, y.wgpu_base(op)?, out.wgpu_base(op)?);
-    let d = out.dtype();
-    let native = g.native().for_dtype(d);
-    let f32 = g.native().f32;
-    let bits = d.bits();
-    // float32 where the device's sums are not trusted, and the 8- and 16-bit floats,
-    // run the native sums first, the exact kernel only over pieces that need it
-    // (`Add::first_pass`).
-    let program = Add {
-        dtype: d,
-        native,
-        f32,
-    };
-    rig.submit_as(op, &[x.buffer(), y.buffer()], &[out.buffer()], || {
-        g.run(
-            op,
-            &program,
-            &[
-                Operand {
-                    mem: xb,
-                    layout: x.layout(),
-                    base: xo,
-                    bits,
-                },
-                Operand {
-                    mem: ob,
-                    layout: out.layout(),
-                    base: oo,
-                    bits,
-                },
-                Operand {
-                    mem: yb,
-                    layout: y.layout(),
-                    base: yo,
-                    bits,
-                },
-            ],
-        )
-    })?;
-    Ok(())
+    let kernel = add_kernel(out.dtype(), g.native());
+    run_kernel(g, &kernel, &[x.clone(), y.clone()], &[out], op)
 }

@@ -1,10 +1,11 @@
-//! The first pass of `sub`, `mul` and `div` over the 8- and 16-bit floats (bfloat16,
-//! float16, the float8s), and of `sub` and `mul` over float32, on a GPU with native
-//! float32, in the contiguous form: each pair decoded into float32 exactly, computed
+//! The first pass of `add`, `sub`, `mul` and `div` over the 8- and 16-bit floats
+//! (bfloat16, float16, the float8s), and of `sub` and `mul` over float32 (and of `add`
+//! where the device's float32 sums are not trusted on subnormals), on a GPU with
+//! native float32, in the contiguous form: each pair decoded into float32 exactly, computed
 //! natively, rounded once into the dtype, and a flag raised where that may not be the
 //! exact result, so that the exact kernel runs over the piece (dispatched indirectly,
 //! as add's). Why one native operation is exact, rounded once more:
-//! - `-` and `*` are correctly rounded in WGSL, and float32's 24 bits are at least
+//! - `+`, `-` and `*` are correctly rounded in WGSL, and float32's 24 bits are at least
 //!   twice the narrow dtypes' precision and two bits (float16's 11), so a second
 //!   rounding into the dtype is the exact value's one rounding; a product of two of
 //!   their significands (at most 22 bits) is exact in float32.
@@ -40,14 +41,7 @@ pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
     let (dec, round) = decode(d)?;
     let bf16 = d == DType::Bfloat16;
     let (sign, checks) = match op {
-        Arith::Sub => (
-            "-",
-            if bf16 {
-                "seen = seen | select(0u, 1u, max(xa, ya) - 1u < 0x0d7fffffu);".to_owned()
-            } else {
-                String::new()
-            },
-        ),
+        Arith::Sub => ("-", if bf16 { BF16_SUM_CHECKS } else { "" }.to_owned()),
         Arith::Mul => (
             "*",
             if bf16 {
@@ -67,9 +61,46 @@ pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
     };
     Some(module(
         &format!("fn nx_decode(v: u32) -> u32 {{\n    {dec}\n}}"),
-        op,
+        &format!("{op:?}"),
         sign,
         &checks,
+        &format!("{round}(r)"),
+    ))
+}
+
+/// Raised for a pair of float32 operands below 2^-60 that is not two zeros (sums and
+/// differences of operands of 2^-60 and more are never subnormal), or a NaN result.
+const F32_SUM_CHECKS: &str =
+    "seen = seen | select(0u, 1u, max(xa, ya) - 1u < 0x217fffffu || ra > 0x7f800000u);";
+
+/// Raised for a pair of bfloat16 operands (float32's range) below 2^-100 that is not
+/// two zeros, whose sum or difference a device that flushes subnormals gets wrong.
+const BF16_SUM_CHECKS: &str = "seen = seen | select(0u, 1u, max(xa, ya) - 1u < 0x0d7fffffu);";
+
+/// The helpers of the first pass of add over `d` (as [`first_helpers`]'): an 8- or
+/// 16-bit float, or float32 (for a device whose float32 sums are not trusted on
+/// subnormals); `None` for other dtypes.
+pub(crate) fn add_first_helpers(d: DType) -> Option<String> {
+    if d == DType::Float32 {
+        return Some(module(
+            "fn nx_decode(v: u32) -> u32 {\n    return v;\n}",
+            "add",
+            "+",
+            F32_SUM_CHECKS,
+            "r",
+        ));
+    }
+    let (dec, round) = decode(d)?;
+    let checks = if d == DType::Bfloat16 {
+        BF16_SUM_CHECKS
+    } else {
+        ""
+    };
+    Some(module(
+        &format!("fn nx_decode(v: u32) -> u32 {{\n    {dec}\n}}"),
+        "add",
+        "+",
+        checks,
         &format!("{round}(r)"),
     ))
 }
@@ -77,11 +108,7 @@ pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
 /// The helpers of float32's first pass of `sub` or `mul`.
 fn float32_helpers(op: Arith) -> Option<String> {
     let (sign, checks) = match op {
-        // As add's: differences of operands of 2^-60 and more are never subnormal.
-        Arith::Sub => (
-            "-",
-            "seen = seen | select(0u, 1u, max(xa, ya) - 1u < 0x217fffffu || ra > 0x7f800000u);",
-        ),
+        Arith::Sub => ("-", F32_SUM_CHECKS),
         // Products near 2^-126 (a device may flush before rounding) from nonzero
         // operands, as well as subnormal operands.
         Arith::Mul => (
@@ -92,7 +119,7 @@ fn float32_helpers(op: Arith) -> Option<String> {
     };
     Some(module(
         "fn nx_decode(v: u32) -> u32 {\n    return v;\n}",
-        op,
+        &format!("{op:?}"),
         sign,
         checks,
         "r",
@@ -100,9 +127,10 @@ fn float32_helpers(op: Arith) -> Option<String> {
 }
 
 /// The first pass's helpers: the flag, `seen`, the decode `decode` (a function
-/// `nx_decode`), and `nx_first`, which computes `x sign y` natively, raises `seen`
-/// by `checks` and returns `result` (of `r`, the float32 result's bits).
-fn module(decode: &str, op: Arith, sign: &str, checks: &str, result: &str) -> String {
+/// `nx_decode`), and `nx_first`, which computes `x sign y` natively (the operation
+/// `op`), raises `seen` by `checks` and returns `result` (of `r`, the float32
+/// result's bits).
+fn module(decode: &str, op: &str, sign: &str, checks: &str, result: &str) -> String {
     format!(
         "{}
 @group(0) @binding(4) var<storage, read_write> nx_flag: atomic<u32>;
@@ -114,7 +142,7 @@ var<private> seen: u32 = 0u;
 // infinity of a narrow dtype.
 {decode}
 
-// The native float32 {op:?} of two elements' bits, rounded once into the dtype.
+// The native float32 {op} of two elements' bits, rounded once into the dtype.
 fn nx_first(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
     let x = nx_decode(a.x);
     let y = nx_decode(b.x);
@@ -134,8 +162,7 @@ fn nx_first(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::wgsl::elementwise::{bits_module_then, Main};
-    use crate::wgsl::Slot;
+    use crate::wgsl::{FirstPass, Form, Kernel, Slot};
 
     #[test]
     fn every_first_pass_validates() {
@@ -143,8 +170,9 @@ mod tests {
             .into_iter()
             .filter(|&d| super::super::narrow::is_narrow(d));
         for d in narrow.chain([DType::Float32]) {
-            for op in [Arith::Sub, Arith::Mul, Arith::Div] {
-                if d == DType::Float32 && op == Arith::Div {
+            let ops = [Some(Arith::Sub), Some(Arith::Mul), Some(Arith::Div), None];
+            for op in ops {
+                if d == DType::Float32 && op == Some(Arith::Div) {
                     continue;
                 }
                 let slot = |name, output| Slot {
@@ -153,24 +181,32 @@ mod tests {
                     output,
                 };
                 let slots = [slot("a", false), slot("b", false), slot("z", true)];
-                let h = first_helpers(op, d).unwrap();
-                let main = Main::Contiguous {
-                    at_zero: false,
-                    looped: false,
+                // None: add's.
+                let helpers = match op {
+                    Some(op) => first_helpers(op, d),
+                    None => add_first_helpers(d),
                 };
-                let g = bits_module_then(&slots, &h, FIRST_BODY, main, FIRST_END)
+                let first = FirstPass {
+                    helpers: helpers.unwrap(),
+                    body: FIRST_BODY,
+                    end: FIRST_END,
+                };
+                let k = Kernel::new(slots.to_vec(), None, "")
                     .unwrap()
-                    .unwrap();
-                assert!(
-                    g.module.contains("atomicOr(&nx_flag, 1u); }\n}"),
-                    "{op:?} {d}: {}",
-                    g.module
-                );
-                crate::wgsl::tests::validate(&g.module);
+                    .first(Some(first));
+                for at_zero in [false, true] {
+                    let m = k.module(Form::First { at_zero });
+                    assert!(
+                        m.contains("atomicOr(&nx_flag, 1u); }\n}"),
+                        "{op:?} {d}: {m}"
+                    );
+                    crate::wgsl::tests::validate(&m);
+                }
             }
         }
         assert!(first_helpers(Arith::Maximum, DType::Float16).is_none());
         assert!(first_helpers(Arith::Div, DType::Float32).is_none());
         assert!(first_helpers(Arith::Mul, DType::Float64).is_none());
+        assert!(add_first_helpers(DType::Int16).is_none());
     }
 }

@@ -6,13 +6,15 @@
 //! device memory as `array<u32>` and runs these modules.
 
 mod add;
-mod add_subword;
 mod cast;
 mod contiguous;
 pub(crate) mod elementwise;
+mod facts;
 pub(crate) mod first_pass;
 mod grid;
+mod kernel;
 mod narrow;
+mod native;
 mod operands;
 pub(crate) mod ops;
 mod params;
@@ -20,83 +22,19 @@ mod raw;
 mod walked;
 mod words;
 
-pub use add::{
-    add_module, add_module_f32_again, add_module_f32_first, add_module_flat4,
-    add_module_narrow_first, Native,
-};
-pub use cast::{cast_module, cast_module_flat4};
-pub use elementwise::{
-    compute_type, elementwise_module, elementwise_module_contiguous, elementwise_module_packed,
-    group_len, packed_per, Generated, Slot,
-};
-pub use params::{walk_params, walk_params3, walk_params_n, MAX_BOUND};
+pub(crate) use add::add_kernel;
+pub(crate) use cast::cast_kernel;
+pub use elementwise::{compute_type, Generated, Slot};
+pub(crate) use kernel::{FirstPass, Form, Kernel};
+pub use native::Native;
+pub use params::{merged_rank, walk_params_n, MAX_BOUND};
 pub use raw::{raw_module, raw_params, RAW_AXES};
-pub use words::{load_fn, store_fn, Words};
-
-/// The template of the transfer kernel.
-const TRANSFER: &str = include_str!("../../shaders/transfer.wgsl");
-
-/// The parameters and index walk every elementwise kernel shares.
-pub(crate) const WALK: &str = include_str!("../../shaders/walk.wgsl");
-
-/// The contiguous form of a kernel over 32-bit elements.
-const FLAT4: &str = include_str!("../../shaders/flat4.wgsl");
-
-/// What a kernel puts into `shaders/flat4.wgsl`.
-pub(crate) struct FlatParts<'a> {
-    /// The `enable` directives its types need.
-    pub(crate) enable: &'a str,
-    /// A second source, bound at 3 (`b` of `one(a, b)`; else `b` is `a`).
-    pub(crate) two_sources: bool,
-    /// Its functions, which `one` calls.
-    pub(crate) functions: &'a str,
-    /// The body of `one(a: u32, b: u32) -> u32`.
-    pub(crate) one: &'a str,
-    /// What an invocation does after its loop.
-    pub(crate) end: &'a str,
-}
-
-/// `shaders/flat4.wgsl` filled with `k`'s parts; `at_zero`: the form for operands that
-/// all start their binding windows, which ignores the offsets.
-pub(crate) fn flat4_module(k: &FlatParts<'_>, at_zero: bool) -> String {
-    let (src2, load_b) = if k.two_sources {
-        (
-            "@group(0) @binding(3) var<storage, read> src2: array<vec4<u32>>;",
-            "src2[at(params.src2_offset.x, i)]",
-        )
-    } else {
-        ("", "a")
-    };
-    FLAT4
-        .replace("{{ENABLE}}", k.enable)
-        .replace("{{WALK}}", WALK)
-        .replace("{{SRC2}}", src2)
-        .replace("{{FUNCTIONS}}", k.functions)
-        .replace("{{ONE}}", k.one)
-        .replace("{{AT_ZERO}}", if at_zero { "true" } else { "false" })
-        .replace("{{LOAD_B}}", load_b)
-        .replace("{{END}}", k.end)
-}
-
-/// The WGSL module of the transfer kernel for elements `bits` wide: every element of
-/// `src` into `dst`, any layouts, bit for bit. Bindings: 0 the parameters (uniform), 1
-/// `src` (`array<u32>`), 2 `dst` (`array<u32>`, or `array<atomic<u32>>` for elements
-/// narrower than a word).
-///
-/// # Panics
-/// For a width no dtype has.
-pub fn transfer_module(bits: u32) -> String {
-    let w = Words::of_bits(bits);
-    TRANSFER
-        .replace("{{WALK}}", WALK)
-        .replace("{{DST_WORD}}", w.dst_word())
-        .replace("{{LOAD}}", &load_fn(w))
-        .replace("{{STORE}}", &store_fn(w))
-}
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
+    use super::words::Words;
     use super::*;
+    use crate::dtype::DType;
 
     /// Every type native, the probe's exact float32 sums aside.
     const ALL_NATIVE: Native = Native {
@@ -107,32 +45,60 @@ mod tests {
         f32_exact: false,
     };
 
+    /// Every form a kernel has, each module with the form.
+    fn modules(k: &Kernel<'_>) -> Vec<(Form, String)> {
+        let mut forms = vec![];
+        for b in [false, true] {
+            forms.push(Form::Walked { one_axis: b });
+            forms.push(Form::Contiguous { at_zero: b });
+            if k.packed_len().is_some() {
+                forms.push(Form::Packed { one_axis: b });
+            }
+            if k.has_first() {
+                forms.push(Form::First { at_zero: b });
+            }
+        }
+        forms.into_iter().map(|f| (f, k.module(f))).collect()
+    }
+
     /// What the generators' docs say of them.
     #[test]
     fn the_generators_do_what_their_docs_say() {
-        use crate::dtype::DType;
         let all = ALL_NATIVE;
-        assert!(add_module(DType::Float16, all.for_dtype(DType::Float16)).contains("enable f16"));
-        let m = add_module(DType::Float16, Native::NONE);
+        let m = add_kernel(DType::Float16, all).module(Form::Walked { one_axis: false });
+        assert!(m.contains("enable f16"));
+        let k = add_kernel(DType::Float16, Native::NONE);
+        let m = k.module(Form::Walked { one_axis: false });
         assert!(m.contains("add_small(a.x, b.x, f)") && !m.contains("enable f16"));
-        let first = add_module_narrow_first(DType::Bfloat16, true).unwrap();
+        assert!(!k.has_first(), "no float32 on the device, no first pass");
+        let first = add_kernel(DType::Bfloat16, all).module(Form::First { at_zero: true });
         assert!(first.contains("f32_to_bfloat16"));
-        assert!(add_module_narrow_first(DType::Int16, true).is_none());
+        assert!(!add_kernel(DType::Int16, all).has_first());
+        let exact = Native {
+            f32_exact: true,
+            ..all
+        };
+        assert!(add_kernel(DType::Float32, all).has_first());
+        assert!(!add_kernel(DType::Float32, exact).has_first());
         let slot = |dtype, output| Slot {
             name: "x",
             dtype,
             output,
         };
+        let group = |slots| Kernel::new(slots, None, "").unwrap().group_len();
         assert_eq!(
-            group_len(&[slot(DType::Float32, false), slot(DType::Bfloat16, true)]),
+            group(vec![
+                slot(DType::Float32, false),
+                slot(DType::Bfloat16, true)
+            ]),
             8
         );
         assert_eq!(
-            group_len(&[slot(DType::Int4, false), slot(DType::Float64, true)]),
+            group(vec![slot(DType::Int4, false), slot(DType::Float64, true)]),
             32
         );
-        assert_eq!(group_len(&[slot(DType::Complex128, true)]), 4);
-        let slots = [
+        assert_eq!(group(vec![slot(DType::Complex128, true)]), 4);
+        let slots = vec![
             Slot {
                 name: "x",
                 dtype: DType::Bfloat16,
@@ -144,7 +110,9 @@ mod tests {
                 output: true,
             },
         ];
-        let g = elementwise_module(&slots, DType::Float32, "z = x * 2.0;").unwrap();
+        let g = Kernel::new(slots, Some(DType::Float32), "z = x * 2.0;")
+            .unwrap()
+            .walked();
         assert!(g
             .module
             .contains("var<storage, read_write> nx_op_z: array<atomic<u32>>"));
@@ -156,8 +124,15 @@ mod tests {
         assert_eq!(Words::of(DType::Float32), Words::Word);
         assert_eq!(Words::of(DType::Complex128), Words::Multi { count: 4 });
         assert!(Words::of(DType::Uint8).shares_words());
-        let m = cast_module(DType::Float32, DType::Float8E4m3);
-        assert!(m.contains("fn convert(") && m.contains("atomicOr")); // 8-bit targets share words
+        // float32 into a float8: the short path, and 8-bit targets share words.
+        let m =
+            cast_kernel(DType::Float32, DType::Float8E4m3).module(Form::Walked { one_axis: false });
+        assert!(m.contains("f32_to_float8_e4m3(a.x)") && m.contains("atomicOr"));
+        let m = cast_kernel(DType::Int8, DType::Float16).module(Form::Contiguous { at_zero: true });
+        assert!(
+            m.contains("fn nx_cast(") && m.contains("for (var nx_k"),
+            "looped"
+        );
         let slots = [
             Slot {
                 name: "x",
@@ -185,21 +160,13 @@ mod tests {
         let p = raw_params(&[c, t]).unwrap();
         assert_eq!(p[..16], le(&[6, 1, 0, 0])); // one axis of 6
         assert_eq!(p[144..160], le(&[6, 2, 0, 0])); // two axes
-        let p = walk_params((&c, 8), (&c, 0)).unwrap();
-        // Two contiguous axes walk as one: 6 elements, rank 1, offsets 8 and 0.
-        assert_eq!(p[..16], le(&[6, 1, 8, 0]));
-        assert!(walk_params((&c, 1 << 31), (&c, 0)).is_none());
+                                                    // Two contiguous axes walk as one: 6 elements, rank 1, the offsets.
         let p = walk_params_n(&[(&c, 4), (&c, 0), (&c, 0)]).unwrap();
-        assert_eq!(p[..8], le(&[6, 1])); // one axis of 6
+        assert_eq!(p[..8], le(&[6, 1]));
         assert_eq!(p[16..20], le(&[4])); // the first operand's offset
-    }
-
-    /// Every element width a dtype has, narrowest first.
-    fn widths() -> Vec<u32> {
-        let mut w: Vec<u32> = crate::dtype::DType::ALL.iter().map(|d| d.bits()).collect();
-        w.sort_unstable();
-        w.dedup();
-        w
+        assert!(walk_params_n(&[(&c, 1 << 31), (&c, 0)]).is_none());
+        assert_eq!(merged_rank(&[c, c]), 1);
+        assert_eq!(merged_rank(&[c, t]), 2);
     }
 
     /// Parses and validates `src` with naga, as wgpu will, for an adapter with no
@@ -217,110 +184,70 @@ mod tests {
     }
 
     #[test]
-    fn every_transfer_module_validates() {
-        assert_eq!(widths(), [4, 8, 16, 32, 64, 128]);
-        for b in widths() {
-            let m = transfer_module(b);
-            assert!(!m.contains("{{"), "unfilled placeholder for {b} bits");
-            validate(&m);
-        }
-    }
-
-    #[test]
-    fn every_cast_module_validates() {
-        use crate::dtype::DType;
+    fn every_cast_kernel_validates_in_every_form() {
         for s in DType::ALL {
             for d in DType::ALL {
-                let m = cast_module(s, d);
-                assert!(!m.contains("{{"), "unfilled placeholder: {s} -> {d}");
-                validate(&m);
+                for (form, m) in modules(&cast_kernel(s, d)) {
+                    assert!(
+                        !m.contains("{{"),
+                        "unfilled placeholder: {s} -> {d} {form:?}"
+                    );
+                    validate(&m);
+                }
             }
         }
     }
 
     #[test]
-    fn every_add_module_validates_emulated_and_native() {
-        use crate::dtype::DType;
+    fn every_add_kernel_validates_emulated_and_native_in_every_form() {
         use naga::valid::Capabilities as C;
         let all = ALL_NATIVE;
+        let caps = C::SHADER_FLOAT16 | C::SHADER_FLOAT16_IN_FLOAT32 | C::FLOAT64 | C::SHADER_INT64;
         for d in DType::ALL {
-            let m = add_module(d, Native::NONE);
-            assert!(!m.contains("{{"), "unfilled placeholder: {d}");
-            assert!(
-                !m.contains("bitcast<f") && !m.contains("u64"),
-                "{d} emulated uses a native type"
-            );
-            validate(&m);
-            let m = add_module(d, all);
-            validate_with(
-                &m,
-                C::SHADER_FLOAT16 | C::SHADER_FLOAT16_IN_FLOAT32 | C::FLOAT64 | C::SHADER_INT64,
-            );
+            for (form, m) in modules(&add_kernel(d, Native::NONE)) {
+                assert!(!m.contains("{{"), "unfilled placeholder: {d} {form:?}");
+                assert!(
+                    !m.contains("bitcast<f") && !m.contains("u64"),
+                    "{d} {form:?} emulated uses a native type"
+                );
+                validate(&m);
+            }
             let n = all.for_dtype(d);
-            assert_eq!(m.contains("add_f32_scaled(a.x"), n.f32, "{d}");
-            assert_eq!(m.contains("enable f16"), n.f16, "{d}");
-            assert_eq!(m.contains("bitcast<f64>"), n.f64, "{d}");
-            assert_eq!(m.contains("join64(a.xy)"), n.int64, "{d}");
+            for (form, m) in modules(&add_kernel(d, all)) {
+                validate_with(&m, caps);
+                if matches!(form, Form::First { .. }) {
+                    continue;
+                }
+                assert_eq!(m.contains("add_f32_scaled(a.x"), n.f32, "{d}");
+                assert_eq!(m.contains("enable f16"), n.f16, "{d}");
+                assert_eq!(m.contains("bitcast<f64>"), n.f64, "{d}");
+                assert_eq!(m.contains("join64(a.xy)"), n.int64, "{d}");
+            }
             let exact = Native {
                 f32_exact: true,
                 ..all
             };
-            let m = add_module(d, exact);
-            validate_with(
-                &m,
-                C::SHADER_FLOAT16 | C::SHADER_FLOAT16_IN_FLOAT32 | C::FLOAT64 | C::SHADER_INT64,
-            );
-            assert_eq!(
-                m.contains("return vec2<u32>(add_f32_exact"),
-                matches!(d, DType::Float32 | DType::Complex64),
-                "{d}"
-            );
+            for (form, m) in modules(&add_kernel(d, exact)) {
+                validate_with(&m, caps);
+                if !matches!(form, Form::First { .. }) {
+                    assert_eq!(
+                        m.contains("return vec2<u32>(add_f32_exact"),
+                        matches!(d, DType::Float32 | DType::Complex64),
+                        "{d}"
+                    );
+                }
+            }
         }
     }
 
     #[test]
-    fn the_contiguous_forms_validate_where_they_exist() {
-        use crate::dtype::DType;
-        for s in DType::ALL {
-            for d in DType::ALL {
-                for at_zero in [false, true] {
-                    let m = cast_module_flat4(s, d, at_zero);
-                    assert_eq!(m.is_some(), s.bits() == 32 && d.bits() == 32, "{s} -> {d}");
-                    if let Some(m) = m {
-                        assert!(!m.contains("{{"), "{s} -> {d}");
-                        validate(&m);
-                    }
-                }
-            }
-            for at_zero in [false, true] {
-                let m = add_module_flat4(s, Native::NONE, at_zero);
-                assert_eq!(m.is_some(), matches!(s.bits(), 8 | 16 | 32), "{s}");
-                if let Some(m) = m {
-                    assert!(!m.contains("{{"), "{s}");
-                    validate(&m);
-                }
-                let narrow = s.is_float() && matches!(s.bits(), 8 | 16);
-                let m = add_module_narrow_first(s, at_zero);
-                assert_eq!(m.is_some(), narrow, "{s}");
-                if let Some(m) = m {
-                    assert!(!m.contains("{{"), "{s}");
-                    validate(&m);
-                }
-            }
-        }
-        for at_zero in [false, true] {
-            let m = add_module_f32_first(at_zero);
-            assert!(!m.contains("{{"));
-            validate(&m);
-        }
-        validate(&add_module_f32_again());
-    }
-
-    #[test]
-    fn sub_word_stores_use_atomics_and_whole_words_do_not() {
-        for b in widths() {
-            let m = transfer_module(b);
-            assert_eq!(m.contains("atomicOr"), b < 32, "{b} bits");
+    fn sub_word_stores_use_atomics_where_walked_and_whole_words_contiguous() {
+        for d in DType::ALL {
+            let k = cast_kernel(d, d);
+            let walked = k.module(Form::Walked { one_axis: false });
+            assert_eq!(walked.contains("atomicOr"), d.bits() < 32, "{d}");
+            let contiguous = k.module(Form::Contiguous { at_zero: false });
+            assert!(!contiguous.contains("atomicOr"), "{d}");
         }
     }
 }

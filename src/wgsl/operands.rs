@@ -4,7 +4,7 @@
 //! atomics, so that no neighbour's bits are lost), generated from the dtype table;
 //! what the elementwise modules (`elementwise.rs`) and the raw ones (`raw.rs`) wrap.
 
-use super::cast::{facts, from_f32_short, load4};
+use super::facts::{facts, from_f32_short, load4};
 use super::params::MAX_BOUND;
 use super::words::{load_named, store_named, Words};
 use crate::dtype::{Class, DType};
@@ -15,7 +15,7 @@ const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
 const CONVERT_FN: &str = "fn convert(a: vec4<u32>) -> vec4<u32> {";
 
 /// One operand of an elementwise module.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Slot<'a> {
     /// Its name in the body (a WGSL identifier).
     pub name: &'a str,
@@ -104,9 +104,8 @@ pub(crate) fn parts(
             Some(c) if s.output => (c, s.dtype),
             Some(c) => (s.dtype, c),
         };
-        let (conv, f32_path) =
-            conversion(&format!("nx_convert_{name}"), pair, s.output, convert_tpl);
-        fast_f32 |= f32_path;
+        let (conv, path) = conversion(&format!("nx_convert_{name}"), pair, s.output, convert_tpl);
+        fast_f32 |= path == Path::FromF32;
         operands.push(conv);
         if s.output {
             let word = match access {
@@ -181,10 +180,29 @@ fn store4_named(name: &str, store: &str, w: Words) -> String {
     format!("fn {name}(p: u32, x: vec4<u32>) {{\n    {store}(p, {arg});\n}}")
 }
 
+/// Which way a conversion goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// A few operations on the bits.
+    Short,
+    /// `convert_f32()`'s `f32_to_<dtype>`, which must come beside it.
+    FromF32,
+    /// `convert.wgsl`'s `convert`, over its helpers (all of the file before it).
+    General,
+}
+
 /// `fn NAME(a: vec4<u32>) -> vec4<u32>`: the bits of `from` converted into `to` (one
-/// rounding, the dtype table's rule), by a short path where one is exact, else by
-/// `convert.wgsl`'s. Whether it uses `convert_f32.wgsl`.
-fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) -> (String, bool) {
+/// rounding, the dtype table's rule, NaNs quieted), for a store that keeps the
+/// element's low bits (every store of a generated module), and its [`Path`].
+pub(crate) fn converter(name: &str, from: DType, to: DType) -> (String, Path) {
+    let tpl = &CONVERT[CONVERT.find(CONVERT_FN).expect("convert.wgsl's convert")..];
+    conversion(name, (from, to), true, tpl)
+}
+
+/// The conversion of [`converter`], `convert.wgsl`'s `convert` being `tpl`; where not
+/// `store` (a load into a compute type), with the loads' short paths, which leave a
+/// NaN's bits as they are.
+fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) -> (String, Path) {
     let head = format!("fn {name}(a: vec4<u32>) -> vec4<u32> {{\n    ");
     let int32 = |d: DType| matches!(d, DType::Int32 | DType::Uint32);
     let int = |d: DType| matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32;
@@ -196,7 +214,7 @@ fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) ->
                 "{head}return vec4<u32>(f32_to_{}(a.x), 0u, 0u, 0u);\n}}",
                 to.name()
             ),
-            true,
+            Path::FromF32,
         );
     } else if store && int32(from) && int(to) {
         // Integers into integers wrap: the store keeps the low bits.
@@ -214,7 +232,7 @@ fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) ->
         None
     };
     if let Some(s) = short {
-        return (format!("{head}{s}\n}}"), false);
+        return (format!("{head}{s}\n}}"), Path::Short);
     }
     let p = name.to_uppercase();
     let f = tpl
@@ -223,6 +241,6 @@ fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) ->
         .replace("DST_", &format!("{p}_DST_"));
     (
         facts(&format!("{p}_SRC"), from) + &facts(&format!("{p}_DST"), to) + &f,
-        false,
+        Path::General,
     )
 }

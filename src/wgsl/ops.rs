@@ -6,7 +6,7 @@
 //! operand's load, store and walk.
 
 use super::add::ADD_FLOAT;
-use super::cast::facts;
+use super::facts::facts;
 use crate::dtype::lanes::Arith;
 use crate::dtype::{Class, DType};
 
@@ -162,8 +162,7 @@ fn bool_op(op: Arith) -> String {
 mod tests {
     use super::*;
     use crate::dtype::lanes::takes;
-    use crate::wgsl::elementwise::{bits_module, Main};
-    use crate::wgsl::Slot;
+    use crate::wgsl::{Form, Kernel, Slot};
 
     const ALL: [Arith; 13] = [
         Arith::Sub,
@@ -203,22 +202,19 @@ mod tests {
                         output: true,
                     },
                 ];
-                for main in [
-                    Main::Walked,
-                    Main::Contiguous {
-                        at_zero: false,
-                        looped: false,
-                    },
-                    Main::Contiguous {
-                        at_zero: true,
-                        looped: true,
-                    },
-                ] {
-                    let g = bits_module(&slots, &op_helpers(op, d), BINARY_BODY, main)
-                        .unwrap()
-                        .unwrap();
-                    assert!(!g.module.contains("{{"), "{op:?} {d}");
-                    crate::wgsl::tests::validate(&g.module);
+                let k = Kernel::new(slots.to_vec(), None, BINARY_BODY)
+                    .unwrap()
+                    .helpers(op_helpers(op, d));
+                let looped = k.clone().looped();
+                let forms = [
+                    (&k, Form::Walked { one_axis: false }),
+                    (&k, Form::Contiguous { at_zero: false }),
+                    (&looped, Form::Contiguous { at_zero: true }),
+                ];
+                for (k, form) in forms {
+                    let m = k.module(form);
+                    assert!(!m.contains("{{"), "{op:?} {d}");
+                    crate::wgsl::tests::validate(&m);
                 }
             }
         }

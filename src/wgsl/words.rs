@@ -66,11 +66,6 @@ fn no_dtype_is(bits: u32) -> ! {
     panic!("nxrig bug: no dtype is {bits} bits wide")
 }
 
-/// `fn load(p: u32) -> T` reading element position `p` of `src` (an `array<u32>`).
-pub fn load_fn(w: Words) -> String {
-    load_named(w, "load", "src")
-}
-
 /// `fn NAME(p: u32) -> T` reading element position `p` of the `array<u32>` named `array`.
 pub(crate) fn load_named(w: Words, name: &str, array: &str) -> String {
     match w {
@@ -89,15 +84,10 @@ pub(crate) fn load_named(w: Words, name: &str, array: &str) -> String {
     }
 }
 
-/// `fn store(p: u32, x: T)` writing element position `p` of `dst`. Bit fields are
-/// stored with `atomicAnd` then `atomicOr` on an `array<atomic<u32>>`: each
-/// invocation changes only its own element's bits, so no neighbour's store is lost.
-pub fn store_fn(w: Words) -> String {
-    store_named(w, "store", "dst")
-}
-
-/// `fn NAME(p: u32, x: T)` writing element position `p` of the array named `array`
-/// (as [`store_fn`]).
+/// `fn NAME(p: u32, x: T)` writing element position `p` of the array named `array`.
+/// Bit fields are stored with `atomicAnd` then `atomicOr` on an `array<atomic<u32>>`:
+/// each invocation changes only its own element's bits, so no neighbour's store is
+/// lost.
 pub(crate) fn store_named(w: Words, name: &str, array: &str) -> String {
     match w {
         Words::Field { bits } => {

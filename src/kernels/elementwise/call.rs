@@ -431,7 +431,7 @@ impl<C: Compute> Elementwise<C> {
         viewed: &[AnyArray],
         outputs: &[&AnyArray],
         body: &Body<'_, C>,
-        compiled: Option<&Compiled>,
+        compiled: Option<&Compiled<'_>>,
     ) -> Result<(), Error> {
         let read: Vec<&AnyArray> = viewed.iter().collect();
         let work = || match (body, compiled) {
@@ -453,7 +453,7 @@ impl<C: Compute> Elementwise<C> {
 }
 
 /// A GPU body's modules, the walked form's compiled (the body checked).
-type Compiled = super::wgpu::Prepared;
+type Compiled<'a> = super::wgpu::Prepared<'a>;
 
 /// The body a kernel runs on a device.
 pub(super) enum Body<'a, C: Compute> {

@@ -6,11 +6,12 @@
 use super::which::Which;
 use crate::array::AnyArray;
 use crate::error::Error;
-use crate::kernels::elementwise::wgpu::{prepare_bits, run, First};
+use crate::kernels::elementwise::wgpu::prepare_bits;
+use crate::kernels::wgpu::run_kernel;
 use crate::rig::wgpu::Gpu;
 use crate::wgsl::first_pass::{first_helpers, FIRST_BODY, FIRST_END};
 use crate::wgsl::ops::{op_helpers, BINARY_BODY, SELECT_BODY, UNARY_BODY};
-use crate::wgsl::Slot;
+use crate::wgsl::{FirstPass, Slot};
 
 /// `which` over `inputs` (broadcast to `out`'s layout already, all on `g`'s device:
 /// the front door checked) into `out`; the caller holds the door's claims.
@@ -60,7 +61,7 @@ pub(crate) fn apply(
     // whose flag is up (`wgsl::first_pass`).
     let first = match which {
         Which::Binary(a) if g.native().f32 && slots.iter().all(|s| s.dtype == out.dtype()) => {
-            first_helpers(a, out.dtype()).map(|helpers| First {
+            first_helpers(a, out.dtype()).map(|helpers| FirstPass {
                 helpers,
                 body: FIRST_BODY,
                 end: FIRST_END,
@@ -68,9 +69,7 @@ pub(crate) fn apply(
         }
         _ => None,
     };
-    let dtypes: Vec<String> = slots.iter().map(|s| s.dtype.to_string()).collect();
-    let key = format!("nxrig {which:?} {}", dtypes.join(" "));
-    let p = prepare_bits(key, &slots, &helpers, body, first, op)?;
+    let kernel = prepare_bits(slots, helpers, body, first, op)?;
     let owned: Vec<AnyArray> = inputs.iter().map(|a| (*a).clone()).collect();
-    run(g, &p, &owned, &[out], op)
+    run_kernel(g, &kernel, &owned, &[out], op)
 }

@@ -1,33 +1,30 @@
 //! The strided blit: elements of one width moved bit for bit between two layouts by
-//! the generated transfer kernel. Placement, not arithmetic: it
+//! the runtime's own kernel, `z = a` on raw bits. Placement, not arithmetic: it
 //! stands in for the copy engine, which WebGPU gives only 4-byte-aligned contiguous
-//! ranges. Elements narrower than a word are stored with atomics, so no neighbour's
-//! bits change.
+//! ranges. Elements narrower than a word are stored with atomics (or whole words of
+//! their own), so no neighbour's bits change.
 
 use super::memory::GpuMemory;
 use super::plan::Operand;
-use super::program::{Form, Program};
 use super::Gpu;
+use crate::dtype::DType;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::wgsl::transfer_module;
+use crate::wgsl::{Kernel, Slot};
 
-/// Elements `bits` wide moved bit for bit: the runtime's own program.
-struct Transfer {
-    bits: u32,
-}
-
-impl Program for Transfer {
-    fn key(&self) -> String {
-        format!("transfer{}", self.bits)
-    }
-
-    fn module(&self, form: Form) -> String {
-        match form {
-            Form::Walked => transfer_module(self.bits),
-            Form::Flat4 { .. } => super::program::no_flat4(&self.key()),
-        }
-    }
+/// The kernel that moves elements `bits` wide bit for bit (those of the first dtype
+/// of that width, unconverted).
+fn transfer(bits: u32) -> Kernel<'static> {
+    let d = DType::ALL
+        .into_iter()
+        .find(|d| d.bits() == bits)
+        .expect("nxrig bug: a width no dtype has");
+    let slot = |name, output| Slot {
+        name,
+        dtype: d,
+        output,
+    };
+    Kernel::new(vec![slot("a", false), slot("z", true)], None, "z = a;").expect("two operands")
 }
 
 impl Gpu {
@@ -48,7 +45,7 @@ impl Gpu {
     ) -> Result<(), Error> {
         self.run(
             op,
-            &Transfer { bits },
+            &transfer(bits),
             &[
                 Operand {
                     mem: src_mem,

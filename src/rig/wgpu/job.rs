@@ -9,27 +9,20 @@ use std::sync::Arc;
 
 use super::dispatch::encode;
 use super::gpu::lock;
-use super::indirect::Indirect;
+use super::indirect::{Indirect, AGAIN};
 use super::plan::{pieces, Operand};
-use super::program::Form;
 use super::Gpu;
 use crate::error::Error;
 use crate::layout::Layout;
-use crate::wgsl::add_module_f32_again;
+use crate::wgsl::{merged_rank, walk_params_n, Form, Kernel};
 
-/// One dispatch of a piece of a job: its pipeline, the layouts its parameters walk
-/// (the piece's, or those of a part of it, or of its groups of elements), the
-/// elements of those an invocation computes, whether it is a contiguous form (its
-/// grid sized as one), and a cheaper first pass where it has one: the pipeline, over
-/// the same bindings and the device's flag after them, that raises the flag where its
-/// answer may be wrong; `pipeline` then runs only where the flag is up
-/// (`indirect.rs`).
-pub(crate) struct Dispatch {
-    pub(crate) pipeline: Arc<wgpu::ComputePipeline>,
-    pub(crate) layouts: Vec<Layout>,
-    pub(crate) per: usize,
-    pub(crate) flat: bool,
-    pub(crate) first: Option<Arc<wgpu::ComputePipeline>>,
+/// One dispatch of a piece of a job: the form of its module, the layouts its
+/// parameters walk (the piece's, or those of a part of it, or of its groups of
+/// elements), and the elements of those an invocation computes.
+struct Dispatch {
+    form: Form,
+    layouts: Vec<Layout>,
+    per: usize,
 }
 
 /// What the compiler said of a module: each message with its line (1-based) where it
@@ -88,25 +81,23 @@ impl Gpu {
         pollster::block_on(self.pipeline_checked_async(key, source, written))
     }
 
-    /// Encodes and submits a module over `ops` (bindings 1, 2, ... in order), walked:
-    /// the operands cut into pieces that fit the device, each piece run as the
-    /// dispatches `plan` gives for its layouts (each a pipeline, the layouts its
-    /// parameters walk, and the elements of those an invocation computes), `params`
-    /// of each dispatch's layouts (binding 0, a uniform). The caller submits through
-    /// [`crate::rig::Rig::submit`].
+    /// Encodes and submits `kernel` over `ops` (its operands in order: bindings 1, 2,
+    /// ...; binding 0 the walk's parameters, `wgsl::walk_params_n`): the operands
+    /// cut into pieces that fit the device (`plan.rs`), each piece run in the forms
+    /// its layouts allow ([`dispatches`]), each form's module compiled once a device
+    /// (under [`Kernel::key`]), a contiguous form with a first pass in two passes
+    /// (`indirect.rs`). The caller submits through [`crate::rig::Rig::submit`].
     ///
     /// # Errors
     /// [`Error::Invalid`] naming `op` for more operands than the device binds, or a
-    /// piece whose positions `params` cannot hold; [`Error::Device`] for what the
-    /// device reported (natively [`crate::rig::Rig::submit`] catches it at the call);
-    /// [`Error::Lost`].
-    pub(crate) fn run_walked(
+    /// piece whose positions do not fit 32 bits; [`Error::Device`] for what the
+    /// device reported (natively [`crate::rig::Rig::submit`] catches it at the
+    /// call); [`Error::Lost`].
+    pub(crate) fn run(
         &self,
         op: &'static str,
-        key: &str,
-        plan: impl Fn(&[Layout]) -> Vec<Dispatch>,
+        kernel: &Kernel<'_>,
         ops: &[Operand<'_>],
-        params: impl Fn(&[Layout]) -> Option<Vec<u8>>,
     ) -> Result<(), Error> {
         let most = self.limits().max_storage_buffers_per_shader_stage as usize;
         if ops.len() > most {
@@ -122,11 +113,13 @@ impl Gpu {
         if ops[0].layout.numel() == 0 {
             return Ok(());
         }
+        let key = kernel.key();
         let pieces = pieces(op, &self.fit(), ops)?;
         let mut enc = self.device.create_command_encoder(&Default::default());
         for piece in &pieces {
-            for d in plan(&piece.layouts) {
-                let Some(p) = params(&d.layouts) else {
+            for d in dispatches(kernel, &piece.layouts) {
+                let walk: Vec<(&Layout, usize)> = d.layouts.iter().map(|l| (l, 0)).collect();
+                let Some(p) = walk_params_n(&walk) else {
                     return Err(Error::Invalid {
                         op,
                         reason: "a piece's positions do not fit 32 bits".into(),
@@ -134,31 +127,103 @@ impl Gpu {
                     });
                 };
                 let p = self.buffer_with("nxrig params", &p, wgpu::BufferUsages::UNIFORM);
-                let group = self.bind(key, &d.pipeline, &p, ops, piece, None);
-                let form = if d.flat {
-                    Form::Flat4 { at_zero: false }
-                } else {
-                    Form::Walked
-                };
-                let grid = self.grid(d.layouts[0].numel() / d.per, form);
-                let Some(first) = &d.first else {
-                    encode(&mut enc, grid, &d.pipeline, &group);
+                let pipeline = self.form_pipeline(&key, kernel, d.form);
+                let group = self.bind(&key, &pipeline, &p, ops, piece, None);
+                let contiguous = matches!(d.form, Form::Contiguous { .. });
+                let grid = self.grid(d.layouts[0].numel() / d.per, contiguous);
+                let (Form::Contiguous { at_zero }, true) = (d.form, kernel.has_first()) else {
+                    encode(&mut enc, grid, &pipeline, &group);
                     continue;
                 };
+                let first = self.form_pipeline(&key, kernel, Form::First { at_zero });
                 let ind = Indirect::of(&self.indirect, &self.device);
-                let fg = self.bind(key, first, &p, ops, piece, Some(&ind.flag));
-                encode(&mut enc, grid, first, &fg);
-                let again = self.pipeline("two passes: again", add_module_f32_again);
+                let fg = self.bind(&key, &first, &p, ops, piece, Some(&ind.flag));
+                encode(&mut enc, grid, &first, &fg);
+                let again = self.pipeline("two passes: again", || AGAIN.to_owned());
                 let xy = self.buffer_with(
                     "nxrig groups",
                     bytemuck::cast_slice(&[grid.0, grid.1, 0, 0]),
                     wgpu::BufferUsages::UNIFORM,
                 );
-                ind.encode_again(&self.device, &mut enc, (&again, &xy), &d.pipeline, &group);
+                ind.encode_again(&self.device, &mut enc, (&again, &xy), &pipeline, &group);
             }
         }
         self.queue.submit([enc.finish()]);
         self.reported(op)
+    }
+
+    /// The pipeline of `kernel`'s `form`, compiled the first time.
+    fn form_pipeline(
+        &self,
+        key: &str,
+        kernel: &Kernel<'_>,
+        form: Form,
+    ) -> Arc<wgpu::ComputePipeline> {
+        self.pipeline(&form_key(key, form), || kernel.module(form))
+    }
+}
+
+/// The name `form`'s pipeline of the kernel of `key` is kept under.
+pub(crate) fn form_key(key: &str, form: Form) -> String {
+    format!("{key} {form:?}")
+}
+
+/// The dispatches of a piece whose operands have layouts `ls`: where every operand
+/// is C-contiguous from a multiple of the contiguous form's group, its whole groups
+/// in that form and the rest (fewer than a group) as any other piece; that, in the
+/// packed form where every output is whole words of its own, else walked, each the
+/// walk of one axis where the layouts merge into one.
+fn dispatches(k: &Kernel<'_>, ls: &[Layout]) -> Vec<Dispatch> {
+    let group = k.group_len();
+    let n = ls[0].numel();
+    let contiguous = n >= group
+        && ls
+            .iter()
+            .all(|l| l.is_contiguous() && l.offset().is_multiple_of(group));
+    if !contiguous {
+        return vec![walked(k, ls.to_vec())];
+    }
+    let line = |len: usize, at: usize, div: usize| -> Vec<Layout> {
+        ls.iter()
+            .map(|l| {
+                Layout::new(&[len], &[1], (l.offset() + at) / div)
+                    .expect("a part of a contiguous layout")
+            })
+            .collect()
+    };
+    let layouts = line(n / group, 0, group);
+    let at_zero = layouts.iter().all(|l| l.offset() == 0);
+    let mut v = vec![Dispatch {
+        form: Form::Contiguous { at_zero },
+        layouts,
+        per: 1,
+    }];
+    if !n.is_multiple_of(group) {
+        v.push(walked(k, line(n % group, n - n % group, 1)));
+    }
+    v
+}
+
+/// The dispatch of layouts `ls` walked: packed where every output is whole words of
+/// its own, on one axis where the layouts merge into one.
+fn walked(k: &Kernel<'_>, ls: Vec<Layout>) -> Dispatch {
+    let packed = k.packed_len().filter(|&per| {
+        ls[k.inputs()..]
+            .iter()
+            .all(|l| l.is_contiguous() && l.offset() % per == 0 && l.numel() % per == 0)
+    });
+    let one_axis = merged_rank(&ls) <= 1;
+    match packed {
+        Some(per) => Dispatch {
+            form: Form::Packed { one_axis },
+            layouts: ls,
+            per,
+        },
+        None => Dispatch {
+            form: Form::Walked { one_axis },
+            layouts: ls,
+            per: 1,
+        },
     }
 }
 

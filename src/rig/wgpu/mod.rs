@@ -6,8 +6,12 @@
 //!   submissions, device loss;
 //! - memory: wgpu buffers padded to the 4-byte copy alignment, written through the
 //!   queue, read through mapped staging buffers (`io`);
-//! - kernels: dispatch of generated modules (`dispatch`), and the strided blit that
-//!   stands in for the copy engine where a range is not 4-byte aligned (`blit`).
+//! - kernels: one way through for every kernel described as data (`crate::wgsl::Kernel`,
+//!   `job`: pieces that fit the device, `plan`; the forms chosen from the layouts; a
+//!   first pass and the indirect step, `indirect`; each dispatch bound, sized and
+//!   encoded, `dispatch`), raw kernels (`raw`), and the strided blit that stands in
+//!   for the copy engine where a range is not 4-byte aligned (`blit`), itself such a
+//!   kernel.
 
 mod backend;
 mod blit;
@@ -21,7 +25,6 @@ mod open;
 mod plan;
 mod pool;
 mod probe;
-mod program;
 mod raw;
 
 pub use crate::wgsl::Native;
@@ -31,11 +34,10 @@ pub(crate) use gpu::name_of;
 pub(crate) use gpu::primary_adapters;
 pub use gpu::{Gpu, Options};
 pub(crate) use io::{Out, Readback};
-pub(crate) use job::Dispatch;
+pub(crate) use job::form_key;
 pub use memory::GpuMemory;
 pub(crate) use open::open;
 pub(crate) use plan::Operand;
-pub(crate) use program::{no_flat4, Form, Program};
 
 /// What an adapter is and offers, as `nxrig devices` lists it.
 ///

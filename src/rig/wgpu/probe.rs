@@ -6,31 +6,25 @@
 
 use super::io::Out;
 use super::plan::Operand;
-use super::program::{no_flat4, Form, Program};
 use super::Gpu;
 use crate::dtype::DType;
 use crate::layout::Layout;
-use crate::wgsl::{add_module, Native};
+use crate::wgsl::{Kernel, Slot};
 
-/// float32 `out = x + y` by native sums alone, walked: the probe's program.
-struct ProbeAdd;
-
-impl Program for ProbeAdd {
-    fn key(&self) -> String {
-        "probe: native float32 add".into()
-    }
-
-    fn module(&self, form: Form) -> String {
-        let native = Native {
-            f32: true,
-            f32_exact: true,
-            ..Native::NONE
-        };
-        match form {
-            Form::Walked => add_module(DType::Float32, native),
-            Form::Flat4 { .. } => no_flat4(&self.key()),
-        }
-    }
+/// float32 `z = a + b` by native sums alone: the probe's kernel.
+fn probe_add() -> Kernel<'static> {
+    let slot = |name, output| Slot {
+        name,
+        dtype: DType::Float32,
+        output,
+    };
+    let body = "z = vec4<u32>(bitcast<u32>(bitcast<f32>(a.x) + bitcast<f32>(b.x)), 0u, 0u, 0u);";
+    Kernel::new(
+        vec![slot("a", false), slot("b", false), slot("z", true)],
+        None,
+        body,
+    )
+    .expect("three operands")
 }
 
 /// Operand pairs (float32 bits), none a NaN.
@@ -74,7 +68,7 @@ pub(crate) async fn f32_add_is_exact(g: &std::sync::Arc<Gpu>) -> bool {
         base: 0,
         bits: 32,
     };
-    let ran = g.run(OP, &ProbeAdd, &[op(&x), op(&out), op(&y)]);
+    let ran = g.run(OP, &probe_add(), &[op(&x), op(&y), op(&out)]);
     if ran.is_err() {
         return false;
     }
