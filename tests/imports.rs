@@ -381,3 +381,25 @@ fn the_runtime_runs_kernels_as_data_and_knows_no_kernels_wgsl() {
         "the cast's kernel is made above the runtime"
     );
 }
+
+#[test]
+fn the_runtime_includes_no_kernel_source() {
+    // No WGSL template, CUDA C file or header is compiled into the runtime: the
+    // kernels above it hand it their source (`wgsl::Kernel`, CUDA programs by name).
+    fn walk(dir: &Path, found: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, found);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                if text.contains("include_str!(") {
+                    found.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&src("src").join("rig"), &mut found);
+    assert!(found.is_empty(), "the runtime includes sources: {found:?}");
+}

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::any::AnyArray;
 use crate::error::Error;
-use crate::rig::cuda::{arg, Cuda, Entry, Walk};
+use crate::rig::cuda::{arg, Cuda, Walk};
 
 impl AnyArray {
     /// The device address of the buffer's first byte, which the layout's positions
@@ -48,9 +48,10 @@ pub(crate) fn transfer(
         // SAFETY: nx_transfer's parameters in order; both addresses are of live
         // memory of `c` under the door's claims, at the positions the walks give.
         unsafe {
-            c.launch(
+            crate::array::cuda_source::launch(
+                c,
                 op,
-                Entry::Transfer,
+                "nx_transfer",
                 n,
                 &mut [
                     arg(&mut sp),

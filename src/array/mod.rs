@@ -5,6 +5,8 @@ mod bitcast;
 mod compact;
 #[cfg(feature = "cuda")]
 mod cuda;
+#[cfg(feature = "cuda")]
+pub(crate) mod cuda_source;
 pub mod dlpack;
 mod door;
 mod interop;

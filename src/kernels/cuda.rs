@@ -12,7 +12,7 @@ use crate::array::AnyArray;
 use crate::dtype::lanes::Arith;
 use crate::dtype::write_bits;
 use crate::error::Error;
-use crate::rig::cuda::{arg, Cuda, Entry, Walk};
+use crate::rig::cuda::{arg, Cuda, Walk};
 
 /// `src`'s elements converted into `dst`'s dtype by `nx_convert` (one rounding; into
 /// the same dtype, a copy of every bit), both on `c`'s device, any layouts.
@@ -35,9 +35,10 @@ pub(crate) fn cast(
         // SAFETY: nx_cast's parameters in order; both addresses are of live memory of
         // `c` under the door's claims, at the positions the walks give.
         unsafe {
-            c.launch(
+            crate::array::cuda_source::launch(
+                c,
                 op,
-                Entry::Cast,
+                "nx_cast",
                 n,
                 &mut [
                     arg(&mut sp),
@@ -77,9 +78,10 @@ pub(crate) fn fill(
         // SAFETY: nx_fill's parameters in order; `out`'s address is of live memory of
         // `c` under the door's claims, the staged element's until after the kernel.
         unsafe {
-            c.launch(
+            crate::array::cuda_source::launch(
+                c,
                 op,
-                Entry::Fill,
+                "nx_fill",
                 n,
                 &mut [
                     arg(&mut dp),
@@ -122,9 +124,10 @@ pub(crate) fn add(
         // SAFETY: nx_add's parameters in order; the addresses are of live memory of
         // `c` under the door's claims, at the positions the walks give.
         unsafe {
-            c.launch(
+            crate::array::cuda_source::launch(
+                c,
                 op,
-                Entry::Add,
+                "nx_add",
                 n,
                 &mut [
                     arg(&mut xa),
@@ -191,9 +194,10 @@ pub(crate) fn op2(
             // SAFETY: nx_op2's parameters in order; the addresses are of live memory of
             // `c` under the door's claims, at the positions the walks give.
             unsafe {
-                c.launch(
+                crate::array::cuda_source::launch(
+                    c,
                     op,
-                    Entry::Op2,
+                    "nx_op2",
                     n,
                     &mut [
                         arg(&mut xa),
@@ -242,9 +246,10 @@ pub(crate) fn select(
         // SAFETY: nx_select's parameters in order; the addresses are of live memory
         // of `c` under the door's claims, at the positions the walks give.
         unsafe {
-            c.launch(
+            crate::array::cuda_source::launch(
+                c,
                 op,
-                Entry::Select,
+                "nx_select",
                 n,
                 &mut [
                     arg(&mut ca),

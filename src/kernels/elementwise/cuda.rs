@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::cuda_source::{at_body_lines, source, SYMBOL};
 use super::{Compute, Elementwise};
+use crate::array::cuda_source::with;
 use crate::array::AnyArray;
 use crate::error::Error;
 use crate::rig::cuda::{arg, Cuda, Walk};
@@ -59,7 +60,7 @@ pub(super) fn run<C: Compute>(
         // SAFETY: nx_user's parameters in order (each operand's address and walk, then
         // the count); every address is of live memory of `c` under the door's claims,
         // at the positions the walks give.
-        unsafe { c.launch_source(op, (&key, SYMBOL), || src.clone(), n, &mut args) }.map_err(|e| {
+        unsafe { c.launch_source(op, (&key, SYMBOL), || with(&src), n, &mut args) }.map_err(|e| {
             match e {
                 Error::Invalid { op, reason, .. } => invalid_at(op, &reason),
                 e => e,

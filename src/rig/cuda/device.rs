@@ -4,12 +4,12 @@
 //! device, failing every pending and later call with [`Error::Lost`].
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys;
 
-use super::module::{Module, Program};
+use super::module::Program;
 use super::said::said;
 use super::staging::Staging;
 use crate::error::Error;
@@ -31,10 +31,8 @@ pub(crate) struct Cuda {
     turn: Mutex<()>,
     /// The events of stamps whose work may be unfinished, in stamp order.
     pending: Mutex<VecDeque<(Stamp, sys::CUevent)>>,
-    /// The kernels, compiled by NVRTC on first use (or why they could not be).
-    pub(super) module: OnceLock<Result<Module, String>>,
-    /// Modules the runtime does not know (users' kernels), by the caller's name, each
-    /// compiled on first use (or why it could not be).
+    /// Programs (nxrig's kernels, users'), by the caller's name, each compiled on
+    /// first use (or why it could not be).
     pub(super) programs: Mutex<HashMap<String, Result<Arc<Program>, String>>>,
     /// Pinned host memory for large uploads and reads, made on first use.
     pub(super) staging: Mutex<Option<Staging>>,
@@ -96,7 +94,6 @@ impl Cuda {
             timeline: Arc::new(Timeline::new()),
             turn: Mutex::new(()),
             pending: Mutex::new(VecDeque::new()),
-            module: OnceLock::new(),
             programs: Mutex::new(HashMap::new()),
             staging: Mutex::new(None),
             multiprocessors,
@@ -255,9 +252,6 @@ impl Drop for Cuda {
                     let _ = result::event::destroy(ev);
                 }
                 drop(lock(&self.staging).take());
-                if let Some(Ok(m)) = self.module.take() {
-                    m.unload();
-                }
                 for (_, p) in lock(&self.programs).drain() {
                     if let Ok(p) = p.map(Arc::into_inner) {
                         p.into_iter().for_each(Program::unload);

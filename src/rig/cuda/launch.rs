@@ -1,40 +1,27 @@
-//! Launches of nxrig's CUDA kernels on a device's stream: the module compiled on the
-//! first launch (`module.rs`), blocks of 256 threads, grid-stride loops.
+//! Launches of a program's kernels on a device's stream: the program compiled on its
+//! first launch and kept under its name (`module.rs`), blocks of 256 threads,
+//! grid-stride loops.
 
 use std::ffi::c_void;
 
 use cudarc::driver::result;
 
 use super::device::Cuda;
-use super::module::{Entry, Module, Program};
+use super::module::Program;
 use crate::error::Error;
 
 impl Cuda {
-    /// The kernels, compiled and loaded on the first call (the context is current).
-    fn module(&self, op: &'static str) -> Result<&Module, Error> {
-        self.module
-            .get_or_init(|| Module::compile(self.capability))
-            .as_ref()
-            .map_err(|reason| Error::Device {
-                op,
-                device: self.name.clone(),
-                reason: reason.clone(),
-            })
-    }
-
-    /// The module named `key` (`source()` after nxrig's headers and `nx_kernels.cu`,
-    /// its kernel `symbol`), compiled and loaded the first time (the context is
-    /// current).
+    /// The program named `key`, compiled from `source()` and loaded the first time
+    /// (the context is current).
     fn program(
         &self,
         op: &'static str,
         key: &str,
         source: impl FnOnce() -> String,
-        symbol: &str,
     ) -> Result<std::sync::Arc<Program>, Error> {
         let mut programs = super::device::lock(&self.programs);
         let made = programs.entry(key.to_owned()).or_insert_with(|| {
-            Program::compile(self.capability, key, &source(), symbol).map(std::sync::Arc::new)
+            Program::compile(self.capability, key, &source()).map(std::sync::Arc::new)
         });
         made.clone().map_err(|log| Error::Invalid {
             op,
@@ -43,16 +30,21 @@ impl Cuda {
         })
     }
 
-    /// Launches the kernel `symbol` of the module named `key` (compiled from
-    /// `source()` the first time, as [`Cuda::launch`]'s kernels are) over `n`
-    /// indices with `args`, as [`Cuda::launch`] does.
+    /// Launches the kernel `symbol` of the program named `key` (compiled from
+    /// `source()`, the whole CUDA C, on its first launch) over `n` indices with
+    /// `args` (a pointer to each parameter's value, in the C function's order), on
+    /// the stream: blocks of 256 threads, a grid of at most 16 blocks a
+    /// multiprocessor, each thread striding over the rest.
     ///
     /// # Errors
     /// [`Error::Invalid`] naming `op` where the source does not compile (NVRTC's log);
-    /// [`Error::Device`] where it does not load; [`Error::Lost`].
+    /// [`Error::Device`] where it does not load or has no kernel `symbol`;
+    /// [`Error::Lost`].
     ///
     /// # Safety
-    /// As [`Cuda::launch`]'s, for the kernel `symbol`.
+    /// `args` match `symbol`'s parameters in number, order and type; every device
+    /// address among them is of live memory of this device that the kernel may read
+    /// or write at the positions the walks give.
     pub(crate) unsafe fn launch_source(
         &self,
         op: &'static str,
@@ -62,37 +54,15 @@ impl Cuda {
         args: &mut [*mut c_void],
     ) -> Result<(), Error> {
         self.current(op)?;
-        let p = self.program(op, key, source, symbol)?;
+        let p = self.program(op, key, source)?;
         if n == 0 {
             return Ok(());
         }
-        // SAFETY: the caller's.
-        unsafe { self.launch_function(op, p.function, n, args) }
-    }
-
-    /// Launches `entry` over `n` indices with `args` (a pointer to each parameter's
-    /// value, in the C function's order), on the stream: blocks of 256 threads, a
-    /// grid of at most 16 blocks a multiprocessor, each thread striding over the rest.
-    ///
-    /// # Errors
-    /// [`Error::Device`] where the kernels do not compile or load; [`Error::Lost`].
-    ///
-    /// # Safety
-    /// `args` match `entry`'s parameters in number, order and type; every device
-    /// address among them is of live memory of this device that the kernel may read
-    /// or write at the positions the walks give.
-    pub(crate) unsafe fn launch(
-        &self,
-        op: &'static str,
-        entry: Entry,
-        n: usize,
-        args: &mut [*mut c_void],
-    ) -> Result<(), Error> {
-        if n == 0 {
-            return Ok(());
-        }
-        self.current(op)?;
-        let f = self.module(op)?.function(entry);
+        let f = p.function(symbol).map_err(|reason| Error::Device {
+            op,
+            device: self.name.clone(),
+            reason,
+        })?;
         // SAFETY: the caller's.
         unsafe { self.launch_function(op, f, n, args) }
     }
@@ -101,7 +71,7 @@ impl Cuda {
     /// multiprocessor).
     ///
     /// # Safety
-    /// As [`Cuda::launch`]'s, for `f`.
+    /// As [`Cuda::launch_source`]'s, for `f`.
     unsafe fn launch_function(
         &self,
         op: &'static str,

@@ -1,16 +1,16 @@
 //! CUDA devices through cudarc's bindings of the driver API and NVRTC, both loaded at
 //! run time (cargo feature `cuda`, native only): one device a CUDA device (`cuda0`,
 //! `cuda1`, ...), its memory stream-ordered allocations, its work one stream in
-//! submission order, its stamps CUDA events on that stream, and nxrig's kernels
-//! (`src/kernels/cuda/nx_kernels.cu` over `include/`) compiled by NVRTC once per
-//! device. Knows no `Rig`, buffer or array, as `wgpu/` does not.
+//! submission order, its stamps CUDA events on that stream, and programs (CUDA C:
+//! nxrig's kernels, `array/cuda_source.rs`, and users') compiled by NVRTC once a
+//! device and name. Knows no `Rig`, buffer, array or kernel, as `wgpu/` does not.
 //!
 //! - `probe.rs`: whether the machine has the libraries, and why not, before cudarc
 //!   loads them (its loader panics where they are missing); opening the devices.
 //! - `device.rs`: the device state, errors, and the stamps.
-//! - `said.rs`: driver errors in words; `module.rs`: the kernels' source through
-//!   NVRTC, and modules the runtime does not know (a user's kernel, compiled once a
-//!   name); `staging.rs`: pinned buffers (none knows the device).
+//! - `said.rs`: driver errors in words; `module.rs`: programs through NVRTC (compiled
+//!   once a name), and the walk of an operand's layout; `staging.rs`: pinned buffers
+//!   (none knows the device).
 //! - `memory.rs`: an allocation; `transfer.rs`: allocating, uploads, reads (through
 //!   the staging buffers from 1 MiB), copies, fills; `launch.rs`: kernel launches.
 //! - `backend.rs`: the `DeviceBackend` implementation.
@@ -29,8 +29,5 @@ pub(crate) use backend::CudaBackend;
 pub(crate) use device::Cuda;
 pub(crate) use launch::arg;
 pub(crate) use memory::CudaMemory;
-pub(crate) use module::{Entry, Walk};
+pub(crate) use module::Walk;
 pub(crate) use probe::{not_opened, open_all, unavailable};
-
-#[cfg(test)]
-mod tests;

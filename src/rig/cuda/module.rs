@@ -1,8 +1,7 @@
-//! nxrig's CUDA kernels: `src/kernels/cuda/nx_kernels.cu` and `nx_ops.cu` with their headers
-//! (`include/nx_dtype.h`, `include/nx_array.h`, `nx_launch.h`) inlined, compiled by
-//! NVRTC for the device's compute capability on the first launch and loaded once per
-//! device; and launches over an operand's [`Walk`]. The same source compiles for the
-//! host in `tests/cuda_kernels.rs`, which checks its arithmetic on every machine.
+//! Programs: CUDA C compiled by NVRTC for the device's compute capability and loaded
+//! into its context, their kernels looked up by name; the runtime knows none of them
+//! (nxrig's own are `array/cuda_source.rs`'s, users' are theirs); and an operand's
+//! layout as kernels walk it ([`Walk`]).
 
 use std::ffi::CString;
 
@@ -11,54 +10,6 @@ use cudarc::driver::sys;
 
 use super::said::said;
 use crate::layout::{Layout, MAX_RANK};
-
-/// The kernels' source files, in the order they are inlined.
-const SOURCES: [&str; 5] = [
-    include_str!("../../../include/nx_dtype.h"),
-    include_str!("../../../include/nx_array.h"),
-    include_str!("../../kernels/cuda/nx_launch.h"),
-    include_str!("../../kernels/cuda/nx_kernels.cu"),
-    include_str!("../../kernels/cuda/nx_ops.cu"),
-];
-
-/// A kernel of `nx_kernels.cu`; its parameters are those of the C function named.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Entry {
-    /// `nx_transfer(src, sw, dst, dw, code, n)`.
-    Transfer,
-    /// `nx_fill(dst, dw, code, bits, n)`.
-    Fill,
-    /// `nx_cast(src, sw, sd, dst, dw, dd, n)`.
-    Cast,
-    /// `nx_add(x, xw, y, yw, out, ow, code, n)`.
-    Add,
-    /// `nx_op2(x, xw, y, yw, out, ow, code, op, n)` (`nx_ops.cu`).
-    Op2,
-    /// `nx_select(c, cw, x, xw, y, yw, out, ow, code, n)` (`nx_ops.cu`).
-    Select,
-}
-
-impl Entry {
-    const ALL: [Entry; 6] = [
-        Entry::Transfer,
-        Entry::Fill,
-        Entry::Cast,
-        Entry::Add,
-        Entry::Op2,
-        Entry::Select,
-    ];
-
-    fn symbol(self) -> &'static str {
-        match self {
-            Entry::Transfer => "nx_transfer",
-            Entry::Fill => "nx_fill",
-            Entry::Cast => "nx_cast",
-            Entry::Add => "nx_add",
-            Entry::Op2 => "nx_op2",
-            Entry::Select => "nx_select",
-        }
-    }
-}
 
 /// An operand's layout as the kernels walk it: `nx_walk` of `nx_kernels.cu`, field
 /// for field (elements).
@@ -87,45 +38,6 @@ impl Walk {
             w.strides[k] = s as i64;
         }
         w
-    }
-}
-
-/// The loaded module and its kernels, in [`Entry::ALL`]'s order.
-pub(crate) struct Module {
-    module: sys::CUmodule,
-    functions: [sys::CUfunction; Entry::ALL.len()],
-}
-
-// SAFETY: the driver's handles, valid in the device's context from any thread.
-unsafe impl Send for Module {}
-unsafe impl Sync for Module {}
-
-impl Module {
-    /// The source compiled by NVRTC for compute capability `(major, minor)` and
-    /// loaded into the current context, or why it could not be.
-    pub(super) fn compile(capability: (i32, i32)) -> Result<Module, String> {
-        let module = load(capability, "nx_kernels.cu", source())
-            .map_err(|e| format!("NVRTC failed on nx_kernels.cu: {e}"))?;
-        let mut functions = [std::ptr::null_mut(); Entry::ALL.len()];
-        for (f, e) in functions.iter_mut().zip(Entry::ALL) {
-            *f = function(module, e.symbol())?;
-        }
-        Ok(Module { module, functions })
-    }
-
-    /// The kernel `entry`.
-    pub(super) fn function(&self, entry: Entry) -> sys::CUfunction {
-        let k = Entry::ALL
-            .iter()
-            .position(|&e| e == entry)
-            .expect("every entry");
-        self.functions[k]
-    }
-
-    /// Unloads the module (the device's context is current).
-    pub(super) fn unload(self) {
-        // SAFETY: loaded once by `compile`, unloaded once.
-        let _ = unsafe { result::module::unload(self.module) };
     }
 }
 
@@ -164,29 +76,32 @@ fn function(module: sys::CUmodule, symbol: &str) -> Result<sys::CUfunction, Stri
         .map_err(|err| format!("no kernel {symbol} in the module: {}", said(&err)))
 }
 
-/// A module the runtime does not know (a user's kernel), loaded with its one kernel.
+/// A program: a module compiled from CUDA C and loaded, whose kernels are looked up by
+/// name at launch.
 pub(crate) struct Program {
     module: sys::CUmodule,
-    pub(super) function: sys::CUfunction,
 }
 
-// SAFETY: as `Module`'s.
+// SAFETY: the driver's handle, valid in the device's context from any thread.
 unsafe impl Send for Program {}
 unsafe impl Sync for Program {}
 
 impl Program {
-    /// `source` (inlined after nxrig's headers and `nx_kernels.cu`, its `#include
-    /// "..."` lines dropped) compiled for `capability` and loaded, with its kernel
-    /// `symbol`; or the compiler's log.
+    /// `source` (the whole of it: NVRTC reads no files) compiled for `capability`
+    /// under the file name `name` and loaded (the device's context is current); or
+    /// the compiler's log, or the driver's word.
     pub(super) fn compile(
         capability: (i32, i32),
         name: &str,
         source: &str,
-        symbol: &str,
     ) -> Result<Program, String> {
-        let module = load(capability, name, source_with(source))?;
-        let function = function(module, symbol)?;
-        Ok(Program { module, function })
+        let module = load(capability, name, source.to_owned())?;
+        Ok(Program { module })
+    }
+
+    /// Its kernel `symbol`, or why there is none.
+    pub(super) fn function(&self, symbol: &str) -> Result<sys::CUfunction, String> {
+        function(self.module, symbol)
     }
 
     /// Unloads the module (the device's context is current).
@@ -194,29 +109,4 @@ impl Program {
         // SAFETY: loaded once by `compile`, unloaded once.
         let _ = unsafe { result::module::unload(self.module) };
     }
-}
-
-/// nxrig's headers and `nx_kernels.cu` (not `nx_ops.cu`), then `extra`, inlined.
-fn source_with(extra: &str) -> String {
-    inlined(SOURCES[..4].iter().copied().chain([extra]))
-}
-
-/// The source NVRTC compiles: the files inlined in order, their `#include "..."`
-/// lines dropped (NVRTC reads no files; each header's guard holds as in C).
-pub(crate) fn source() -> String {
-    inlined(SOURCES.iter().copied())
-}
-
-/// `files` inlined in order, their `#include "..."` lines dropped.
-fn inlined<'a>(files: impl Iterator<Item = &'a str>) -> String {
-    let mut s = String::new();
-    for f in files {
-        for line in f.lines() {
-            if !line.trim_start().starts_with("#include \"") {
-                s.push_str(line);
-            }
-            s.push('\n');
-        }
-    }
-    s
 }

@@ -1,0 +1,171 @@
+//! nxrig's CUDA kernels as NVRTC compiles them: `include/nx_dtype.h`,
+//! `include/nx_array.h`, `src/kernels/cuda/nx_launch.h`, `nx_kernels.cu` and
+//! `nx_ops.cu` inlined (NVRTC reads no files), one program a device, compiled on its
+//! first launch as a user's kernel is (`rig::cuda`'s `launch_source`: the runtime
+//! keeps no catalogue of them); a user's kernel is compiled after the headers and
+//! `nx_kernels.cu` ([`with`]). The same source compiles for the host in
+//! `tests/cuda_kernels.rs`, which checks its arithmetic on every machine.
+
+use std::ffi::c_void;
+
+use crate::error::Error;
+use crate::rig::cuda::Cuda;
+
+/// The source files, in the order they are inlined.
+const FILES: [&str; 5] = [
+    include_str!("../../include/nx_dtype.h"),
+    include_str!("../../include/nx_array.h"),
+    include_str!("../kernels/cuda/nx_launch.h"),
+    include_str!("../kernels/cuda/nx_kernels.cu"),
+    include_str!("../kernels/cuda/nx_ops.cu"),
+];
+
+/// The name nxrig's kernels are compiled under.
+const KEY: &str = "nx_kernels.cu";
+
+/// The source NVRTC compiles: the files inlined in order, their `#include "..."`
+/// lines dropped (each header's guard holds as in C).
+pub(crate) fn source() -> String {
+    inlined(FILES.iter().copied())
+}
+
+/// The headers and `nx_kernels.cu` (not `nx_ops.cu`), then `extra` (a user's
+/// kernel), inlined.
+pub(crate) fn with(extra: &str) -> String {
+    inlined(FILES[..4].iter().copied().chain([extra]))
+}
+
+/// `files` inlined in order, their `#include "..."` lines dropped.
+fn inlined<'a>(files: impl Iterator<Item = &'a str>) -> String {
+    let mut s = String::new();
+    for f in files {
+        for line in f.lines() {
+            if !line.trim_start().starts_with("#include \"") {
+                s.push_str(line);
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Launches nxrig's kernel `symbol` (`nx_transfer`, `nx_cast`, ...) on `c` over `n`
+/// indices with `args`, its program compiled on the device's first launch.
+///
+/// # Errors
+/// [`Error::Device`] where the kernels do not compile or load on the device (an
+/// NVRTC or driver too old for them; its log); [`Error::Lost`].
+///
+/// # Safety
+/// `args` match `symbol`'s parameters in number, order and type (a pointer to each
+/// value); every device address among them is of live memory of `c` that the kernel
+/// may read or write at the positions the walks give.
+pub(crate) unsafe fn launch(
+    c: &Cuda,
+    op: &'static str,
+    symbol: &str,
+    n: usize,
+    args: &mut [*mut c_void],
+) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    unsafe { c.launch_source(op, (KEY, symbol), source, n, args) }.map_err(|e| match e {
+        Error::Invalid { op, reason, .. } => Error::Device {
+            op,
+            device: c.name.clone(),
+            reason: format!("NVRTC failed on nxrig's kernels: {reason}"),
+        },
+        e => e,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    // What can be checked of the CUDA backend without a GPU: the source NVRTC gets (the
+    // headers inlined) compiles as CUDA device code, to PTX, with clang's NVPTX target,
+    // and its six kernels take the parameters `launch`'s callers pass (device addresses
+    // as 64-bit values, a walk of `size_of::<Walk>()` bytes, 32-bit codes, 64-bit counts).
+    // The kernels' arithmetic is `tests/cuda_kernels.rs`'s, on the host.
+
+    use std::process::Command;
+
+    use super::source;
+    use crate::rig::cuda::Walk;
+
+    /// What NVRTC provides and clang's CUDA mode without CUDA's headers does not: the
+    /// qualifiers as attributes, the launch indices, the two atomics the source uses.
+    const PRELUDE: &str = r#"
+    #define __global__ __attribute__((global))
+    #define __device__ __attribute__((device))
+    #define __host__ __attribute__((host))
+    #include "__clang_cuda_builtin_vars.h"
+    __device__ unsigned int atomicAnd(unsigned int *a, unsigned int v) { return __nvvm_atom_and_gen_i((int *)a, (int)v); }
+    __device__ unsigned int atomicOr(unsigned int *a, unsigned int v) { return __nvvm_atom_or_gen_i((int *)a, (int)v); }
+    "#;
+
+    #[test]
+    fn the_nvrtc_source_compiles_to_ptx_with_the_kernels_launch_passes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, pre, ptx) = (
+            dir.path().join("nx_kernels.cu"),
+            dir.path().join("prelude.h"),
+            dir.path().join("nx_kernels.ptx"),
+        );
+        std::fs::write(&src, source()).unwrap();
+        std::fs::write(&pre, PRELUDE).unwrap();
+        let out = Command::new("clang++")
+            .args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70"])
+            .args([
+                "-nocudainc",
+                "-nocudalib",
+                "-D__CUDACC__",
+                "-D__CUDACC_RTC__",
+            ])
+            .args(["-Werror", "-S", "-include"])
+            .arg(&pre)
+            .arg("-o")
+            .arg(&ptx)
+            .arg(&src)
+            .output()
+            .expect(
+                "clang++ (Debian's clang, with its NVPTX target: scripts/setup.sh installs it)",
+            );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&ptx).unwrap();
+        let walk = format!("[{}]", std::mem::size_of::<Walk>());
+        // Each kernel's parameters, in order: 'p' a device address or a 64-bit count,
+        // 'w' a walk, 'i' a 32-bit code.
+        for (name, params) in [
+            ("nx_transfer", "pwpwip"),
+            ("nx_fill", "pwipp"),
+            ("nx_cast", "pwipwip"),
+            ("nx_add", "pwpwpwip"),
+            ("nx_op2", "pwpwpwiip"),
+            ("nx_select", "pwpwpwpwip"),
+        ] {
+            let at = text
+                .find(&format!(".entry {name}("))
+                .unwrap_or_else(|| panic!("no kernel {name} in:\n{text}"));
+            let list = &text[at..at + text[at..].find(')').unwrap()];
+            let got: String = list
+                .lines()
+                .skip(1)
+                .map(|l| {
+                    if l.contains(".u64") {
+                        'p'
+                    } else if l.contains(".u32") {
+                        'i'
+                    } else if l.contains(".b8") && l.contains(&walk) {
+                        'w'
+                    } else {
+                        '?'
+                    }
+                })
+                .collect();
+            assert_eq!(got, params, "{name}'s parameters:\n{list}");
+        }
+    }
+}
