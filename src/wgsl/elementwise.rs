@@ -4,11 +4,10 @@
 //! from the dtype table, and the walk of up to [`MAX_BOUND`] layouts.
 
 pub use super::operands::{compute_type, Slot};
-use super::operands::{parts, Access, Parts};
+use super::operands::{parts, Access, Parts, Values};
 #[cfg(doc)]
 use super::params::MAX_BOUND;
 use super::walked::{main_packed, main_walked, positions};
-use crate::dtype::DType;
 
 const TEMPLATE: &str = include_str!("../../shaders/elementwise.wgsl");
 
@@ -41,8 +40,8 @@ pub(crate) enum Main {
     Contiguous { at_zero: bool, looped: bool },
 }
 
-/// The module around `body`: operands decoded into `compute` and rounded back
-/// (`None`: their raw bits), `enable` first, `extra` after the helpers, `main` of
+/// The module around `body`: its values `values` (operands decoded into a compute
+/// type and rounded back, or their raw bits), `enable` first, `extra` after the helpers, `main` of
 /// that form, whose invocations run `end` after their loop. The body is the function
 /// `nx_body` (the inputs its parameters, the outputs `var`s it returns), which every
 /// form calls.
@@ -52,7 +51,7 @@ pub(crate) enum Main {
 /// [`super::MAX_BOUND`] operands.
 pub(super) fn generate(
     slots: &[Slot<'_>],
-    compute: Option<DType>,
+    values: Values,
     enable: &str,
     extra: &str,
     body: &str,
@@ -66,7 +65,7 @@ pub(super) fn generate(
         ty,
     } = parts(
         slots,
-        compute,
+        values,
         match main {
             Main::Walked => Access::Element,
             Main::Packed => Access::PackedOutputs,

@@ -32,8 +32,8 @@ pub(crate) const FIRST_BODY: &str = "z = nx_first(a, b);";
 pub(crate) const FIRST_END: &str = "if (seen != 0u) { atomicOr(&nx_flag, 1u); }";
 
 /// The helpers of the first pass of `op` over `d` (its operands `a`, `b`, `z`, bound
-/// at 1, 2, 3; the flag at 4), ending in `fn nx_first(a, b) -> vec4<u32>`; `None`
-/// where `op` or `d` has none.
+/// at 1, 2, 3, one `u32` of raw bits each; the flag at 4), ending in
+/// `fn nx_first(a, b) -> u32`; `None` where `op` or `d` has none.
 pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
     if d == DType::Float32 {
         return float32_helpers(op);
@@ -143,16 +143,16 @@ var<private> seen: u32 = 0u;
 {decode}
 
 // The native float32 {op} of two elements' bits, rounded once into the dtype.
-fn nx_first(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{
-    let x = nx_decode(a.x);
-    let y = nx_decode(b.x);
+fn nx_first(a: u32, b: u32) -> u32 {{
+    let x = nx_decode(a);
+    let y = nx_decode(b);
     let r = bitcast<u32>(bitcast<f32>(x) {sign} bitcast<f32>(y));
     let xa = x & 0x7fffffffu;
     let ya = y & 0x7fffffffu;
     let ra = r & 0x7fffffffu;
     let s = r & 0x80000000u;
     {checks}
-    return vec4<u32>({result}, 0u, 0u, 0u);
+    return {result};
 }}
 ",
         super::narrow::convert_f32()

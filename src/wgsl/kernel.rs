@@ -10,7 +10,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use super::contiguous::group_len;
 use super::elementwise::{generate, Generated, Main};
-use super::operands::{compute_type, Slot};
+use super::operands::{compute_type, Slot, Values};
 use super::params::MAX_BOUND;
 use super::walked::packed_per;
 use crate::dtype::DType;
@@ -185,9 +185,10 @@ impl<'a> Kernel<'a> {
                     at_zero,
                     looped: false,
                 };
+                // One word a value: the first passes' dtypes are of 32 bits or fewer.
                 generate(
                     &self.slots,
-                    None,
+                    Values::Word,
                     self.enable,
                     &f.helpers,
                     f.body,
@@ -202,9 +203,17 @@ impl<'a> Kernel<'a> {
 
     /// Its module in the form `main`.
     fn generated(&self, main: Main) -> Generated {
-        let (slots, compute, enable) = (&self.slots, self.compute, self.enable);
-        generate(slots, compute, enable, &self.helpers, self.body, main, "")
-            .expect("nxrig bug: a kernel checked when made")
+        let values = self.compute.map_or(Values::Bits, Values::Compute);
+        generate(
+            &self.slots,
+            values,
+            self.enable,
+            &self.helpers,
+            self.body,
+            main,
+            "",
+        )
+        .expect("nxrig bug: a kernel checked when made")
     }
 }
 

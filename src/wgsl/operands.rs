@@ -68,20 +68,33 @@ pub(crate) enum Access {
     Words,
 }
 
-/// The parts of `slots` bound in order, computed in `compute` (`None`: raw bits, a
-/// `vec4<u32>`), reached as `access` says.
+/// What the body's values are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Values {
+    /// Each operand's raw bits, a `vec4<u32>` (lowest word first).
+    Bits,
+    /// Each operand's raw bits as one `u32` (operands of 32 bits or fewer: a body
+    /// that a CPU adapter such as SwiftShader runs without the three other lanes).
+    Word,
+    /// Each operand converted into this compute dtype exactly, rounded once back.
+    Compute(DType),
+}
+
+/// The parts of `slots` bound in order, the body's values `values`, reached as
+/// `access` says.
 ///
 /// # Errors
 /// A sentence for a compute dtype WGSL lacks, or other than 1 to [`MAX_BOUND`]
 /// operands.
-pub(crate) fn parts(
-    slots: &[Slot<'_>],
-    compute: Option<DType>,
-    access: Access,
-) -> Result<Parts, String> {
-    let ty = match compute {
-        None => "vec4<u32>",
-        Some(c) => compute_type(c)
+pub(crate) fn parts(slots: &[Slot<'_>], values: Values, access: Access) -> Result<Parts, String> {
+    let compute = match values {
+        Values::Compute(c) => Some(c),
+        Values::Bits | Values::Word => None,
+    };
+    let ty = match values {
+        Values::Bits => "vec4<u32>",
+        Values::Word => "u32",
+        Values::Compute(c) => compute_type(c)
             .ok_or_else(|| format!("no WGSL compute type is {c} (float32, int32, uint32)"))?,
     };
     if slots.is_empty() || slots.len() > MAX_BOUND {
@@ -118,6 +131,7 @@ pub(crate) fn parts(
                 j + 1
             ));
             let bits = match compute {
+                None if values == Values::Word => "vec4<u32>(v, 0u, 0u, 0u)",
                 None => "v",
                 Some(DType::Uint32) => "vec4<u32>(v, 0u, 0u, 0u)",
                 Some(_) => "vec4<u32>(bitcast<u32>(v), 0u, 0u, 0u)",
@@ -140,6 +154,7 @@ pub(crate) fn parts(
                 j + 1
             ));
             let value = match compute {
+                None if values == Values::Word => "b.x".to_owned(),
                 None => "b".to_owned(),
                 Some(DType::Uint32) => "b.x".to_owned(),
                 Some(_) => format!("bitcast<{ty}>(b.x)"),

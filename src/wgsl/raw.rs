@@ -5,7 +5,7 @@
 //! shape, through its layout (strides, broadcast, flips, offsets).
 
 use super::elementwise::Generated;
-use super::operands::{compute_type, parts, Access, Slot};
+use super::operands::{compute_type, parts, Access, Slot, Values};
 use crate::dtype::DType;
 use crate::layout::Layout;
 
@@ -28,7 +28,7 @@ pub const RAW_LAYOUT_BYTES: usize = 16 + RAW_AXES * 8;
 pub fn raw_module(slots: &[Slot<'_>], compute: DType, source: &str) -> Result<Generated, String> {
     let ty = compute_type(compute)
         .ok_or_else(|| format!("no WGSL compute type is {compute} (float32, int32, uint32)"))?;
-    let p = parts(slots, Some(compute), Access::Element)?;
+    let p = parts(slots, Values::Compute(compute), Access::Element)?;
     let mut accessors = Vec::with_capacity(2 * slots.len());
     for (j, s) in slots.iter().enumerate() {
         let name = s.name;
