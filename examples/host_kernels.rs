@@ -9,8 +9,9 @@
 //! - `xy1 REPS`: the best seconds of REPS runs of a kernel of the user's own,
 //!   `z = x * y + 1` (`kernels::Elementwise`), of the source with itself: computed in
 //!   float32 for floats, in int32 (wrapping, as NumPy's integers) for integers.
-//! - `op NAME REPS`: the best seconds of REPS runs of the operation NAME (`sub`, `mul`,
-//!   `div`, `maximum`, `lt`) of the source with itself.
+//! - `op NAME REPS`: the best seconds of REPS runs of the operation NAME (a row of the
+//!   operations' table: `sub`, `mul`, `div`, `maximum`, `lt`, `neg`, ...) of the source
+//!   with itself.
 //! - `transpose REPS`: the best seconds of REPS copies of the source's 2-D transpose
 //!   into a new C-contiguous array.
 //! - `transpose_into REPS`: the same, the source copied as it is into a transposed
@@ -83,16 +84,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                     ("xy1", _) => best(reps, || Ok(xy1_int.call(&[a, a])?.remove(0)))?,
                     ("op", [name, _]) => {
-                        use nxrig::kernels as k;
-                        let f = match *name {
-                            "sub" => k::sub,
-                            "mul" => k::mul,
-                            "div" => k::div,
-                            "maximum" => k::maximum,
-                            "lt" => k::lt,
-                            _ => return Err(format!("unknown operation {name:?}").into()),
-                        };
-                        best(reps, || f(a, a))?
+                        use nxrig::kernels::{operation, Operation};
+                        let op = Operation::of_name(name)
+                            .ok_or_else(|| format!("unknown operation {name:?}"))?;
+                        best(reps, || operation(op, &[a, a][..op.arity()]))?
                     }
                     ("transpose", _) => {
                         let t = a.move_(&Move::Permute(vec![1, 0]))?.ok_or("2-D")?;

@@ -480,7 +480,8 @@ export interface OutOption<D extends DType> {
 }
 /** `x + y` (bool: or). */
 export function add<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
-/** `x - y` (not bool). */
+// BEGIN the operations' types: written by tests/operations.rs from src/dtype/operations.rs.
+/** `x - y`. Not bool. */
 export function sub<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `x * y` (bool: and). */
 export function mul<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
@@ -506,6 +507,7 @@ export function le<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, optio
 export function gt<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
 /** `x >= y` into bool. Not complex. */
 export function ge<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<'bool'>): NxArray<'bool'>;
+// END the operations' types
 /** NumPy's `where`: `x` where `cond` is true, else `y`, broadcast, bit for bit. */
 export function where<D extends DType>(cond: NxArray<'bool'>, x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 

@@ -14,20 +14,22 @@ import wbgInit, {
   Device,
   NxArray,
   TensorFile,
-  abs as wbgAbs,
   add as wbgAdd,
+  // BEGIN the operations' imports: written by tests/operations.rs from src/dtype/operations.rs.
+  sub as wbgSub,
+  mul as wbgMul,
   div as wbgDiv,
-  eq as wbgEq,
-  ge as wbgGe,
-  gt as wbgGt,
-  le as wbgLe,
-  lt as wbgLt,
   maximum as wbgMaximum,
   minimum as wbgMinimum,
-  mul as wbgMul,
-  ne as wbgNe,
   neg as wbgNeg,
-  sub as wbgSub,
+  abs as wbgAbs,
+  eq as wbgEq,
+  ne as wbgNe,
+  lt as wbgLt,
+  le as wbgLe,
+  gt as wbgGt,
+  ge as wbgGe,
+  // END the operations' imports
   where as wbgWhere,
   operationInto as wbgOperationInto,
   Operands,
@@ -245,6 +247,7 @@ function operation(f, name, arity) {
   }, name);
 }
 export const add = operation(wbgAdd, 'add', 2);
+// BEGIN the operations' exports: written by tests/operations.rs from src/dtype/operations.rs.
 export const sub = operation(wbgSub, 'sub', 2);
 export const mul = operation(wbgMul, 'mul', 2);
 export const div = operation(wbgDiv, 'div', 2);
@@ -258,6 +261,7 @@ export const lt = operation(wbgLt, 'lt', 2);
 export const le = operation(wbgLe, 'le', 2);
 export const gt = operation(wbgGt, 'gt', 2);
 export const ge = operation(wbgGe, 'ge', 2);
+// END the operations' exports
 export const where = operation(wbgWhere, 'where', 3);
 /** A kernel of your own (see js/elementwise.js): its calls' errors name the kernel. */
 export const elementwise = guarded((options) => {

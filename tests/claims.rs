@@ -195,10 +195,20 @@ fn where_held_exclusive_the_returned_buffer_admits_writes_and_no_earlier_buffer_
     })
     .unwrap();
     assert_eq!(n.access(), Access::ReadWrite);
-    assert!(
-        v.read(|_| ()).is_err() && b.read(|_| ()).is_err(),
-        "earlier buffers are dead"
-    );
+    // Earlier buffers are dead.
+    for old in [&v, &b] {
+        assert!(
+            matches!(
+                old.read(|_| ()),
+                Err(Error::Dead {
+                    op: "Buffer::read",
+                    ..
+                })
+            ),
+            "{:?}",
+            old.read(|_| ())
+        );
+    }
     assert_eq!(bytes(&n), [9; 8]);
 }
 
@@ -212,7 +222,16 @@ fn otherwise_the_returned_buffer_admits_only_read() {
         // The two overlap, so the call is refused.
         assert!(!c.exclusive(&b));
     });
-    assert!(n.is_err(), "a donated buffer may not overlap a read one");
+    assert!(
+        matches!(
+            n,
+            Err(Error::Claim {
+                op: "Claim::with",
+                ..
+            })
+        ),
+        "a donated buffer may not overlap a read one: {n:?}"
+    );
     let n = Claim::with(&[&b], &[], |c| {
         c.consume("consumed under a read claim", &b).unwrap()
     })

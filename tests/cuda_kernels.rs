@@ -79,32 +79,17 @@ fn pairs(d: DType) -> (Vec<u128>, Vec<u128>) {
 
 #[test]
 fn operations_and_select_match_the_hosts_on_every_pair_of_vector_sources() {
-    use nxrig::kernels as k;
-    type Op = fn(&AnyArray, &AnyArray) -> nxrig::Result<AnyArray>;
-    // In NX_OP_* order.
-    let ops: [Op; 13] = [
-        k::sub,
-        k::mul,
-        k::div,
-        k::maximum,
-        k::minimum,
-        |x, _| k::neg(x),
-        |x, _| k::abs(x),
-        k::eq,
-        k::ne,
-        k::lt,
-        k::le,
-        k::gt,
-        k::ge,
-    ];
+    use nxrig::kernels::{self as k, Operation};
     for d in DType::ALL {
         let (x, y) = pairs(d);
         let a = AnyArray::of_bits(d, &[x.len()], &x).unwrap();
         let b = AnyArray::of_bits(d, &[y.len()], &y).unwrap();
-        for (code, f) in ops.iter().enumerate() {
-            let Ok(z) = f(&a, &b) else {
-                continue; // not taken by d
-            };
+        // nx_ops.cu numbers the operations (NX_OP_*) in the table's order.
+        for (code, &op) in Operation::ALL.iter().enumerate() {
+            if !op.takes(d) {
+                continue;
+            }
+            let z = k::operation(op, &[&a, &b][..op.arity()]).unwrap();
             let (zd, z) = (z.dtype(), z.to_bits_vec().unwrap());
             let mut records = Vec::new();
             for i in 0..x.len() {

@@ -8,6 +8,7 @@ mod convert;
 mod element;
 pub mod fast;
 pub(crate) mod lanes;
+pub(crate) mod operations;
 mod slice;
 mod table;
 

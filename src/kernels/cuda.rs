@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use crate::array::AnyArray;
-use crate::dtype::lanes::Arith;
+use crate::dtype::operations::Operation;
 use crate::dtype::write_bits;
 use crate::error::Error;
 use crate::rig::cuda::{arg, Cuda, Walk};
@@ -145,25 +145,6 @@ pub(crate) fn add(
     Ok(())
 }
 
-/// The number `nx_ops.cu` gives `a` (its `NX_OP_*`).
-fn op_code(a: Arith) -> i32 {
-    match a {
-        Arith::Sub => 0,
-        Arith::Mul => 1,
-        Arith::Div => 2,
-        Arith::Maximum => 3,
-        Arith::Minimum => 4,
-        Arith::Neg => 5,
-        Arith::Abs => 6,
-        Arith::Eq => 7,
-        Arith::Ne => 8,
-        Arith::Lt => 9,
-        Arith::Le => 10,
-        Arith::Gt => 11,
-        Arith::Ge => 12,
-    }
-}
-
 /// `out = a(x, y)` on one CUDA device by `nx_op2` (`x` and `y` of one dtype,
 /// broadcast to `out`'s shape already; a unary operation reads `x` alone, given
 /// twice; `out` of their dtype, or bool for a comparison, and may be identical to
@@ -173,7 +154,7 @@ pub(crate) fn op2(
     out: &AnyArray,
     x: &AnyArray,
     y: &AnyArray,
-    a: Arith,
+    a: Operation,
     op: &'static str,
 ) -> Result<(), Error> {
     let (mut xa, mut ya, mut oa) = (
@@ -186,7 +167,8 @@ pub(crate) fn op2(
         Walk::of(y.layout()),
         Walk::of(out.layout()),
     );
-    let (mut code, mut which) = (x.dtype().code() as i32, op_code(a));
+    // nx_ops.cu's NX_OP_* number the operations in the table's order.
+    let (mut code, mut which) = (x.dtype().code() as i32, a as i32);
     let n = out.layout().numel();
     let mut count = n as i64;
     out.rig()

@@ -27,11 +27,7 @@ pub use add::{add, add_donated, add_into};
 pub use c_add::c_add_into;
 pub use elementwise::{Compute, Elementwise, HostBody, RawKernel, Ty};
 pub use fill::fill;
-pub use ops::{
-    abs, abs_into, div, div_into, eq, eq_into, ge, ge_into, gt, gt_into, le, le_into, lt, lt_into,
-    maximum, maximum_into, minimum, minimum_into, mul, mul_into, ne, ne_into, neg, neg_into,
-    select, select_into, sub, sub_into,
-};
+pub use ops::*;
 
 use crate::array::AnyArray;
 use crate::error::Error;

@@ -1,5 +1,5 @@
-//! nxrig's elementwise operations for JavaScript: `add`, `sub`, `mul`, `div`,
-//! `maximum`, `minimum`, `neg`, `abs`, the comparisons and `where`, each into a fresh
+//! nxrig's elementwise operations for JavaScript: `add`, each row of the operations'
+//! table (`sub`, `mul`, ..., the comparisons) and `where`, each into a fresh
 //! array on its first operand's device (`crate::kernels`' rules, the same bits on
 //! the host and WebGPU), or into an array given (`operationInto`).
 
@@ -7,64 +7,36 @@ use wasm_bindgen::prelude::*;
 
 use super::array::NxArray;
 use super::js_error;
+use crate::dtype::operations::with_operations;
 use crate::kernels as k;
 
-macro_rules! binary {
-    ($($(#[$doc:meta])* $name:ident)*) => {$(
-        $(#[$doc])*
+/// `add`: `x + y` elementwise in a fresh array on `x`'s device, NumPy's
+/// broadcasting, one dtype: floats rounded once, integers wrap, bool is or.
+///
+/// Errors: dtypes or devices that differ, shapes that do not broadcast, a freed
+/// array.
+#[wasm_bindgen]
+pub fn add(x: &NxArray, y: &NxArray) -> Result<NxArray, JsError> {
+    Ok(NxArray::new(k::add(x.get()?, y.get()?).map_err(js_error)?))
+}
+
+/// The export of each row of the operations' table (`dtype/operations.rs`), its
+/// documentation the row's `js` line.
+macro_rules! exports {
+    ($(($v:ident $name:ident $into:ident ($($arg:ident),+) $res:ident $doc:tt $what:literal
+        $verb:literal $js:literal $($rest:tt)*))*) => {$(
+        #[doc = $js]
         ///
-        /// Errors: dtypes or devices that differ, a dtype without the operation, shapes
-        /// that do not broadcast, a freed array.
+        /// Errors: dtypes or devices that differ, a dtype without the operation,
+        /// shapes that do not broadcast, a freed array.
         #[wasm_bindgen]
-        pub fn $name(x: &NxArray, y: &NxArray) -> Result<NxArray, JsError> {
-            Ok(NxArray::new(k::$name(x.get()?, y.get()?).map_err(js_error)?))
+        pub fn $name($($arg: &NxArray),+) -> Result<NxArray, JsError> {
+            Ok(NxArray::new(k::$name($($arg.get()?),+).map_err(js_error)?))
         }
     )*};
 }
 
-binary! {
-    /// `x + y` elementwise in a fresh array on `x`'s device, NumPy's broadcasting,
-    /// one dtype: floats rounded once, integers wrap, bool is or.
-    add
-    /// `x - y` elementwise (floats rounded once, integers wrap).
-    sub
-    /// `x * y` elementwise (floats rounded once, integers wrap, bool is and).
-    mul
-    /// `x / y` elementwise (floats rounded once; integers floor-divide, `x / 0` is 0).
-    div
-    /// The greater of `x` and `y` elementwise (a NaN first, `+0` over `-0`).
-    maximum
-    /// The lesser of `x` and `y` elementwise (a NaN first, `-0` under `+0`).
-    minimum
-    /// `x == y` elementwise, into bool.
-    eq
-    /// `x != y` elementwise, into bool.
-    ne
-    /// `x < y` elementwise, into bool.
-    lt
-    /// `x <= y` elementwise, into bool.
-    le
-    /// `x > y` elementwise, into bool.
-    gt
-    /// `x >= y` elementwise, into bool.
-    ge
-}
-
-/// `-x` elementwise (floats: the sign flipped; integers wrap).
-///
-/// Errors: a dtype without negation (bool), a freed array.
-#[wasm_bindgen]
-pub fn neg(x: &NxArray) -> Result<NxArray, JsError> {
-    Ok(NxArray::new(k::neg(x.get()?).map_err(js_error)?))
-}
-
-/// `|x|` elementwise (floats: the sign cleared; integers wrap).
-///
-/// Errors: a dtype without it (complex), a freed array.
-#[wasm_bindgen]
-pub fn abs(x: &NxArray) -> Result<NxArray, JsError> {
-    Ok(NxArray::new(k::abs(x.get()?).map_err(js_error)?))
-}
+with_operations!(exports);
 
 /// NumPy's `where`: `x` where the bool `cond` is true, else `y`, broadcast, bit for
 /// bit.
@@ -91,47 +63,21 @@ pub fn operation_into(
     out: &NxArray,
     operands: &super::elementwise::Operands,
 ) -> Result<(), JsError> {
-    let a = &operands.arrays;
+    let a: Vec<&crate::AnyArray> = operands.arrays.iter().collect();
     let o = out.get()?;
-    let two =
-        |f: fn(&crate::AnyArray, &crate::AnyArray, &crate::AnyArray) -> crate::Result<()>| match &a
-            [..]
-        {
-            [x, y] => f(o, x, y).map_err(js_error),
-            _ => Err(JsError::new(&format!(
-                "nxrig: {} arrays given, 2 taken",
-                a.len()
-            ))),
-        };
-    let one = |f: fn(&crate::AnyArray, &crate::AnyArray) -> crate::Result<()>| match &a[..] {
-        [x] => f(o, x).map_err(js_error),
-        _ => Err(JsError::new(&format!(
-            "nxrig: {} arrays given, 1 taken",
-            a.len()
-        ))),
-    };
+    let given = |n: usize| JsError::new(&format!("nxrig: {} arrays given, {n} taken", a.len()));
     match name {
-        "add" => two(k::add_into),
-        "sub" => two(k::sub_into),
-        "mul" => two(k::mul_into),
-        "div" => two(k::div_into),
-        "maximum" => two(k::maximum_into),
-        "minimum" => two(k::minimum_into),
-        "eq" => two(k::eq_into),
-        "ne" => two(k::ne_into),
-        "lt" => two(k::lt_into),
-        "le" => two(k::le_into),
-        "gt" => two(k::gt_into),
-        "ge" => two(k::ge_into),
-        "neg" => one(k::neg_into),
-        "abs" => one(k::abs_into),
-        "where" => match &a[..] {
-            [c, x, y] => k::select_into(o, c, x, y).map_err(js_error),
-            _ => Err(JsError::new(&format!(
-                "nxrig: {} arrays given, 3 taken",
-                a.len()
-            ))),
+        "add" => match a[..] {
+            [x, y] => k::add_into(o, x, y).map_err(js_error),
+            _ => Err(given(2)),
         },
-        n => Err(JsError::new(&format!("nxrig: no operation is named {n:?}"))),
+        "where" => match a[..] {
+            [c, x, y] => k::select_into(o, c, x, y).map_err(js_error),
+            _ => Err(given(3)),
+        },
+        n => match k::Operation::of_name(n) {
+            Some(op) => k::operation_into(op, o, &a).map_err(js_error),
+            None => Err(JsError::new(&format!("nxrig: no operation is named {n:?}"))),
+        },
     }
 }

@@ -21,7 +21,7 @@
 //!   operands below 2^-60, divisors past 2^126, raise it too.
 
 use super::narrow::decode;
-use crate::dtype::lanes::Arith;
+use crate::dtype::operations::Operation;
 use crate::dtype::DType;
 
 /// The body of the first pass's module over `a`, `b` into `z`.
@@ -33,16 +33,17 @@ pub(crate) const FIRST_END: &str = "if (seen != 0u) { atomicOr(&nx_flag, 1u); }"
 
 /// The helpers of the first pass of `op` over `d` (its operands `a`, `b`, `z`, bound
 /// at 1, 2, 3, one `u32` of raw bits each; the flag at 4), ending in
-/// `fn nx_first(a, b) -> u32`; `None` where `op` or `d` has none.
-pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
+/// `fn nx_first(a, b) -> u32`; `None` where `op` or `d` has none (`op`'s row names
+/// the native operator, `-`, `*` or `/`).
+pub(crate) fn first_helpers(op: Operation, d: DType) -> Option<String> {
     if d == DType::Float32 {
         return float32_helpers(op);
     }
     let (dec, round) = decode(d)?;
     let bf16 = d == DType::Bfloat16;
-    let (sign, checks) = match op {
-        Arith::Sub => ("-", if bf16 { BF16_SUM_CHECKS } else { "" }.to_owned()),
-        Arith::Mul => (
+    let (sign, checks) = match op.row().first? {
+        "-" => ("-", if bf16 { BF16_SUM_CHECKS } else { "" }.to_owned()),
+        "*" => (
             "*",
             if bf16 {
                 "seen = seen | select(0u, 1u, xa - 1u < 0x007fffffu || ya - 1u < 0x007fffffu || (ra < 0x0d800000u && xa != 0u && ya != 0u));".to_owned()
@@ -50,7 +51,7 @@ pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
                 String::new()
             },
         ),
-        Arith::Div => {
+        "/" => {
             let mut c = format!("seen = seen | select(0u, 1u, ya == 0u || {round}(s | (ra - 3u)) != {round}(s | (ra + 3u)));");
             if bf16 {
                 c += "\n    seen = seen | select(0u, 1u, xa - 1u < 0x007fffffu || ya - 1u < 0x007fffffu || ya >= 0x7e800000u || (ra < 0x0d800000u && xa != 0u));";
@@ -61,7 +62,7 @@ pub(crate) fn first_helpers(op: Arith, d: DType) -> Option<String> {
     };
     Some(module(
         &format!("fn nx_decode(v: u32) -> u32 {{\n    {dec}\n}}"),
-        &format!("{op:?}"),
+        op.name(),
         sign,
         &checks,
         &format!("{round}(r)"),
@@ -106,12 +107,12 @@ pub(crate) fn add_first_helpers(d: DType) -> Option<String> {
 }
 
 /// The helpers of float32's first pass of `sub` or `mul`.
-fn float32_helpers(op: Arith) -> Option<String> {
-    let (sign, checks) = match op {
-        Arith::Sub => ("-", F32_SUM_CHECKS),
+fn float32_helpers(op: Operation) -> Option<String> {
+    let (sign, checks) = match op.row().first? {
+        "-" => ("-", F32_SUM_CHECKS),
         // Products near 2^-126 (a device may flush before rounding) from nonzero
         // operands, as well as subnormal operands.
-        Arith::Mul => (
+        "*" => (
             "*",
             "seen = seen | select(0u, 1u, xa - 1u < 0x007fffffu || ya - 1u < 0x007fffffu || (ra < 0x00900000u && xa != 0u && ya != 0u) || ra > 0x7f800000u);",
         ),
@@ -119,7 +120,7 @@ fn float32_helpers(op: Arith) -> Option<String> {
     };
     Some(module(
         "fn nx_decode(v: u32) -> u32 {\n    return v;\n}",
-        &format!("{op:?}"),
+        op.name(),
         sign,
         checks,
         "r",
@@ -170,9 +171,14 @@ mod tests {
             .into_iter()
             .filter(|&d| super::super::narrow::is_narrow(d));
         for d in narrow.chain([DType::Float32]) {
-            let ops = [Some(Arith::Sub), Some(Arith::Mul), Some(Arith::Div), None];
+            let ops = [
+                Some(Operation::Sub),
+                Some(Operation::Mul),
+                Some(Operation::Div),
+                None,
+            ];
             for op in ops {
-                if d == DType::Float32 && op == Some(Arith::Div) {
+                if d == DType::Float32 && op == Some(Operation::Div) {
                     continue;
                 }
                 let slot = |name, output| Slot {
@@ -204,9 +210,9 @@ mod tests {
                 }
             }
         }
-        assert!(first_helpers(Arith::Maximum, DType::Float16).is_none());
-        assert!(first_helpers(Arith::Div, DType::Float32).is_none());
-        assert!(first_helpers(Arith::Mul, DType::Float64).is_none());
+        assert!(first_helpers(Operation::Maximum, DType::Float16).is_none());
+        assert!(first_helpers(Operation::Div, DType::Float32).is_none());
+        assert!(first_helpers(Operation::Mul, DType::Float64).is_none());
         assert!(add_first_helpers(DType::Int16).is_none());
     }
 }

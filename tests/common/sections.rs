@@ -1,5 +1,6 @@
-//! Sections of files written from the dtype table: each test that owns one checks that
-//! the file holds it as the table writes it, or, with `NX_BLESS` set, writes it.
+//! Sections of files written from a table (the dtypes', the operations'): each test
+//! that owns one checks that the file holds it as the table writes it, or, with
+//! `NX_BLESS` set, writes it.
 
 use std::path::Path;
 
@@ -17,6 +18,6 @@ pub fn written(file: &str, begin: &str, end: &str, want: &str, test: &str) {
     }
     assert!(
         text[a..b] == *want,
-        "{file}'s dtype section differs from the table: NX_BLESS=1 cargo test --test {test} writes it"
+        "{file}'s section {begin:?} differs from its table: NX_BLESS=1 cargo test --test {test} writes it"
     );
 }

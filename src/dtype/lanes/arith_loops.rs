@@ -1,10 +1,9 @@
-//! The loops of the elementwise operations besides the sum (`arith.rs`'s values), one
-//! a dtype and operation, over blocks or straight over typed slices; the narrow
-//! floats' through float32; the dispatch from an operation and a dtype.
+//! The loops of the elementwise operations besides the sum, generic over a lane and
+//! an operation's meaning ([`Apply`]), over blocks or straight over typed slices; the
+//! narrow floats' through float32. The meanings and the dispatch from an operation
+//! and a dtype are `op_loops.rs`'s, written from the table.
 
-use super::arith::{Arith, Ops, Signs};
 use super::{at, Lane, BLOCK};
-use crate::dtype::DType;
 
 /// One operand of a run: its bytes, first position and stride (elements).
 pub(crate) type Strided<'a> = (&'a [u8], usize, isize);
@@ -13,77 +12,13 @@ pub(crate) type Strided<'a> = (&'a [u8], usize, isize);
 /// and stride. The output is apart from both operands.
 pub(crate) type BinRun = fn(Strided<'_>, Strided<'_>, &mut [u8], usize, isize, usize);
 
-/// The result of one pair, as the output lane's value.
-trait Apply<L: Lane> {
+/// The result of one pair (a unary operation reads `a` alone), as the output lane's
+/// value: an operation's meaning over lane `L` (written from the operations' table,
+/// `op_loops.rs`).
+pub(super) trait Apply<L: Lane> {
     type Out: Lane;
     fn apply(a: L::T, b: L::T) -> <Self::Out as Lane>::T;
 }
-
-macro_rules! same {
-    ($($op:ident $f:ident),*) => {$(
-        struct $op;
-        impl<L: Ops> Apply<L> for $op {
-            type Out = L;
-            #[inline(always)]
-            fn apply(a: L::T, b: L::T) -> L::T {
-                L::$f(a, b)
-            }
-        }
-    )*};
-}
-
-same!(SubOp sub, MulOp mul, DivOp div, MaxOp maximum, MinOp minimum);
-
-macro_rules! unary {
-    ($($op:ident $f:ident),*) => {$(
-        struct $op;
-        impl<L: Signs> Apply<L> for $op {
-            type Out = L;
-            #[inline(always)]
-            fn apply(a: L::T, _b: L::T) -> L::T {
-                L::$f(a)
-            }
-        }
-    )*};
-}
-
-unary!(NegOp neg, AbsOp abs);
-
-macro_rules! compare {
-    ($($op:ident $f:ident),*) => {$(
-        struct $op;
-        impl<L: Ops> Apply<L> for $op {
-            type Out = super::Bool;
-            #[inline(always)]
-            fn apply(a: L::T, b: L::T) -> u8 {
-                $f::<L>(a, b) as u8
-            }
-        }
-    )*};
-}
-
-#[inline(always)]
-fn eq<L: Ops>(a: L::T, b: L::T) -> bool {
-    L::eq(a, b)
-}
-
-#[inline(always)]
-fn ne<L: Ops>(a: L::T, b: L::T) -> bool {
-    !L::eq(a, b)
-}
-
-#[inline(always)]
-fn lt<L: Ops>(a: L::T, b: L::T) -> bool {
-    L::lt(a, b)
-}
-
-#[inline(always)]
-fn le<L: Ops>(a: L::T, b: L::T) -> bool {
-    L::le(a, b)
-}
-
-// `x > y` and `x >= y` are `lt` and `le` with the operands swapped (`swapped`).
-compare!(EqOp eq, NeOp ne, LtOp lt, LeOp le);
 
 // In wasm the blocks' loads, stores and narrow floats' conversions are out of line:
 // one copy a lane, shared by every operation's loop (inlined into each, those of 19
@@ -124,7 +59,7 @@ fn encode_block<L: Lane>(vals: &[f32], out: &mut [L::T]) {
 
 /// How a narrow float operation's results reach the output: float32 values rounded
 /// once into the lane, bools as they are.
-trait Back<L: Lane>: Lane {
+pub(super) trait Back<L: Lane>: Lane {
     fn back(
         vals: &[Self::T],
         raw: &mut [L::T],
@@ -151,7 +86,7 @@ impl<L: Lane> Back<L> for super::Bool {
 }
 
 /// An operation of float32 whose results a narrow float lane `L` takes back.
-trait NarrowOp<L: Lane>: Apply<super::Float32, Out = Self::To> {
+pub(super) trait NarrowOp<L: Lane>: Apply<super::Float32, Out = Self::To> {
     type To: Back<L>;
 }
 
@@ -246,113 +181,13 @@ super::tier::versions!(narrow -> BinRun = narrow_body<L: Lane, O: NarrowOp<L>>(
     x: Strided<'_>, y: Strided<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize
 ));
 
-macro_rules! by_op {
-    ($L:ty, $op:expr) => {
-        match $op {
-            Arith::Sub => run::<$L, SubOp>(),
-            Arith::Mul => run::<$L, MulOp>(),
-            Arith::Div => run::<$L, DivOp>(),
-            Arith::Maximum => run::<$L, MaxOp>(),
-            Arith::Minimum => run::<$L, MinOp>(),
-            Arith::Neg => run::<$L, NegOp>(),
-            Arith::Abs => run::<$L, AbsOp>(),
-            Arith::Eq => run::<$L, EqOp>(),
-            Arith::Ne => run::<$L, NeOp>(),
-            Arith::Lt => run::<$L, LtOp>(),
-            Arith::Le => run::<$L, LeOp>(),
-            // Read with x and y swapped (`swapped`).
-            Arith::Gt => run::<$L, LtOp>(),
-            Arith::Ge => run::<$L, LeOp>(),
-        }
-    };
+/// The loop of `O` over lane `L`, natively.
+pub(super) fn native_loop<L: Lane, O: Apply<L>>() -> BinRun {
+    run::<L, O>()
 }
 
-/// A narrow float lane's loops: through float32 ([`narrow_body`]) but for the sign
-/// bit's `neg` and `abs`.
-macro_rules! narrow_by_op {
-    ($L:ty, $op:expr) => {
-        match $op {
-            Arith::Sub => narrow::<$L, SubOp>(),
-            Arith::Mul => narrow::<$L, MulOp>(),
-            Arith::Div => narrow::<$L, DivOp>(),
-            Arith::Maximum => narrow::<$L, MaxOp>(),
-            Arith::Minimum => narrow::<$L, MinOp>(),
-            Arith::Neg => run::<$L, NegOp>(),
-            Arith::Abs => run::<$L, AbsOp>(),
-            Arith::Eq => narrow::<$L, EqOp>(),
-            Arith::Ne => narrow::<$L, NeOp>(),
-            // Read with x and y swapped (`swapped`).
-            Arith::Lt | Arith::Gt => narrow::<$L, LtOp>(),
-            Arith::Le | Arith::Ge => narrow::<$L, LeOp>(),
-        }
-    };
-}
-
-/// A lane's loops of the operations: through float32 for the narrow floats (every
-/// float8 format alike), natively for the others.
-trait Loops: Lane {
-    fn loop_of(op: Arith) -> BinRun;
-}
-
-impl<const CODE: u8> Loops for super::kinds::Float8<CODE> {
-    fn loop_of(op: Arith) -> BinRun {
-        narrow_by_op!(Self, op)
-    }
-}
-
-macro_rules! loops {
-    (narrow: $($N:ident)*; $($L:ident)*) => {
-        $(impl Loops for super::$N {
-            fn loop_of(op: Arith) -> BinRun {
-                narrow_by_op!(Self, op)
-            }
-        })*
-        $(impl Loops for super::$L {
-            fn loop_of(op: Arith) -> BinRun {
-                by_op!(Self, op)
-            }
-        })*
-    };
-}
-
-loops!(narrow: Float16 Bfloat16; Float32 Float64 Int4 Uint4 Int8 Uint8 Int16 Uint16 Int32
-    Uint32 Int64 Uint64 Complex64 Complex128 Bool);
-
-macro_rules! each {
-    ($d:expr, $op:expr, $($L:ident)*) => {
-        match $d {
-            $(DType::$L => <super::$L as Loops>::loop_of($op),)*
-        }
-    };
-}
-
-/// The loop of `op` over dtype `d` (its operands swapped where [`swapped`] says so),
-/// or `None` where `d` does not take `op`: bool
-/// has no `sub`, `div` or `neg`; complex no `div`, `maximum`, `minimum`, `abs` or
-/// ordering.
-pub(crate) fn binary_run(op: Arith, d: DType) -> Option<BinRun> {
-    if !takes(op, d) {
-        return None;
-    }
-    Some(crate::dtype::table::every_dtype!(each!(d, op,)))
-}
-
-/// Whether [`binary_run`]'s loop of `op` reads its operands swapped: `x > y` is
-/// `y < x`, `x >= y` is `y <= x` (fewer loops in the wasm module).
-pub(crate) fn swapped(op: Arith) -> bool {
-    matches!(op, Arith::Gt | Arith::Ge)
-}
-
-/// Whether dtype `d` takes `op` (NumPy's rule, less complex division, extrema,
-/// magnitude and ordering).
-pub(crate) fn takes(op: Arith, d: DType) -> bool {
-    use crate::dtype::Class;
-    match d.class() {
-        Class::Bool => !matches!(op, Arith::Sub | Arith::Div | Arith::Neg),
-        Class::Complex => matches!(
-            op,
-            Arith::Sub | Arith::Mul | Arith::Neg | Arith::Eq | Arith::Ne
-        ),
-        _ => true,
-    }
+/// The loop of `O` (an operation of float32) over a narrow float lane `L`: decoded
+/// into float32, computed, rounded back once.
+pub(super) fn narrow_loop<L: Lane, O: NarrowOp<L>>() -> BinRun {
+    narrow::<L, O>()
 }

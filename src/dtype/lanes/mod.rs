@@ -7,8 +7,9 @@
 //!
 //! Sub-byte dtypes load as one `i8`/`u8` a nibble and store packed (`io.rs`); a bool
 //! source reads as 0 or 1 (any nonzero byte is true). The lanes themselves are in
-//! `kinds.rs`, the sums in `sum.rs`, the other arithmetic and the comparisons in
-//! `arith.rs` (their loops in `arith_loops.rs`), the select in `select.rs`.
+//! `kinds.rs`, the sums in `sum.rs`, the other operations' loops in
+//! `arith_loops.rs` (their meanings, from the operations' table, `op_loops.rs`; the
+//! helpers those call, `arith.rs`), the select in `select.rs`.
 
 mod arith;
 mod arith_loops;
@@ -17,6 +18,7 @@ mod encode;
 #[macro_use]
 mod io;
 mod kinds;
+mod op_loops;
 mod select;
 mod sum;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -25,8 +27,8 @@ mod wasm_sum;
 use io::pack_nibbles;
 pub(crate) mod tier;
 
-pub(crate) use arith::Arith;
-pub(crate) use arith_loops::{binary_run, swapped, takes, BinRun, Strided};
+pub(crate) use arith_loops::{BinRun, Strided};
+pub(crate) use op_loops::binary_run;
 pub(crate) use select::{selector, SelectRun};
 pub(crate) use sum::{adder, Operand};
 

@@ -1,10 +1,11 @@
-//! The host's other elementwise operations (`dtype::lanes::arith`: `sub`, `mul`,
-//! `div`, `maximum`, `minimum`, `neg`, `abs`, the comparisons; `lanes::select`) over
+//! The host's other elementwise operations (the operations' table's rows, their loops
+//! `dtype::lanes::op_loops`; the select, `lanes::select`) over
 //! runs of the walk, on the pool's threads where the output is C-contiguous and long.
 
 use super::split::split;
 use crate::array::AnyArray;
-use crate::dtype::lanes::{Arith, BinRun, SelectRun, Strided};
+use crate::dtype::lanes::{BinRun, SelectRun, Strided};
+use crate::dtype::operations::Operation;
 use crate::error::Error;
 use crate::layout::Runs;
 use crate::rig::Buffer;
@@ -77,9 +78,8 @@ pub(crate) fn apply(
     })
 }
 
-/// The binary loop of `op` over dtype `d`, or `None` where `d` does not take it; and
-/// whether it reads its two inputs swapped.
-pub(crate) fn binary(op: Arith, d: crate::DType) -> Option<(Loop, bool)> {
-    let run = crate::dtype::lanes::binary_run(op, d)?;
-    Some((Loop::Binary(run), crate::dtype::lanes::swapped(op)))
+/// The loop of `op` over dtype `d` (a unary operation's reads its one input twice),
+/// or `None` where `d` does not take it.
+pub(crate) fn binary(op: Operation, d: crate::DType) -> Option<Loop> {
+    crate::dtype::lanes::binary_run(op, d).map(Loop::Binary)
 }

@@ -4,12 +4,11 @@
 
 use super::super::broadcast::{broadcast, broadcast_shape};
 use crate::array::{described, door_with, refused, AnyArray};
-use crate::dtype::lanes::{takes, Arith};
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::rig::backend::Backend;
 
-use super::which::Which;
+use super::job::Job;
 
 fn invalid(name: &'static str, reason: String, shown: &[&AnyArray]) -> Error {
     Error::Invalid {
@@ -23,12 +22,12 @@ fn invalid(name: &'static str, reason: String, shown: &[&AnyArray]) -> Error {
 /// takes; for the select, a bool condition.
 fn operands_dtype(
     name: &'static str,
-    which: Which,
+    job: Job,
     ins: &[&AnyArray],
     shown: &[&AnyArray],
 ) -> Result<DType, Error> {
-    let values = match which {
-        Which::Select => {
+    let values = match job {
+        Job::Select => {
             if ins[0].dtype() != DType::Bool {
                 return Err(invalid(
                     name,
@@ -48,47 +47,33 @@ fn operands_dtype(
             shown,
         ));
     }
-    if let Which::Binary(a) | Which::Unary(a) = which {
-        if !takes(a, d) {
-            return Err(invalid(name, format!("{d} has no {}", verb(a)), shown));
+    if let Job::Operation(o) = job {
+        if !o.takes(d) {
+            return Err(invalid(name, format!("{d} has no {}", o.verb()), shown));
         }
     }
     Ok(d)
 }
 
-/// What `a` does, in a refusal.
-fn verb(a: Arith) -> &'static str {
-    match a {
-        Arith::Sub => "subtraction",
-        Arith::Mul => "multiplication",
-        Arith::Div => "division",
-        Arith::Maximum | Arith::Minimum => "extrema (maximum, minimum)",
-        Arith::Neg => "negation",
-        Arith::Abs => "abs",
-        Arith::Eq | Arith::Ne => "equality",
-        Arith::Lt | Arith::Le | Arith::Gt | Arith::Ge => "ordering",
-    }
-}
-
-/// `which` over `ins` into `out`, as the function `name` does it, its refusals
+/// `job` over `ins` into `out`, as the function `name` does it, its refusals
 /// listing `shown` (the operands the user passed).
 pub(crate) fn into(
     name: &'static str,
-    which: Which,
+    job: Job,
     out: &AnyArray,
     ins: &[&AnyArray],
     shown: &[&AnyArray],
 ) -> Result<(), Error> {
-    let d = operands_dtype(name, which, ins, shown)?;
+    let d = operands_dtype(name, job, ins, shown)?;
     let all: Vec<&AnyArray> = std::iter::once(out).chain(ins.iter().copied()).collect();
     super::super::one_device(name, &all)?;
-    if out.dtype() != which.result(d) {
+    if out.dtype() != job.result(d) {
         return Err(invalid(
             name,
             format!(
                 "out is {}, where the result is {}",
                 out.dtype(),
-                which.result(d)
+                job.result(d)
             ),
             shown,
         ));
@@ -116,15 +101,15 @@ pub(crate) fn into(
         name,
         &[out],
         &refs,
-        || claimed(out, &refs, which, name),
+        || claimed(out, &refs, job, name),
         |a| refused(name, a, shown),
     )
 }
 
-/// `which` over `ins` into a fresh C-contiguous array on the first operand's device,
+/// `job` over `ins` into a fresh C-contiguous array on the first operand's device,
 /// of the operands' broadcast shape.
-pub(crate) fn made(name: &'static str, which: Which, ins: &[&AnyArray]) -> Result<AnyArray, Error> {
-    let d = operands_dtype(name, which, ins, ins)?;
+pub(crate) fn made(name: &'static str, job: Job, ins: &[&AnyArray]) -> Result<AnyArray, Error> {
+    let d = operands_dtype(name, job, ins, ins)?;
     let mut shape = ins[0].shape().to_vec();
     for a in &ins[1..] {
         shape = broadcast_shape(&shape, a.shape()).ok_or_else(|| {
@@ -137,50 +122,44 @@ pub(crate) fn made(name: &'static str, which: Which, ins: &[&AnyArray]) -> Resul
         })?;
     }
     let rig = ins[0].rig();
-    let out = AnyArray::create_to_fill(rig, which.result(d), &shape).map_err(|e| e.called(name))?;
-    into(name, which, &out, ins, ins)?;
+    let out = AnyArray::create_to_fill(rig, job.result(d), &shape).map_err(|e| e.called(name))?;
+    into(name, job, &out, ins, ins)?;
     Ok(out)
 }
 
-fn claimed(
-    out: &AnyArray,
-    ins: &[&AnyArray],
-    which: Which,
-    name: &'static str,
-) -> Result<(), Error> {
+fn claimed(out: &AnyArray, ins: &[&AnyArray], job: Job, name: &'static str) -> Result<(), Error> {
     match out.rig().backend() {
         Backend::Host(_) => {
             use super::super::host::ops::{apply, binary, Loop};
-            let run = match which {
-                Which::Select => Some((
-                    Loop::Select(crate::dtype::lanes::selector(ins[1].dtype())),
-                    false,
-                )),
-                Which::Binary(a) | Which::Unary(a) => binary(a, ins[0].dtype()),
+            let run = match job {
+                Job::Select => Some(Loop::Select(crate::dtype::lanes::selector(ins[1].dtype()))),
+                Job::Operation(o) => binary(o, ins[0].dtype()),
             };
             // None only for a dtype the operation does not take, which the door refused.
-            let Some((run, swap)) = run else {
+            let Some(run) = run else {
                 return Err(invalid(
                     name,
                     format!("{} has no loop", ins[0].dtype()),
                     ins,
                 ));
             };
-            let order = match which {
-                Which::Unary(_) => vec![ins[0], ins[0]],
-                _ if swap => vec![ins[1], ins[0]],
+            // A unary operation's loop reads `x` twice.
+            let order = match ins {
+                [x] => vec![*x, *x],
                 _ => ins.to_vec(),
             };
             apply(out, &order, run, name)
         }
-        Backend::Wgpu(g) => super::wgpu::apply(g, out, ins, which, name),
+        Backend::Wgpu(g) => super::wgpu::apply(g, out, ins, job, name),
         #[cfg(feature = "cuda")]
         Backend::Cuda(c) => {
             use super::super::cuda;
-            match which {
-                Which::Select => cuda::select(&c.0, out, ins[0], ins[1], ins[2], name),
-                Which::Binary(a) => cuda::op2(&c.0, out, ins[0], ins[1], a, name),
-                Which::Unary(a) => cuda::op2(&c.0, out, ins[0], ins[0], a, name),
+            match job {
+                Job::Select => cuda::select(&c.0, out, ins[0], ins[1], ins[2], name),
+                Job::Operation(o) => {
+                    let y = ins.get(1).unwrap_or(&ins[0]);
+                    cuda::op2(&c.0, out, ins[0], y, o, name)
+                }
             }
         }
     }

@@ -1,0 +1,541 @@
+//! The table of nxrig's elementwise operations besides add and select: a row an
+//! operation, the one place each fact of it is written. A row gives the operation's
+//! names (its function, its `_into`, its [`Operation`] variant), its operands (one or
+//! two), its result (the operands' dtype, or bool), the words of its refusal, a line
+//! for JavaScript's types, and its meaning for each class of dtype: the host's Rust
+//! expression, the WGSL expression, and `none` where the class does not take it (the
+//! refusal). Everything else follows from the rows: the [`Operation`] enum and its
+//! facts, the host's typed loops (`lanes::op_loops`), the WGSL modules
+//! (`wgsl::ops`), the public functions (`kernels::ops`), JavaScript's exports
+//! (`web::ops`) and the sections of `js/index.js` and `js/index.d.ts` that
+//! `tests/operations.rs` writes. CONTRIBUTING's "Adding an operation" is the recipe.
+//!
+//! The fields of a row, in order:
+//! - the Rust documentation of the function into a fresh array, then the variant, the
+//!   function, its `_into`, the operands' names (`(x, y)` or `(x)`) and the result:
+//!   `same` (the operands' dtype) or `bool`;
+//! - `what`: the result in words (`_into`'s documentation); `verb`: the operation in
+//!   a refusal ("float8_e4m3 has no division"); `js`: JavaScript's line;
+//! - `float`: `[values { .. }]`, an expression of two float32 or float64 values `x`
+//!   and `y` (the narrow floats computed as float32 and rounded once back), or
+//!   `[bits(sign) { .. }]`, of every float's raw bits `x` and its sign bit `sign`;
+//!   `int`: `[{ .. }]` of two integers of the dtype's Rust type (wrapped into 4 bits
+//!   for int4 and uint4); `bool`: of two `bool`s; `complex`: `[parts]` (the float
+//!   expression on each part) or an expression of two `[f32; 2]` or `[f64; 2]`; each
+//!   may be `[none]`. The helpers they call are `lanes::arith`'s (`difference`,
+//!   `maximum`, `floor_div`, ...).
+//! - `wgsl_float`: a WGSL expression of raw bits `a`, `b` (`vec2<u32>`, low word
+//!   first) and the format `f`; `wgsl_int`: of `a`, `b`, the width `w` and `signed`;
+//!   `wgsl_bool`: of `x`, `y` (`bool`); `wgsl_complex`: `parts`, a pair
+//!   `(re, im)` or a comparison of `ar`, `ai`, `br`, `bi`, `f`; or `none`. Their
+//!   functions are `shaders/ops_float.wgsl`'s and `ops_int.wgsl`'s.
+//! - `first`: float32's native operator of the GPU's first pass (`"-"`, `"*"`,
+//!   `"/"`: `wgsl::first_pass`), or `none`.
+
+use super::Class;
+use super::DType;
+
+/// Hands every row of the table to the macro `$m`, each as one group of its fields
+/// (see [`parsed`]).
+macro_rules! with_operations {
+    ($m:ident) => {
+        $crate::dtype::operations::parsed! { $m;
+            /// `x - y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape.
+            ///
+            /// ```
+            /// use nxrig::kernels::sub;
+            /// use nxrig::{AnyArray, Array};
+            /// let x: AnyArray = Array::<u8>::of_array(&[3], &[5, 0, 255])?.into();
+            /// let y: AnyArray = Array::<u8>::of_array(&[1], &[1])?.into();
+            /// assert_eq!(sub(&x, &y)?.expect::<u8>()?.to_vec()?, [4, 255, 254]); // wraps
+            /// # Ok::<(), nxrig::Error>(())
+            /// ```
+            Sub sub sub_into (x, y) -> same {
+                what: "`x - y`",
+                verb: "subtraction",
+                js: "`x - y`.",
+                float: [values { difference(x, y) }],
+                int: [{ x.wrapping_sub(y) }],
+                bool: [none],
+                complex: [parts],
+                wgsl_float: "sub_float(a, b, f)",
+                wgsl_int: "sub_int(a, b, w)",
+                wgsl_bool: none,
+                wgsl_complex: parts,
+                first: "-",
+            }
+            /// `x * y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape
+            /// (bool: and; complex: `(ac - bd) + (ad + bc)i`, each real operation rounded).
+            ///
+            /// ```
+            /// use nxrig::kernels::mul;
+            /// use nxrig::{AnyArray, Array};
+            /// use nxrig::half::bf16;
+            /// let x: AnyArray = Array::from_vec(&[2], vec![bf16::from_f32(1.5), bf16::from_f32(-3.0)])?.into();
+            /// let z = mul(&x, &x)?.expect::<bf16>()?.to_vec()?;
+            /// assert_eq!(z, [bf16::from_f32(2.25), bf16::from_f32(9.0)]);
+            /// # Ok::<(), nxrig::Error>(())
+            /// ```
+            Mul mul mul_into (x, y) -> same {
+                what: "`x * y`",
+                verb: "multiplication",
+                js: "`x * y` (bool: and).",
+                float: [values { product(x, y) }],
+                int: [{ x.wrapping_mul(y) }],
+                bool: [{ x && y }],
+                complex: [{
+                    [
+                        difference(product(x[0], y[0]), product(x[1], y[1])),
+                        sum(product(x[0], y[1]), product(x[1], y[0])),
+                    ]
+                }],
+                wgsl_float: "mul_float(a, b, f)",
+                wgsl_int: "mul_int(a, b, w)",
+                wgsl_bool: "x && y",
+                wgsl_complex: (
+                    "sub_float(mul_float(ar, br, f), mul_float(ai, bi, f), f)",
+                    "add_float(mul_float(ar, bi, f), mul_float(ai, br, f), f)"
+                ),
+                first: "*",
+            }
+            /// `x / y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape:
+            /// floats correctly rounded; integers floor-divided as NumPy's `//` (`x // 0` is
+            /// 0).
+            ///
+            /// ```
+            /// use nxrig::kernels::div;
+            /// use nxrig::{AnyArray, Array};
+            /// let x: AnyArray = Array::<i32>::of_array(&[3], &[7, -7, 7])?.into();
+            /// let y: AnyArray = Array::<i32>::of_array(&[3], &[2, 2, 0])?.into();
+            /// assert_eq!(div(&x, &y)?.expect::<i32>()?.to_vec()?, [3, -4, 0]);
+            /// # Ok::<(), nxrig::Error>(())
+            /// ```
+            Div div div_into (x, y) -> same {
+                what: "`x / y`",
+                verb: "division",
+                js: "`x / y`: floats rounded once; integers floor-divide as NumPy's `//` (`x / 0` is 0).",
+                float: [values { quotient(x, y) }],
+                int: [{ floor_div(x, y) }],
+                bool: [none],
+                complex: [none],
+                wgsl_float: "div_float(a, b, f)",
+                wgsl_int: "div_int(a, b, w, signed)",
+                wgsl_bool: none,
+                wgsl_complex: none,
+                first: "/",
+            }
+            /// The greater of `x` and `y`, elementwise (a NaN first; `+0` over `-0`), in a
+            /// fresh array of the broadcast shape (bool: or).
+            Maximum maximum maximum_into (x, y) -> same {
+                what: "the greater of `x` and `y`",
+                verb: "extrema (maximum, minimum)",
+                js: "The greater of `x` and `y` (a NaN first; `+0` over `-0`).",
+                float: [values { maximum(x, y) }],
+                int: [{ x.max(y) }],
+                bool: [{ x || y }],
+                complex: [none],
+                wgsl_float: "maximum_float(a, b, f)",
+                wgsl_int: "maximum_int(a, b, w, signed)",
+                wgsl_bool: "x || y",
+                wgsl_complex: none,
+                first: none,
+            }
+            /// The lesser of `x` and `y`, elementwise (a NaN first; `-0` under `+0`), in a
+            /// fresh array of the broadcast shape (bool: and).
+            Minimum minimum minimum_into (x, y) -> same {
+                what: "the lesser of `x` and `y`",
+                verb: "extrema (maximum, minimum)",
+                js: "The lesser of `x` and `y` (a NaN first; `-0` under `+0`).",
+                float: [values { minimum(x, y) }],
+                int: [{ x.min(y) }],
+                bool: [{ x && y }],
+                complex: [none],
+                wgsl_float: "minimum_float(a, b, f)",
+                wgsl_int: "minimum_int(a, b, w, signed)",
+                wgsl_bool: "x && y",
+                wgsl_complex: none,
+                first: none,
+            }
+            /// `-x` in a fresh C-contiguous array on `x`'s device (floats: the sign bit
+            /// flipped, NaNs too; integers wrap; complex: both parts).
+            ///
+            /// ```
+            /// use nxrig::kernels::neg;
+            /// use nxrig::{AnyArray, Array};
+            /// let x: AnyArray = Array::<i8>::of_array(&[2], &[5, -128])?.into();
+            /// assert_eq!(neg(&x)?.expect::<i8>()?.to_vec()?, [-5, -128]);
+            /// # Ok::<(), nxrig::Error>(())
+            /// ```
+            Neg neg neg_into (x) -> same {
+                what: "`-x`",
+                verb: "negation",
+                js: "`-x` (floats: the sign flipped; integers wrap).",
+                float: [bits(sign) { x ^ sign }],
+                int: [{ x.wrapping_neg() }],
+                bool: [none],
+                complex: [parts],
+                wgsl_float: "neg_float(a, f)",
+                wgsl_int: "neg_int(a, w)",
+                wgsl_bool: none,
+                wgsl_complex: parts,
+                first: none,
+            }
+            /// `|x|` in a fresh C-contiguous array on `x`'s device (floats: the sign bit
+            /// cleared; signed integers wrap: `abs(MIN)` is `MIN`; bool: itself).
+            Abs abs abs_into (x) -> same {
+                what: "`|x|`",
+                verb: "abs",
+                js: "`|x|` (floats: the sign cleared; integers wrap).",
+                float: [bits(sign) { x & !sign }],
+                int: [{ if below_zero(x) { x.wrapping_neg() } else { x } }],
+                bool: [{ x }],
+                complex: [none],
+                wgsl_float: "abs_float(a, f)",
+                wgsl_int: "abs_int(a, w, signed)",
+                wgsl_bool: "x",
+                wgsl_complex: none,
+                first: none,
+            }
+            /// `x == y` in a fresh bool array of the broadcast shape (a NaN equals nothing;
+            /// `-0 == +0`; complex: both parts).
+            ///
+            /// ```
+            /// use nxrig::kernels::eq;
+            /// use nxrig::{AnyArray, Array};
+            /// let x: AnyArray = Array::<f32>::of_array(&[3], &[0.0, f32::NAN, 1.0])?.into();
+            /// let y: AnyArray = Array::<f32>::of_array(&[3], &[-0.0, f32::NAN, 2.0])?.into();
+            /// assert_eq!(eq(&x, &y)?.expect::<bool>()?.to_vec()?, [true, false, false]);
+            /// # Ok::<(), nxrig::Error>(())
+            /// ```
+            Eq eq eq_into (x, y) -> bool {
+                what: "`x == y`",
+                verb: "equality",
+                js: "`x == y` into bool (a NaN equals nothing; `-0 == +0`).",
+                float: [values { x == y }],
+                int: [{ x == y }],
+                bool: [{ x == y }],
+                complex: [{ x[0] == y[0] && x[1] == y[1] }],
+                wgsl_float: "eq_float(a, b, f)",
+                wgsl_int: "eq_int(a, b, w)",
+                wgsl_bool: "x == y",
+                wgsl_complex: "eq_float(ar, br, f) && eq_float(ai, bi, f)",
+                first: none,
+            }
+            /// `x != y` in a fresh bool array of the broadcast shape (true where either is a
+            /// NaN).
+            Ne ne ne_into (x, y) -> bool {
+                what: "`x != y`",
+                verb: "equality",
+                js: "`x != y` into bool.",
+                float: [values { x != y }],
+                int: [{ x != y }],
+                bool: [{ x != y }],
+                complex: [{ x[0] != y[0] || x[1] != y[1] }],
+                wgsl_float: "!eq_float(a, b, f)",
+                wgsl_int: "!eq_int(a, b, w)",
+                wgsl_bool: "x != y",
+                wgsl_complex: "!(eq_float(ar, br, f) && eq_float(ai, bi, f))",
+                first: none,
+            }
+            /// `x < y` in a fresh bool array of the broadcast shape (false where either is a
+            /// NaN; bool: false < true).
+            Lt lt lt_into (x, y) -> bool {
+                what: "`x < y`",
+                verb: "ordering",
+                js: "`x < y` into bool (false where either is a NaN).",
+                float: [values { x < y }],
+                int: [{ x < y }],
+                bool: [{ !x && y }],
+                complex: [none],
+                wgsl_float: "lt_float(a, b, f)",
+                wgsl_int: "lt_int(a, b, w, signed)",
+                wgsl_bool: "!x && y",
+                wgsl_complex: none,
+                first: none,
+            }
+            /// `x <= y` in a fresh bool array of the broadcast shape.
+            Le le le_into (x, y) -> bool {
+                what: "`x <= y`",
+                verb: "ordering",
+                js: "`x <= y` into bool.",
+                float: [values { x <= y }],
+                int: [{ x <= y }],
+                bool: [{ !x || y }],
+                complex: [none],
+                wgsl_float: "le_float(a, b, f)",
+                wgsl_int: "!lt_int(b, a, w, signed)",
+                wgsl_bool: "!x || y",
+                wgsl_complex: none,
+                first: none,
+            }
+            /// `x > y` in a fresh bool array of the broadcast shape.
+            Gt gt gt_into (x, y) -> bool {
+                what: "`x > y`",
+                verb: "ordering",
+                js: "`x > y` into bool.",
+                float: [values { x > y }],
+                int: [{ x > y }],
+                bool: [{ x && !y }],
+                complex: [none],
+                wgsl_float: "lt_float(b, a, f)",
+                wgsl_int: "lt_int(b, a, w, signed)",
+                wgsl_bool: "x && !y",
+                wgsl_complex: none,
+                first: none,
+            }
+            /// `x >= y` in a fresh bool array of the broadcast shape.
+            Ge ge ge_into (x, y) -> bool {
+                what: "`x >= y`",
+                verb: "ordering",
+                js: "`x >= y` into bool.",
+                float: [values { x >= y }],
+                int: [{ x >= y }],
+                bool: [{ x || !y }],
+                complex: [none],
+                wgsl_float: "le_float(b, a, f)",
+                wgsl_int: "!lt_int(a, b, w, signed)",
+                wgsl_bool: "x || !y",
+                wgsl_complex: none,
+                first: none,
+            }
+        }
+    };
+}
+pub(crate) use with_operations;
+
+/// The rows as the macros that read them take them: a group a row,
+/// `($variant $name $name_into ($x, $y) $result [#[doc]...] $what $verb $js $float
+/// $int $bool $complex [$wgsl_float $wgsl_int $wgsl_bool $wgsl_complex] $first)`, so
+/// that each reader matches one short pattern.
+macro_rules! parsed {
+    ($m:ident; $(
+        $(#[$doc:meta])*
+        $v:ident $name:ident $into:ident ($($arg:ident),+) -> $res:ident {
+            what: $what:literal,
+            verb: $verb:literal,
+            js: $js:literal,
+            float: $float:tt,
+            int: $int:tt,
+            bool: $bool:tt,
+            complex: $complex:tt,
+            wgsl_float: $wf:tt,
+            wgsl_int: $wi:tt,
+            wgsl_bool: $wb:tt,
+            wgsl_complex: $wc:tt,
+            first: $first:tt,
+        }
+    )*) => {
+        $m! {$(
+            ($v $name $into ($($arg),+) $res [$(#[$doc])*] $what $verb $js
+                $float $int $bool $complex [$wf $wi $wb $wc] $first)
+        )*}
+    };
+}
+pub(crate) use parsed;
+
+/// What a WGSL module computes of a complex dtype.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ComplexWgsl {
+    /// Not taken.
+    None,
+    /// The float expression on each part.
+    Parts,
+    /// The real and imaginary parts, expressions of `ar`, `ai`, `br`, `bi`, `f`.
+    Pair(&'static str, &'static str),
+    /// A comparison of `ar`, `ai`, `br`, `bi`, `f`.
+    Compare(&'static str),
+}
+
+/// A row's facts as data (its Rust expressions are code: `lanes::op_loops`).
+#[derive(Debug)]
+pub(crate) struct Row {
+    pub(crate) name: &'static str,
+    pub(crate) name_into: &'static str,
+    pub(crate) arity: usize,
+    pub(crate) compares: bool,
+    pub(crate) verb: &'static str,
+    pub(crate) js: &'static str,
+    /// Which classes take it: float, integers, bool, complex.
+    pub(crate) takes: [bool; 4],
+    pub(crate) wgsl_float: Option<&'static str>,
+    pub(crate) wgsl_int: Option<&'static str>,
+    pub(crate) wgsl_bool: Option<&'static str>,
+    pub(crate) wgsl_complex: ComplexWgsl,
+    pub(crate) first: Option<&'static str>,
+}
+
+macro_rules! taken {
+    ([none]) => {
+        false
+    };
+    ($($t:tt)*) => {
+        true
+    };
+}
+
+macro_rules! wgsl_of {
+    (none) => {
+        None
+    };
+    ($s:literal) => {
+        Some($s)
+    };
+}
+
+macro_rules! complex_wgsl {
+    (none) => {
+        ComplexWgsl::None
+    };
+    (parts) => {
+        ComplexWgsl::Parts
+    };
+    (($re:literal, $im:literal)) => {
+        ComplexWgsl::Pair($re, $im)
+    };
+    ($c:literal) => {
+        ComplexWgsl::Compare($c)
+    };
+}
+
+macro_rules! compares {
+    (same) => {
+        false
+    };
+    (bool) => {
+        true
+    };
+}
+
+macro_rules! enum_and_rows {
+    ($(($v:ident $name:ident $into:ident ($($arg:ident),+) $res:ident $doc:tt $what:literal
+        $verb:literal $js:literal $float:tt $int:tt $bool:tt $complex:tt
+        [$wf:tt $wi:tt $wb:tt $wc:tt] $first:tt))*) => {
+        /// nxrig's elementwise operations besides add and select, a variant a row of
+        /// the table (`src/dtype/operations.rs`): each is the function of its name in
+        /// [`crate::kernels`], and its `_into`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Operation {
+            $(#[doc = $what] $v,)*
+        }
+
+        const ROWS: &[Row] = &[$(Row {
+            name: stringify!($name),
+            name_into: stringify!($into),
+            arity: [$(stringify!($arg)),+].len(),
+            compares: compares!($res),
+            verb: $verb,
+            js: $js,
+            takes: [taken!($float), taken!($int), taken!($bool), taken!($complex)],
+            wgsl_float: wgsl_of!($wf),
+            wgsl_int: wgsl_of!($wi),
+            wgsl_bool: wgsl_of!($wb),
+            wgsl_complex: complex_wgsl!($wc),
+            first: wgsl_of!($first),
+        },)*];
+
+        impl Operation {
+            /// Every operation, in the table's order.
+            pub const ALL: &'static [Operation] = &[$(Operation::$v),*];
+        }
+    };
+}
+
+with_operations!(enum_and_rows);
+
+impl Operation {
+    /// The operation's row.
+    pub(crate) fn row(self) -> &'static Row {
+        &ROWS[self as usize]
+    }
+
+    /// The function's name (`"sub"`; JavaScript's too).
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The name of the function that stores into an array given (`"sub_into"`).
+    pub fn name_into(self) -> &'static str {
+        self.row().name_into
+    }
+
+    /// How many operands it reads: 1 or 2.
+    pub fn arity(self) -> usize {
+        self.row().arity
+    }
+
+    /// Whether its result is bool (the comparisons), else of the operands' dtype.
+    pub fn compares(self) -> bool {
+        self.row().compares
+    }
+
+    /// The dtype of its result from operands of dtype `d`.
+    pub fn result(self, d: DType) -> DType {
+        if self.compares() {
+            DType::Bool
+        } else {
+            d
+        }
+    }
+
+    /// Whether operands of dtype `d` take it (an operation a dtype does not take is
+    /// refused naming the function).
+    pub fn takes(self, d: DType) -> bool {
+        let k = match d.class() {
+            Class::Float => 0,
+            Class::Signed | Class::Unsigned => 1,
+            Class::Bool => 2,
+            Class::Complex => 3,
+        };
+        self.row().takes[k]
+    }
+
+    /// The operation in a refusal's words ("subtraction").
+    pub fn verb(self) -> &'static str {
+        self.row().verb
+    }
+
+    /// One line of what it computes (JavaScript's documentation), with the classes
+    /// that do not take it ("Not bool or complex.").
+    pub fn summary(self) -> String {
+        let not: Vec<&str> = ["floats", "integers", "bool", "complex"]
+            .into_iter()
+            .zip(self.row().takes)
+            .filter(|&(_, t)| !t)
+            .map(|(n, _)| n)
+            .collect();
+        match not.as_slice() {
+            [] => self.row().js.to_owned(),
+            [one] => format!("{} Not {one}.", self.row().js),
+            [init @ .., last] => format!("{} Not {} or {last}.", self.row().js, init.join(", ")),
+        }
+    }
+
+    /// The operation of the function `name` (`"sub"`), if any.
+    pub fn of_name(name: &str) -> Option<Operation> {
+        Operation::ALL.iter().copied().find(|o| o.name() == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rows_are_in_the_enums_order_and_their_wgsl_follows_what_they_take() {
+        for (i, &o) in Operation::ALL.iter().enumerate() {
+            assert_eq!(o as usize, i);
+            let r = o.row();
+            assert_eq!(r.takes[0], r.wgsl_float.is_some(), "{o:?}");
+            assert_eq!(r.takes[1], r.wgsl_int.is_some(), "{o:?}");
+            assert_eq!(r.takes[2], r.wgsl_bool.is_some(), "{o:?}");
+            assert_eq!(
+                r.takes[3],
+                !matches!(r.wgsl_complex, ComplexWgsl::None),
+                "{o:?}"
+            );
+        }
+        assert_eq!(Operation::Div.summary(), "`x / y`: floats rounded once; integers floor-divide as NumPy's `//` (`x / 0` is 0). Not bool or complex.");
+        assert_eq!(Operation::of_name("ge"), Some(Operation::Ge));
+    }
+}
