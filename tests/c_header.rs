@@ -77,7 +77,13 @@ fn header_facts_equal_the_dtype_table() {
 #[test]
 fn header_dtype_section_is_written_from_the_table() {
     use common::c_table::{section, BEGIN, END};
-    common::sections::written("include/nx_dtype.h", BEGIN, END, &section(), "c_header");
+    common::sections::written(
+        "include/nx_dtype.h",
+        BEGIN,
+        END,
+        &section(),
+        "--test c_header",
+    );
 }
 
 #[test]

@@ -11,7 +11,13 @@ use nxrig::{DType, Error};
 #[test]
 fn index_d_ts_dtype_section_is_written_from_the_table() {
     use common::ts_table::{section, BEGIN, END};
-    common::sections::written("js/index.d.ts", BEGIN, END, &section(), "dtype_table");
+    common::sections::written(
+        "js/index.d.ts",
+        BEGIN,
+        END,
+        &section(),
+        "--test dtype_table",
+    );
 }
 
 #[test]

@@ -38,7 +38,7 @@ fn index_js_imports_and_exports_are_written_from_the_table() {
         .map(|o| format!("{} as wbg{},", o.name(), camel(o.name())))
         .collect();
     let (b, e, s) = section("imports", "  ", &imports);
-    common::sections::written("js/index.js", &b, &e, &s, "operations");
+    common::sections::written("js/index.js", &b, &e, &s, "--test operations");
     let exports: Vec<String> = Operation::ALL
         .iter()
         .map(|o| {
@@ -51,7 +51,7 @@ fn index_js_imports_and_exports_are_written_from_the_table() {
         })
         .collect();
     let (b, e, s) = section("exports", "", &exports);
-    common::sections::written("js/index.js", &b, &e, &s, "operations");
+    common::sections::written("js/index.js", &b, &e, &s, "--test operations");
 }
 
 #[test]
@@ -75,7 +75,7 @@ fn index_d_ts_declarations_are_written_from_the_table() {
         ));
     }
     let (b, e, s) = section("types", "", &lines);
-    common::sections::written("js/index.d.ts", &b, &e, &s, "operations");
+    common::sections::written("js/index.d.ts", &b, &e, &s, "--test operations");
 }
 
 #[test]

@@ -7,8 +7,9 @@
 //! refusal). Everything else follows from the rows: the [`Operation`] enum and its
 //! facts, the host's typed loops (`lanes::op_loops`), the WGSL modules
 //! (`wgsl::ops`), the public functions (`kernels::ops`), JavaScript's exports
-//! (`web::ops`) and the sections of `js/index.js` and `js/index.d.ts` that
-//! `tests/operations.rs` writes. CONTRIBUTING's "Adding an operation" is the recipe.
+//! (`web::ops`), the sections of `js/index.js` and `js/index.d.ts` that
+//! `tests/operations.rs` writes and the section of CUDA's `nx_ops.cu` that
+//! `kernels::cuda_section`'s test writes. CONTRIBUTING's "Adding an operation" is the recipe.
 //!
 //! The fields of a row, in order:
 //! - the Rust documentation of the function into a fresh array, then the variant, the
@@ -29,6 +30,14 @@
 //!   `wgsl_bool`: of `x`, `y` (`bool`); `wgsl_complex`: `parts`, a pair
 //!   `(re, im)` or a comparison of `ar`, `ai`, `br`, `bi`, `f`; or `none`. Their
 //!   functions are `shaders/ops_float.wgsl`'s and `ops_int.wgsl`'s.
+//! - `cuda_float`: C over `double`s `x`, `y` (the operands' values) as `(values ..)`,
+//!   the result rounded once (a comparison's, bool); `(picks ..)`, the raw bits of the
+//!   result from `va`, `vb` (the operands' bits) and `x`, `y`; `(bits ..)`, of `va`
+//!   and `sign` alone (no NaN rule); `cuda_int`: C over `ua`, `ub` (the bits,
+//!   `uint64_t`), `sa`, `sb` (their signed values), `s` (signed or not), the result
+//!   wrapped to the width; `cuda_bool`: C over `int`s `x`, `y`; `cuda_complex`: `parts`,
+//!   `(compare ..)` of `re` and `im` (the float comparison of each part), `(call ..)`
+//!   a function of `nx_ops.cu`, or `none`. The helpers they call are `nx_ops.cu`'s.
 //! - `first`: float32's native operator of the GPU's first pass (`"-"`, `"*"`,
 //!   `"/"`: `wgsl::first_pass`), or `none`.
 
@@ -62,6 +71,10 @@ macro_rules! with_operations {
                 wgsl_int: "sub_int(a, b, w)",
                 wgsl_bool: none,
                 wgsl_complex: parts,
+                cuda_float: (values "x - y"),
+                cuda_int: "ua - ub",
+                cuda_bool: none,
+                cuda_complex: parts,
                 first: "-",
             }
             /// `x * y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape
@@ -96,6 +109,10 @@ macro_rules! with_operations {
                     "sub_float(mul_float(ar, br, f), mul_float(ai, bi, f), f)",
                     "add_float(mul_float(ar, bi, f), mul_float(ai, br, f), f)"
                 ),
+                cuda_float: (values "x * y"),
+                cuda_int: "ua * ub",
+                cuda_bool: "x && y",
+                cuda_complex: (call "nx_complex_mul"),
                 first: "*",
             }
             /// `x / y` in a fresh C-contiguous array on `x`'s device, of the broadcast shape:
@@ -122,6 +139,10 @@ macro_rules! with_operations {
                 wgsl_int: "div_int(a, b, w, signed)",
                 wgsl_bool: none,
                 wgsl_complex: none,
+                cuda_float: (values "x / y"),
+                cuda_int: "nx_floor_div(ua, ub, sa, sb, s)",
+                cuda_bool: none,
+                cuda_complex: none,
                 first: "/",
             }
             /// The greater of `x` and `y`, elementwise (a NaN first; `+0` over `-0`), in a
@@ -138,6 +159,10 @@ macro_rules! with_operations {
                 wgsl_int: "maximum_int(a, b, w, signed)",
                 wgsl_bool: "x || y",
                 wgsl_complex: none,
+                cuda_float: (picks "x == y ? (va & vb) : x > y ? va : vb"),
+                cuda_int: "(s ? sa > sb : ua > ub) ? ua : ub",
+                cuda_bool: "x || y",
+                cuda_complex: none,
                 first: none,
             }
             /// The lesser of `x` and `y`, elementwise (a NaN first; `-0` under `+0`), in a
@@ -154,6 +179,10 @@ macro_rules! with_operations {
                 wgsl_int: "minimum_int(a, b, w, signed)",
                 wgsl_bool: "x && y",
                 wgsl_complex: none,
+                cuda_float: (picks "x == y ? (va | vb) : x < y ? va : vb"),
+                cuda_int: "(s ? sa < sb : ua < ub) ? ua : ub",
+                cuda_bool: "x && y",
+                cuda_complex: none,
                 first: none,
             }
             /// `-x` in a fresh C-contiguous array on `x`'s device (floats: the sign bit
@@ -178,6 +207,10 @@ macro_rules! with_operations {
                 wgsl_int: "neg_int(a, w)",
                 wgsl_bool: none,
                 wgsl_complex: parts,
+                cuda_float: (bits "va ^ sign"),
+                cuda_int: "0 - ua",
+                cuda_bool: none,
+                cuda_complex: parts,
                 first: none,
             }
             /// `|x|` in a fresh C-contiguous array on `x`'s device (floats: the sign bit
@@ -194,6 +227,10 @@ macro_rules! with_operations {
                 wgsl_int: "abs_int(a, w, signed)",
                 wgsl_bool: "x",
                 wgsl_complex: none,
+                cuda_float: (bits "va & ~sign"),
+                cuda_int: "(s && sa < 0) ? 0 - ua : ua",
+                cuda_bool: "x",
+                cuda_complex: none,
                 first: none,
             }
             /// `x == y` in a fresh bool array of the broadcast shape (a NaN equals nothing;
@@ -219,6 +256,10 @@ macro_rules! with_operations {
                 wgsl_int: "eq_int(a, b, w)",
                 wgsl_bool: "x == y",
                 wgsl_complex: "eq_float(ar, br, f) && eq_float(ai, bi, f)",
+                cuda_float: (values "x == y"),
+                cuda_int: "ua == ub",
+                cuda_bool: "x == y",
+                cuda_complex: (compare "re && im"),
                 first: none,
             }
             /// `x != y` in a fresh bool array of the broadcast shape (true where either is a
@@ -235,6 +276,10 @@ macro_rules! with_operations {
                 wgsl_int: "!eq_int(a, b, w)",
                 wgsl_bool: "x != y",
                 wgsl_complex: "!(eq_float(ar, br, f) && eq_float(ai, bi, f))",
+                cuda_float: (values "x != y"),
+                cuda_int: "ua != ub",
+                cuda_bool: "x != y",
+                cuda_complex: (compare "re || im"),
                 first: none,
             }
             /// `x < y` in a fresh bool array of the broadcast shape (false where either is a
@@ -251,6 +296,10 @@ macro_rules! with_operations {
                 wgsl_int: "lt_int(a, b, w, signed)",
                 wgsl_bool: "!x && y",
                 wgsl_complex: none,
+                cuda_float: (values "x < y"),
+                cuda_int: "s ? sa < sb : ua < ub",
+                cuda_bool: "!x && y",
+                cuda_complex: none,
                 first: none,
             }
             /// `x <= y` in a fresh bool array of the broadcast shape.
@@ -266,6 +315,10 @@ macro_rules! with_operations {
                 wgsl_int: "!lt_int(b, a, w, signed)",
                 wgsl_bool: "!x || y",
                 wgsl_complex: none,
+                cuda_float: (values "x <= y"),
+                cuda_int: "s ? sa <= sb : ua <= ub",
+                cuda_bool: "!x || y",
+                cuda_complex: none,
                 first: none,
             }
             /// `x > y` in a fresh bool array of the broadcast shape.
@@ -281,6 +334,10 @@ macro_rules! with_operations {
                 wgsl_int: "lt_int(b, a, w, signed)",
                 wgsl_bool: "x && !y",
                 wgsl_complex: none,
+                cuda_float: (values "x > y"),
+                cuda_int: "s ? sa > sb : ua > ub",
+                cuda_bool: "x && !y",
+                cuda_complex: none,
                 first: none,
             }
             /// `x >= y` in a fresh bool array of the broadcast shape.
@@ -296,6 +353,10 @@ macro_rules! with_operations {
                 wgsl_int: "!lt_int(a, b, w, signed)",
                 wgsl_bool: "x || !y",
                 wgsl_complex: none,
+                cuda_float: (values "x >= y"),
+                cuda_int: "s ? sa >= sb : ua >= ub",
+                cuda_bool: "x || !y",
+                cuda_complex: none,
                 first: none,
             }
         }
@@ -305,7 +366,8 @@ pub(crate) use with_operations;
 
 /// The rows as the macros that read them take them: a group a row,
 /// `($variant $name $name_into ($x, $y) $result [#[doc]...] $what $verb $js $float
-/// $int $bool $complex [$wgsl_float $wgsl_int $wgsl_bool $wgsl_complex] $first)`, so
+/// $int $bool $complex [$wgsl_float $wgsl_int $wgsl_bool $wgsl_complex] [$cuda_float
+/// $cuda_int $cuda_bool $cuda_complex] $first)`, so
 /// that each reader matches one short pattern.
 macro_rules! parsed {
     ($m:ident; $(
@@ -322,12 +384,16 @@ macro_rules! parsed {
             wgsl_int: $wi:tt,
             wgsl_bool: $wb:tt,
             wgsl_complex: $wc:tt,
+            cuda_float: $cf:tt,
+            cuda_int: $ci:tt,
+            cuda_bool: $cb:tt,
+            cuda_complex: $cc:tt,
             first: $first:tt,
         }
     )*) => {
         $m! {$(
             ($v $name $into ($($arg),+) $res [$(#[$doc])*] $what $verb $js
-                $float $int $bool $complex [$wf $wi $wb $wc] $first)
+                $float $int $bool $complex [$wf $wi $wb $wc] [$cf $ci $cb $cc] $first)
         )*}
     };
 }
@@ -346,6 +412,32 @@ pub(crate) enum ComplexWgsl {
     Compare(&'static str),
 }
 
+/// What CUDA computes of a float dtype (`cuda_float`).
+#[derive(Clone, Copy, Debug)]
+#[allow(dead_code)] // read where `nx_ops.cu`'s section is written (a test)
+pub(crate) enum CudaFloat {
+    /// Of the values `x`, `y`, rounded once (a comparison's bool).
+    Values(&'static str),
+    /// The raw bits of the result, of `va`, `vb`, `x`, `y`.
+    Picks(&'static str),
+    /// The raw bits of the result, of `va` and `sign` (no NaN rule).
+    Bits(&'static str),
+}
+
+/// What CUDA computes of a complex dtype (`cuda_complex`).
+#[derive(Clone, Copy, Debug)]
+#[allow(dead_code)] // read where `nx_ops.cu`'s section is written (a test)
+pub(crate) enum CudaComplex {
+    /// Not taken.
+    None,
+    /// The float operation on each part.
+    Parts,
+    /// Of `re` and `im`, the float comparison of each part.
+    Compare(&'static str),
+    /// A function of `nx_ops.cu` taking the dtype and the operands' bytes.
+    Call(&'static str),
+}
+
 /// A row's facts as data (its Rust expressions are code: `lanes::op_loops`).
 #[derive(Debug)]
 pub(crate) struct Row {
@@ -361,6 +453,16 @@ pub(crate) struct Row {
     pub(crate) wgsl_int: Option<&'static str>,
     pub(crate) wgsl_bool: Option<&'static str>,
     pub(crate) wgsl_complex: ComplexWgsl,
+    // CUDA's expressions are read where `nx_ops.cu`'s section is written: a test
+    // (`kernels::cuda_section`), since NVRTC and the host's C compile the file.
+    #[allow(dead_code)]
+    pub(crate) cuda_float: Option<CudaFloat>,
+    #[allow(dead_code)]
+    pub(crate) cuda_int: Option<&'static str>,
+    #[allow(dead_code)]
+    pub(crate) cuda_bool: Option<&'static str>,
+    #[allow(dead_code)]
+    pub(crate) cuda_complex: CudaComplex,
     pub(crate) first: Option<&'static str>,
 }
 
@@ -373,7 +475,7 @@ macro_rules! taken {
     };
 }
 
-macro_rules! wgsl_of {
+macro_rules! expr_of {
     (none) => {
         None
     };
@@ -397,6 +499,36 @@ macro_rules! complex_wgsl {
     };
 }
 
+macro_rules! cuda_float {
+    (none) => {
+        None
+    };
+    ((values $e:literal)) => {
+        Some(CudaFloat::Values($e))
+    };
+    ((picks $e:literal)) => {
+        Some(CudaFloat::Picks($e))
+    };
+    ((bits $e:literal)) => {
+        Some(CudaFloat::Bits($e))
+    };
+}
+
+macro_rules! cuda_complex {
+    (none) => {
+        CudaComplex::None
+    };
+    (parts) => {
+        CudaComplex::Parts
+    };
+    ((compare $e:literal)) => {
+        CudaComplex::Compare($e)
+    };
+    ((call $f:literal)) => {
+        CudaComplex::Call($f)
+    };
+}
+
 macro_rules! compares {
     (same) => {
         false
@@ -409,7 +541,7 @@ macro_rules! compares {
 macro_rules! enum_and_rows {
     ($(($v:ident $name:ident $into:ident ($($arg:ident),+) $res:ident $doc:tt $what:literal
         $verb:literal $js:literal $float:tt $int:tt $bool:tt $complex:tt
-        [$wf:tt $wi:tt $wb:tt $wc:tt] $first:tt))*) => {
+        [$wf:tt $wi:tt $wb:tt $wc:tt] [$cf:tt $ci:tt $cb:tt $cc:tt] $first:tt))*) => {
         /// nxrig's elementwise operations besides add and select, a variant a row of
         /// the table (`src/dtype/operations.rs`): each is the function of its name in
         /// [`crate::kernels`], and its `_into`.
@@ -427,11 +559,15 @@ macro_rules! enum_and_rows {
             verb: $verb,
             js: $js,
             takes: [taken!($float), taken!($int), taken!($bool), taken!($complex)],
-            wgsl_float: wgsl_of!($wf),
-            wgsl_int: wgsl_of!($wi),
-            wgsl_bool: wgsl_of!($wb),
+            wgsl_float: expr_of!($wf),
+            wgsl_int: expr_of!($wi),
+            wgsl_bool: expr_of!($wb),
             wgsl_complex: complex_wgsl!($wc),
-            first: wgsl_of!($first),
+            cuda_float: cuda_float!($cf),
+            cuda_int: expr_of!($ci),
+            cuda_bool: expr_of!($cb),
+            cuda_complex: cuda_complex!($cc),
+            first: expr_of!($first),
         },)*];
 
         impl Operation {
@@ -522,7 +658,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_rows_are_in_the_enums_order_and_their_wgsl_follows_what_they_take() {
+    fn the_rows_are_in_the_enums_order_and_their_wgsl_and_cuda_follow_what_they_take() {
         for (i, &o) in Operation::ALL.iter().enumerate() {
             assert_eq!(o as usize, i);
             let r = o.row();
@@ -532,6 +668,14 @@ mod tests {
             assert_eq!(
                 r.takes[3],
                 !matches!(r.wgsl_complex, ComplexWgsl::None),
+                "{o:?}"
+            );
+            assert_eq!(r.takes[0], r.cuda_float.is_some(), "{o:?}");
+            assert_eq!(r.takes[1], r.cuda_int.is_some(), "{o:?}");
+            assert_eq!(r.takes[2], r.cuda_bool.is_some(), "{o:?}");
+            assert_eq!(
+                r.takes[3],
+                !matches!(r.cuda_complex, CudaComplex::None),
                 "{o:?}"
             );
         }

@@ -96,9 +96,9 @@ pub(crate) fn fill(
     Ok(())
 }
 
-/// `out = x + y` on one CUDA device (`x` and `y` broadcast to `out`'s shape already;
-/// `out` may be identical to either: each thread reads an index's operands before it
-/// writes that index).
+/// `out = x + y` on one CUDA device by `nx_add` (`x` and `y` broadcast to `out`'s
+/// shape already; `out` may be identical to either: each thread reads an index's
+/// operands before it writes that index).
 pub(crate) fn add(
     c: &Arc<Cuda>,
     out: &AnyArray,
@@ -106,43 +106,8 @@ pub(crate) fn add(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    let rig = out.rig();
-    let (mut xa, mut ya, mut oa) = (
-        x.cuda_address(op)?,
-        y.cuda_address(op)?,
-        out.cuda_address(op)?,
-    );
-    let (mut xw, mut yw, mut ow) = (
-        Walk::of(x.layout()),
-        Walk::of(y.layout()),
-        Walk::of(out.layout()),
-    );
-    let mut code = out.dtype().code() as i32;
-    let n = out.layout().numel();
-    let mut count = n as i64;
-    rig.submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
-        // SAFETY: nx_add's parameters in order; the addresses are of live memory of
-        // `c` under the door's claims, at the positions the walks give.
-        unsafe {
-            crate::array::cuda_source::launch(
-                c,
-                op,
-                "nx_add",
-                n,
-                &mut [
-                    arg(&mut xa),
-                    arg(&mut xw),
-                    arg(&mut ya),
-                    arg(&mut yw),
-                    arg(&mut oa),
-                    arg(&mut ow),
-                    arg(&mut code),
-                    arg(&mut count),
-                ],
-            )
-        }
-    })?;
-    Ok(())
+    let code = out.dtype().code() as i32;
+    elementwise(c, "nx_add", &[x, y], out, &[code], op)
 }
 
 /// `out = a(x, y)` on one CUDA device by `nx_op2` (`x` and `y` of one dtype,
@@ -157,45 +122,9 @@ pub(crate) fn op2(
     a: Operation,
     op: &'static str,
 ) -> Result<(), Error> {
-    let (mut xa, mut ya, mut oa) = (
-        x.cuda_address(op)?,
-        y.cuda_address(op)?,
-        out.cuda_address(op)?,
-    );
-    let (mut xw, mut yw, mut ow) = (
-        Walk::of(x.layout()),
-        Walk::of(y.layout()),
-        Walk::of(out.layout()),
-    );
     // nx_ops.cu's NX_OP_* number the operations in the table's order.
-    let (mut code, mut which) = (x.dtype().code() as i32, a as i32);
-    let n = out.layout().numel();
-    let mut count = n as i64;
-    out.rig()
-        .submit(&[x.buffer(), y.buffer()], &[out.buffer()], || {
-            // SAFETY: nx_op2's parameters in order; the addresses are of live memory of
-            // `c` under the door's claims, at the positions the walks give.
-            unsafe {
-                crate::array::cuda_source::launch(
-                    c,
-                    op,
-                    "nx_op2",
-                    n,
-                    &mut [
-                        arg(&mut xa),
-                        arg(&mut xw),
-                        arg(&mut ya),
-                        arg(&mut yw),
-                        arg(&mut oa),
-                        arg(&mut ow),
-                        arg(&mut code),
-                        arg(&mut which),
-                        arg(&mut count),
-                    ],
-                )
-            }
-        })?;
-    Ok(())
+    let ints = [x.dtype().code() as i32, a as i32];
+    elementwise(c, "nx_op2", &[x, y], out, &ints, op)
 }
 
 /// `out = cond ? x : y` on one CUDA device by `nx_select` (all broadcast to `out`'s
@@ -208,45 +137,41 @@ pub(crate) fn select(
     y: &AnyArray,
     op: &'static str,
 ) -> Result<(), Error> {
-    let (mut ca, mut xa, mut ya, mut oa) = (
-        cond.cuda_address(op)?,
-        x.cuda_address(op)?,
-        y.cuda_address(op)?,
-        out.cuda_address(op)?,
-    );
-    let (mut cw, mut xw, mut yw, mut ow) = (
-        Walk::of(cond.layout()),
-        Walk::of(x.layout()),
-        Walk::of(y.layout()),
-        Walk::of(out.layout()),
-    );
-    let mut code = x.dtype().code() as i32;
+    let code = x.dtype().code() as i32;
+    elementwise(c, "nx_select", &[cond, x, y], out, &[code], op)
+}
+
+/// Launches nxrig's kernel `symbol` over `out`'s elements on `c`'s device, its
+/// parameters each input's address and walk in order, then `out`'s, then `ints`, then
+/// the count of elements (`nx_add`, `nx_op2`, `nx_select`).
+fn elementwise(
+    c: &Arc<Cuda>,
+    symbol: &'static str,
+    inputs: &[&AnyArray],
+    out: &AnyArray,
+    ints: &[i32],
+    op: &'static str,
+) -> Result<(), Error> {
+    let mut operands = Vec::with_capacity(inputs.len() + 1);
+    for a in inputs.iter().chain([&out]) {
+        operands.push((a.cuda_address(op)?, Walk::of(a.layout())));
+    }
+    let mut ints = ints.to_vec();
     let n = out.layout().numel();
     let mut count = n as i64;
-    let reads = [cond.buffer(), x.buffer(), y.buffer()];
+    let reads: Vec<_> = inputs.iter().map(|a| a.buffer()).collect();
     out.rig().submit(&reads, &[out.buffer()], || {
-        // SAFETY: nx_select's parameters in order; the addresses are of live memory
-        // of `c` under the door's claims, at the positions the walks give.
-        unsafe {
-            crate::array::cuda_source::launch(
-                c,
-                op,
-                "nx_select",
-                n,
-                &mut [
-                    arg(&mut ca),
-                    arg(&mut cw),
-                    arg(&mut xa),
-                    arg(&mut xw),
-                    arg(&mut ya),
-                    arg(&mut yw),
-                    arg(&mut oa),
-                    arg(&mut ow),
-                    arg(&mut code),
-                    arg(&mut count),
-                ],
-            )
+        let mut args = Vec::with_capacity(2 * operands.len() + ints.len() + 1);
+        for (address, walk) in &mut operands {
+            args.push(arg(address));
+            args.push(arg(walk));
         }
+        args.extend(ints.iter_mut().map(arg));
+        args.push(arg(&mut count));
+        // SAFETY: `symbol`'s parameters in order (each kernel of `nx_kernels.cu` and
+        // `nx_ops.cu` named above takes its operands so); the addresses are of live
+        // memory of `c` under the door's claims, at the positions the walks give.
+        unsafe { crate::array::cuda_source::launch(c, op, symbol, n, &mut args) }
     })?;
     Ok(())
 }

@@ -14,6 +14,8 @@ mod c_add;
 mod cast;
 #[cfg(feature = "cuda")]
 mod cuda;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod cuda_section;
 mod elementwise;
 mod fill;
 mod host;
@@ -25,7 +27,7 @@ mod wgpu;
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]
 pub use c_add::c_add_into;
-pub use elementwise::{Compute, Elementwise, HostBody, RawKernel, Ty};
+pub use elementwise::{Compute, Ty, Elementwise, HostBody, RawKernel};
 pub use fill::fill;
 pub use ops::*;
 

@@ -6,7 +6,8 @@ use std::path::Path;
 
 /// Checks that `file` (relative to the crate) holds `want` from its line `begin` to its
 /// line `end` (both inclusive, both in `want`); with `NX_BLESS` set, writes `want`
-/// there instead. `test` is the test binary, named in the failure.
+/// there instead. `test` is what `cargo test` runs it by (`--test operations`), named
+/// in the failure.
 pub fn written(file: &str, begin: &str, end: &str, want: &str, test: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let text = std::fs::read_to_string(&path).unwrap();
@@ -18,6 +19,6 @@ pub fn written(file: &str, begin: &str, end: &str, want: &str, test: &str) {
     }
     assert!(
         text[a..b] == *want,
-        "{file}'s section {begin:?} differs from its table: NX_BLESS=1 cargo test --test {test} writes it"
+        "{file}'s section {begin:?} differs from its table: NX_BLESS=1 cargo test {test} writes it"
     );
 }

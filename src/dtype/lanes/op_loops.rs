@@ -208,7 +208,7 @@ trait Loops: Lane {
 
 macro_rules! host_loops {
     ($(($v:ident $name:ident $into:ident ($($arg:ident),+) $res:ident $doc:tt $what:literal
-        $verb:literal $js:literal $float:tt $int:tt $bool:tt $complex:tt $wgsl:tt
+        $verb:literal $js:literal $float:tt $int:tt $bool:tt $complex:tt $wgsl:tt $cuda:tt
         $first:tt))*) => {
         /// The operations, a type each.
         mod op {

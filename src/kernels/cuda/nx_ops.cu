@@ -1,16 +1,96 @@
 /*
  * nx_ops.cu: nxrig's elementwise operations besides add for CUDA devices, after
- * nx_kernels.cu (its walks, loads and stores, nx_add_float): nx_op2 (sub, mul, div,
- * maximum, minimum, neg, abs and the comparisons, numbered as NX_OP_*) and nx_select.
- * The rules are those of nxrig's host and GPU kernels, bit for bit: floats through
- * double and rounded once by nx_convert (double's 53 bits are more than twice a
- * narrower float's plus two, so its rounding never changes theirs; float64's is
- * double's own); a NaN operand gives that NaN quieted (x's first), a NaN made of
- * numbers the positive quiet NaN; maximum and minimum order -0 below +0; integers wrap
- * and divide by floor (x // 0 is 0); complex sub, mul ((ac - bd) + (ad + bc)i, each
- * real operation rounded), neg, eq, ne by parts. tests/cuda_kernels.rs runs them on
- * the host against nxrig's host operations.
+ * nx_kernels.cu (its walks, loads and stores, nx_add_float): nx_op2 (the operations
+ * of src/dtype/operations.rs, numbered as NX_OP_* in the table's order) and
+ * nx_select. Each operation's C is its row's (the section below is written from the
+ * table); the helpers its rows call are here. The rules are those of nxrig's host and
+ * GPU kernels, bit for bit: floats through double and rounded once by nx_convert
+ * (double's 53 bits are more than twice a narrower float's plus two, so its rounding
+ * never changes theirs; float64's is double's own); a NaN operand gives that NaN
+ * quieted (x's first), a NaN made of numbers the positive quiet NaN; integers wrap and
+ * divide by floor (x // 0 is 0). tests/cuda_kernels.rs runs them on the host against
+ * nxrig's host operations.
  */
+
+/** The value of a real float element of dtype code (storage bytes), exactly. */
+NX_FN double nx_float_value(int code, const uint8_t *a)
+{
+    uint8_t d[8];
+    nx_convert(NX_DTYPE_FLOAT64, d, code, a);
+    return nx_f64_of(d);
+}
+
+/** The float operations' NaN rule: where x or y (a's and b's values, of dtype code) is
+ *  a NaN, stores that NaN quieted into out (a's first) and returns 1; else 0. */
+NX_FN int nx_float_nan(int code, const uint8_t *a, const uint8_t *b, double x, double y, uint8_t *out)
+{
+    if (x != x) {
+        nx_convert(code, out, code, a);
+        return 1;
+    }
+    if (y != y) {
+        nx_convert(code, out, code, b);
+        return 1;
+    }
+    return 0;
+}
+
+/** Stores r rounded once into dtype code (a NaN, made of numbers: the positive quiet
+ *  NaN). */
+NX_FN void nx_float_put(int code, uint8_t *out, double r)
+{
+    uint8_t d[8];
+    if (r != r) {
+        nx_default_nan(code, out);
+        return;
+    }
+    nx_f64_put(d, r);
+    nx_convert(code, out, NX_DTYPE_FLOAT64, d);
+}
+
+/** A w-bit two's complement value's int64 (w <= 64). */
+NX_FN int64_t nx_signed_of(uint64_t v, int w)
+{
+    uint64_t top = 1ull << (w - 1);
+    return (int64_t)((v ^ top) - top);
+}
+
+/** The operands of an integer operation of dtype code (storage bytes a, b; a 4-bit
+ *  one in a byte): w its bytes, m the mask of its bits, s whether signed, ua and ub
+ *  the bits, sa and sb their signed values. */
+#define NX_INT_OPERANDS(code, a, b)                                                      \
+    int w = nx_dtype_elem_bytes(code), bits = nx_dtype_bits(code);                      \
+    int s = nx_dtype_is_signed_int(code);                                                \
+    uint64_t m = nx_mask64(bits);                                                        \
+    uint64_t ua = nx_load_le(a, w) & m, ub = nx_load_le(b, w) & m;                       \
+    int64_t sa = nx_signed_of(ua, bits), sb = nx_signed_of(ub, bits);                    \
+    (void)w;                                                                             \
+    (void)s;                                                                             \
+    (void)m;                                                                             \
+    (void)ub;                                                                            \
+    (void)sa;                                                                            \
+    (void)sb
+
+/** ua // ub as NumPy's floor division of w-bit integers (sa, sb their signed values,
+ *  s whether signed): x // 0 is 0, MIN // -1 wraps to MIN. */
+NX_FN uint64_t nx_floor_div(uint64_t ua, uint64_t ub, int64_t sa, int64_t sb, int s)
+{
+    int64_t q;
+    if (ub == 0) return 0;
+    if (!s) return ua / ub;
+    if (sb == -1) return 0 - ua;
+    q = sa / sb;
+    if (sa % sb != 0 && ((sa < 0) != (sb < 0))) q -= 1;
+    return (uint64_t)q;
+}
+
+/** The dtype of a complex dtype's parts. */
+NX_FN int nx_complex_part(int code)
+{
+    return code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
+}
+
+/* BEGIN the operations: written by src/kernels/cuda_section.rs from src/dtype/operations.rs. */
 
 #define NX_OP_SUB 0
 #define NX_OP_MUL 1
@@ -26,147 +106,459 @@
 #define NX_OP_GT 11
 #define NX_OP_GE 12
 
+NX_FN void nx_complex_mul(int code, const uint8_t *a, const uint8_t *b, uint8_t *out);
+
+/** sub of two real float elements of dtype code. */
+NX_FN void nx_op_sub_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    if (!nx_float_nan(code, a, b, x, y, out)) nx_float_put(code, out, x - y);
+}
+
+/** sub of two integer elements of dtype code. */
+NX_FN void nx_op_sub_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    nx_store_le(out, w, (uint64_t)(ua - ub) & m);
+}
+
+/** sub of two elements of dtype code. */
+NX_FN void nx_op_sub(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_sub_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_sub_int(code, a, b, out); break;
+    case NX_KIND_COMPLEX: {
+        int c = nx_complex_part(code), h = nx_dtype_elem_bytes(code) / 2;
+        nx_op_sub_float(c, a, b, out);
+        nx_op_sub_float(c, a + h, b + h, out + h);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** mul of two real float elements of dtype code. */
+NX_FN void nx_op_mul_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    if (!nx_float_nan(code, a, b, x, y, out)) nx_float_put(code, out, x * y);
+}
+
+/** mul of two integer elements of dtype code. */
+NX_FN void nx_op_mul_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    nx_store_le(out, w, (uint64_t)(ua * ub) & m);
+}
+
+/** mul of two elements of dtype code. */
+NX_FN void nx_op_mul(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_mul_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_mul_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x && y) ? 1 : 0);
+        break;
+    }
+    case NX_KIND_COMPLEX: nx_complex_mul(code, a, b, out); break;
+    default: break;
+    }
+}
+
+/** div of two real float elements of dtype code. */
+NX_FN void nx_op_div_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    if (!nx_float_nan(code, a, b, x, y, out)) nx_float_put(code, out, x / y);
+}
+
+/** div of two integer elements of dtype code. */
+NX_FN void nx_op_div_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    nx_store_le(out, w, (uint64_t)(nx_floor_div(ua, ub, sa, sb, s)) & m);
+}
+
+/** div of two elements of dtype code. */
+NX_FN void nx_op_div(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_div_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_div_int(code, a, b, out); break;
+    default: break;
+    }
+}
+
+/** maximum of two real float elements of dtype code. */
+NX_FN void nx_op_maximum_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    int w = nx_dtype_elem_bytes(code);
+    uint64_t va = nx_load_le(a, w), vb = nx_load_le(b, w);
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    if (!nx_float_nan(code, a, b, x, y, out)) nx_store_le(out, w, x == y ? (va & vb) : x > y ? va : vb);
+}
+
+/** maximum of two integer elements of dtype code. */
+NX_FN void nx_op_maximum_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    nx_store_le(out, w, (uint64_t)((s ? sa > sb : ua > ub) ? ua : ub) & m);
+}
+
+/** maximum of two elements of dtype code. */
+NX_FN void nx_op_maximum(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_maximum_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_maximum_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x || y) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** minimum of two real float elements of dtype code. */
+NX_FN void nx_op_minimum_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    int w = nx_dtype_elem_bytes(code);
+    uint64_t va = nx_load_le(a, w), vb = nx_load_le(b, w);
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    if (!nx_float_nan(code, a, b, x, y, out)) nx_store_le(out, w, x == y ? (va | vb) : x < y ? va : vb);
+}
+
+/** minimum of two integer elements of dtype code. */
+NX_FN void nx_op_minimum_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    nx_store_le(out, w, (uint64_t)((s ? sa < sb : ua < ub) ? ua : ub) & m);
+}
+
+/** minimum of two elements of dtype code. */
+NX_FN void nx_op_minimum(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_minimum_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_minimum_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x && y) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** neg of two real float elements of dtype code. */
+NX_FN void nx_op_neg_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    int w = nx_dtype_elem_bytes(code);
+    uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_dtype_bits(code) - 1);
+    (void)b;
+    nx_store_le(out, w, va ^ sign);
+}
+
+/** neg of two integer elements of dtype code. */
+NX_FN void nx_op_neg_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    nx_store_le(out, w, (uint64_t)(0 - ua) & m);
+}
+
+/** neg of two elements of dtype code. */
+NX_FN void nx_op_neg(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_neg_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_neg_int(code, a, b, out); break;
+    case NX_KIND_COMPLEX: {
+        int c = nx_complex_part(code), h = nx_dtype_elem_bytes(code) / 2;
+        nx_op_neg_float(c, a, b, out);
+        nx_op_neg_float(c, a + h, b + h, out + h);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** abs of two real float elements of dtype code. */
+NX_FN void nx_op_abs_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    int w = nx_dtype_elem_bytes(code);
+    uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_dtype_bits(code) - 1);
+    (void)b;
+    nx_store_le(out, w, va & ~sign);
+}
+
+/** abs of two integer elements of dtype code. */
+NX_FN void nx_op_abs_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    nx_store_le(out, w, (uint64_t)((s && sa < 0) ? 0 - ua : ua) & m);
+}
+
+/** abs of two elements of dtype code. */
+NX_FN void nx_op_abs(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_abs_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_abs_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** eq of two real float elements of dtype code. */
+NX_FN void nx_op_eq_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    out[0] = (uint8_t)((x == y) ? 1 : 0);
+}
+
+/** eq of two integer elements of dtype code. */
+NX_FN void nx_op_eq_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    out[0] = (uint8_t)((ua == ub) ? 1 : 0);
+}
+
+/** eq of two elements of dtype code. */
+NX_FN void nx_op_eq(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_eq_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_eq_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x == y) ? 1 : 0);
+        break;
+    }
+    case NX_KIND_COMPLEX: {
+        int c = nx_complex_part(code), h = nx_dtype_elem_bytes(code) / 2;
+        uint8_t re, im;
+        nx_op_eq_float(c, a, b, &re);
+        nx_op_eq_float(c, a + h, b + h, &im);
+        out[0] = (uint8_t)((re && im) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** ne of two real float elements of dtype code. */
+NX_FN void nx_op_ne_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    out[0] = (uint8_t)((x != y) ? 1 : 0);
+}
+
+/** ne of two integer elements of dtype code. */
+NX_FN void nx_op_ne_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    out[0] = (uint8_t)((ua != ub) ? 1 : 0);
+}
+
+/** ne of two elements of dtype code. */
+NX_FN void nx_op_ne(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_ne_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_ne_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x != y) ? 1 : 0);
+        break;
+    }
+    case NX_KIND_COMPLEX: {
+        int c = nx_complex_part(code), h = nx_dtype_elem_bytes(code) / 2;
+        uint8_t re, im;
+        nx_op_ne_float(c, a, b, &re);
+        nx_op_ne_float(c, a + h, b + h, &im);
+        out[0] = (uint8_t)((re || im) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** lt of two real float elements of dtype code. */
+NX_FN void nx_op_lt_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    out[0] = (uint8_t)((x < y) ? 1 : 0);
+}
+
+/** lt of two integer elements of dtype code. */
+NX_FN void nx_op_lt_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    out[0] = (uint8_t)((s ? sa < sb : ua < ub) ? 1 : 0);
+}
+
+/** lt of two elements of dtype code. */
+NX_FN void nx_op_lt(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_lt_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_lt_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((!x && y) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** le of two real float elements of dtype code. */
+NX_FN void nx_op_le_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    out[0] = (uint8_t)((x <= y) ? 1 : 0);
+}
+
+/** le of two integer elements of dtype code. */
+NX_FN void nx_op_le_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    out[0] = (uint8_t)((s ? sa <= sb : ua <= ub) ? 1 : 0);
+}
+
+/** le of two elements of dtype code. */
+NX_FN void nx_op_le(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_le_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_le_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((!x || y) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** gt of two real float elements of dtype code. */
+NX_FN void nx_op_gt_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    out[0] = (uint8_t)((x > y) ? 1 : 0);
+}
+
+/** gt of two integer elements of dtype code. */
+NX_FN void nx_op_gt_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    out[0] = (uint8_t)((s ? sa > sb : ua > ub) ? 1 : 0);
+}
+
+/** gt of two elements of dtype code. */
+NX_FN void nx_op_gt(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_gt_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_gt_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x && !y) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
+/** ge of two real float elements of dtype code. */
+NX_FN void nx_op_ge_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    double x = nx_float_value(code, a), y = nx_float_value(code, b);
+    out[0] = (uint8_t)((x >= y) ? 1 : 0);
+}
+
+/** ge of two integer elements of dtype code. */
+NX_FN void nx_op_ge_int(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    NX_INT_OPERANDS(code, a, b);
+    out[0] = (uint8_t)((s ? sa >= sb : ua >= ub) ? 1 : 0);
+}
+
+/** ge of two elements of dtype code. */
+NX_FN void nx_op_ge(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    switch (nx_dtype_kind(code)) {
+    case NX_KIND_FLOAT: nx_op_ge_float(code, a, b, out); break;
+    case NX_KIND_INT: nx_op_ge_int(code, a, b, out); break;
+    case NX_KIND_BOOL: {
+        int x = a[0] != 0, y = b[0] != 0;
+        (void)y;
+        out[0] = (uint8_t)((x || !y) ? 1 : 0);
+        break;
+    }
+    default: break;
+    }
+}
+
 /** 1 for the comparisons (their results are bool). */
 NX_FN int nx_op_compares(int op)
 {
-    return op >= NX_OP_EQ;
+    return op == NX_OP_EQ || op == NX_OP_NE || op == NX_OP_LT || op == NX_OP_LE || op == NX_OP_GT || op == NX_OP_GE;
 }
 
-/** The result of a comparison of a and b (doubles, or anything ordered). */
-#define NX_COMPARE(op, a, b)                                                             \
-    ((op) == NX_OP_EQ ? (a) == (b) : (op) == NX_OP_NE ? (a) != (b)                       \
-     : (op) == NX_OP_LT ? (a) < (b) : (op) == NX_OP_LE ? (a) <= (b)                       \
-     : (op) == NX_OP_GT ? (a) > (b) : (a) >= (b))
-
-/** op on two real float elements of dtype code (storage bytes) into out. */
-NX_FN void nx_float_op(int op, int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
-{
-    uint8_t da[8], db[8], dr[8];
-    int w = nx_dtype_elem_bytes(code);
-    uint64_t sign = 1ull << (nx_dtype_bits(code) - 1);
-    uint64_t va = nx_load_le(a, w), vb = nx_load_le(b, w);
-    double x, y, r;
-    if (op == NX_OP_NEG || op == NX_OP_ABS) {
-        nx_store_le(out, w, op == NX_OP_NEG ? va ^ sign : va & ~sign);
-        return;
-    }
-    nx_convert(NX_DTYPE_FLOAT64, da, code, a);
-    nx_convert(NX_DTYPE_FLOAT64, db, code, b);
-    x = nx_f64_of(da);
-    y = nx_f64_of(db);
-    if (nx_op_compares(op)) {
-        out[0] = (uint8_t)(NX_COMPARE(op, x, y) ? 1 : 0);
-        return;
-    }
-    if (x != x) {
-        nx_convert(code, out, code, a);
-        return;
-    }
-    if (y != y) {
-        nx_convert(code, out, code, b);
-        return;
-    }
-    if (op == NX_OP_MAXIMUM || op == NX_OP_MINIMUM) {
-        int max = op == NX_OP_MAXIMUM;
-        if (x == y) {
-            /* One value, or two zeros: +0 unless both are -0 (maximum). */
-            nx_store_le(out, w, max ? (va & vb) : (va | vb));
-        } else {
-            nx_store_le(out, w, (x > y) == max ? va : vb);
-        }
-        return;
-    }
-    r = op == NX_OP_SUB ? x - y : op == NX_OP_MUL ? x * y : x / y;
-    if (r != r) {
-        nx_default_nan(code, out);
-        return;
-    }
-    nx_f64_put(dr, r);
-    nx_convert(code, out, NX_DTYPE_FLOAT64, dr);
-}
-
-/** A w-bit two's complement value's int64 (w <= 64). */
-NX_FN int64_t nx_signed_of(uint64_t v, int w)
-{
-    uint64_t top = 1ull << (w - 1);
-    return (int64_t)((v ^ top) - top);
-}
-
-/** op on two integer elements of dtype code (storage bytes; a 4-bit one in a byte). */
-NX_FN void nx_int_op(int op, int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
-{
-    int w = nx_dtype_elem_bytes(code), bits = nx_dtype_bits(code);
-    int s = nx_dtype_is_signed_int(code);
-    uint64_t m = nx_mask64(bits);
-    uint64_t ua = nx_load_le(a, w) & m, ub = nx_load_le(b, w) & m, r = 0;
-    int64_t sa = nx_signed_of(ua, bits), sb = nx_signed_of(ub, bits);
-    if (nx_op_compares(op)) {
-        out[0] = (uint8_t)((s ? NX_COMPARE(op, sa, sb) : NX_COMPARE(op, ua, ub)) ? 1 : 0);
-        return;
-    }
-    switch (op) {
-    case NX_OP_SUB: r = ua - ub; break;
-    case NX_OP_MUL: r = ua * ub; break;
-    case NX_OP_DIV:
-        if (ub == 0) {
-            r = 0;
-        } else if (!s) {
-            r = ua / ub;
-        } else if (sb == -1) {
-            r = 0 - ua; /* MIN // -1 wraps to MIN */
-        } else {
-            int64_t q = sa / sb;
-            if (sa % sb != 0 && ((sa < 0) != (sb < 0))) q -= 1;
-            r = (uint64_t)q;
-        }
-        break;
-    case NX_OP_MAXIMUM: r = (s ? sa > sb : ua > ub) ? ua : ub; break;
-    case NX_OP_MINIMUM: r = (s ? sa < sb : ua < ub) ? ua : ub; break;
-    case NX_OP_NEG: r = 0 - ua; break;
-    default: r = (s && sa < 0) ? 0 - ua : ua; break; /* abs */
-    }
-    nx_store_le(out, w, r & m);
-}
-
-/** op on two elements of dtype code (storage bytes) into out (bool for a comparison). */
+/** op on two elements of dtype code (storage bytes; a unary op reads a alone)
+ *  into out (bool for a comparison). */
 NX_FN void nx_op_elem(int op, int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
 {
-    int kind = nx_dtype_kind(code);
-    if (kind == NX_KIND_FLOAT) {
-        nx_float_op(op, code, a, b, out);
-    } else if (kind == NX_KIND_INT) {
-        nx_int_op(op, code, a, b, out);
-    } else if (kind == NX_KIND_BOOL) {
-        int x = a[0] != 0, y = b[0] != 0, t;
-        switch (op) {
-        case NX_OP_MAXIMUM: t = x || y; break;
-        case NX_OP_MUL:
-        case NX_OP_MINIMUM: t = x && y; break;
-        case NX_OP_ABS: t = x; break;
-        default: t = NX_COMPARE(op, x, y); break;
-        }
-        out[0] = (uint8_t)(t ? 1 : 0);
-    } else {
-        int c = code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
-        int h = nx_dtype_elem_bytes(code) / 2;
-        if (op == NX_OP_MUL) {
-            uint8_t p[4][8];
-            nx_float_op(NX_OP_MUL, c, a, b, p[0]);
-            nx_float_op(NX_OP_MUL, c, a + h, b + h, p[1]);
-            nx_float_op(NX_OP_MUL, c, a, b + h, p[2]);
-            nx_float_op(NX_OP_MUL, c, a + h, b, p[3]);
-            nx_float_op(NX_OP_SUB, c, p[0], p[1], out);
-            nx_add_float(c, p[2], p[3], out + h);
-        } else if (op == NX_OP_EQ || op == NX_OP_NE) {
-            uint8_t re, im;
-            nx_float_op(NX_OP_EQ, c, a, b, &re);
-            nx_float_op(NX_OP_EQ, c, a + h, b + h, &im);
-            out[0] = (uint8_t)((re && im) == (op == NX_OP_EQ));
-        } else {
-            nx_float_op(op, c, a, b, out);
-            nx_float_op(op, c, a + h, b + h, out + h);
-        }
+    switch (op) {
+    case NX_OP_SUB: nx_op_sub(code, a, b, out); break;
+    case NX_OP_MUL: nx_op_mul(code, a, b, out); break;
+    case NX_OP_DIV: nx_op_div(code, a, b, out); break;
+    case NX_OP_MAXIMUM: nx_op_maximum(code, a, b, out); break;
+    case NX_OP_MINIMUM: nx_op_minimum(code, a, b, out); break;
+    case NX_OP_NEG: nx_op_neg(code, a, b, out); break;
+    case NX_OP_ABS: nx_op_abs(code, a, b, out); break;
+    case NX_OP_EQ: nx_op_eq(code, a, b, out); break;
+    case NX_OP_NE: nx_op_ne(code, a, b, out); break;
+    case NX_OP_LT: nx_op_lt(code, a, b, out); break;
+    case NX_OP_LE: nx_op_le(code, a, b, out); break;
+    case NX_OP_GT: nx_op_gt(code, a, b, out); break;
+    case NX_OP_GE: nx_op_ge(code, a, b, out); break;
+    default: break;
     }
+}
+
+/* END the operations */
+
+/** The product of two complex elements of dtype code: (ac - bd) + (ad + bc)i, each
+ *  real operation rounded. */
+NX_FN void nx_complex_mul(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
+{
+    int c = nx_complex_part(code), h = nx_dtype_elem_bytes(code) / 2;
+    uint8_t p[4][8];
+    nx_op_mul_float(c, a, b, p[0]);
+    nx_op_mul_float(c, a + h, b + h, p[1]);
+    nx_op_mul_float(c, a, b + h, p[2]);
+    nx_op_mul_float(c, a + h, b, p[3]);
+    nx_op_sub_float(c, p[0], p[1], out);
+    nx_add_float(c, p[2], p[3], out + h);
 }
 
 /** out = op(x, y) elementwise (x and y of dtype code, broadcast to out's shape
