@@ -1,7 +1,7 @@
-// The add kernel's functions: one element of a dtype plus another, exact. Shared by
-// shaders/add.wgsl (any layout) and shaders/flat4.wgsl (contiguous). The placeholders
-// are filled by nxrig's src/wgsl from the dtype table; the facts (DST_*) and
-// shaders/convert.wgsl come before, then shaders/add_float.wgsl.
+// The add kernel's functions: one element of a dtype plus another, exact. nxrig's
+// src/wgsl/add.rs writes the rest of the module from the dtype table: the facts
+// (DST_*), add_real (one real component's sum) and add_int (an integer's, wrapping);
+// shaders/convert.wgsl and shaders/add_float.wgsl come with them.
 
 // Encodes +-m * 2^u (m > 0) into format f (at most 32 bits wide), rounded once to
 // nearest, ties to even; overflow gives infinity (NaN for a format without one).
@@ -90,8 +90,6 @@ fn is_normal(a: vec2<u32>, f: Fmt) -> bool {
     return e != 0u && e != (1u << f.e) - 1u;
 }
 
-{{ADD_REAL}}
-
 fn add(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     let f = Fmt(DST_E, DST_M, DST_BIAS, DST_IEEE);
     if (DST_CLASS == FLOAT) {
@@ -108,5 +106,5 @@ fn add(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
     if (DST_CLASS == BOOL) {
         return vec4<u32>(select(0u, 1u, ((a.x | b.x) & 0xffu) != 0u), 0u, 0u, 0u);
     }
-    {{ADD_INT}}
+    return add_int(a, b);
 }

@@ -2,8 +2,8 @@
 // integer arithmetic only (WebGPU has no 64-bit integers and often no f16): the same
 // algorithm as nxrig's src/dtype/convert.rs. Decode into an exact value (a NaN with
 // its payload, an infinity, or mant * 2^exp with a 64-bit mant), then encode into the
-// target with one rounding to nearest, ties to even. The dtype facts SRC_* and DST_*
-// are constants that nxrig's src/wgsl fills in from the dtype table.
+// target with one rounding to nearest, ties to even. The dtypes' facts are `Dt`
+// values that nxrig's src/wgsl writes from the dtype table.
 //
 // 64-bit values are vec2<u32> (x low word, y high word); an element's raw bits are
 // vec4<u32>, lowest word first (a complex value's real part, then its imaginary part).
@@ -31,6 +31,14 @@ struct Fmt {
     m: u32,
     bias: i32,
     ieee: bool,
+}
+
+// A dtype's facts: its class, its bits, its float format (or a complex component's;
+// a placeholder for others).
+struct Dt {
+    cls: u32,
+    bits: u32,
+    f: Fmt,
 }
 
 fn is_zero64(a: vec2<u32>) -> bool {
@@ -227,29 +235,31 @@ fn convert_real(bits: vec2<u32>, cls: u32, w: u32, f: Fmt, dc: u32, dw: u32, df:
     return encode_float(x, df);
 }
 
-fn convert(a: vec4<u32>) -> vec4<u32> {
-    let sf = Fmt(SRC_E, SRC_M, SRC_BIAS, SRC_IEEE);
-    let df = Fmt(DST_E, DST_M, DST_BIAS, DST_IEEE);
+// One element of dtype s into dtype d (the facts are constants where nxrig calls it,
+// one function an operand: src/wgsl/operands.rs).
+fn convert(a: vec4<u32>, s: Dt, d: Dt) -> vec4<u32> {
+    let sf = s.f;
+    let df = d.f;
     // Real and imaginary parts of a complex source; a real source's imaginary part is 0.
     var re = a.xy;
     var im = vec2<u32>(0u, 0u);
-    var sw = SRC_BITS;
-    if (SRC_CLASS == COMPLEX) {
-        sw = SRC_BITS / 2u;
+    var sw = s.bits;
+    if (s.cls == COMPLEX) {
+        sw = s.bits / 2u;
         if (sw == 32u) { re = vec2<u32>(a.x, 0u); im = vec2<u32>(a.y, 0u); } else { re = a.xy; im = a.zw; }
     }
-    var scls = SRC_CLASS;
-    let dw = select(DST_BITS, DST_BITS / 2u, DST_CLASS == COMPLEX);
-    if (DST_CLASS == BOOL && SRC_CLASS == COMPLEX) {
+    var scls = s.cls;
+    let dw = select(d.bits, d.bits / 2u, d.cls == COMPLEX);
+    if (d.cls == BOOL && s.cls == COMPLEX) {
         let r = convert_real(re, FLOAT, sw, sf, BOOL, 8u, df).x | convert_real(im, FLOAT, sw, sf, BOOL, 8u, df).x;
         return vec4<u32>(r & 1u, 0u, 0u, 0u);
     }
-    let r = convert_real(re, scls, sw, sf, select(DST_CLASS, FLOAT, DST_CLASS == COMPLEX), dw, df);
-    if (DST_CLASS != COMPLEX) {
+    let r = convert_real(re, scls, sw, sf, select(d.cls, FLOAT, d.cls == COMPLEX), dw, df);
+    if (d.cls != COMPLEX) {
         return vec4<u32>(r, 0u, 0u);
     }
     var i = vec2<u32>(0u, 0u);
-    if (SRC_CLASS == COMPLEX) {
+    if (s.cls == COMPLEX) {
         i = convert_real(im, FLOAT, sw, sf, FLOAT, dw, df);
     }
     if (dw == 32u) {

@@ -1,15 +1,14 @@
 // elementwise: a kernel of the user's own, one invocation an element of the outputs'
-// shape. nxrig's src/wgsl generates the module: each operand's binding, its load (the
-// element's bits decoded into the compute type, exactly) or store (the compute type's
-// value rounded once into the operand's dtype; sub-word elements stored with atomics,
-// so that no neighbour's bits are lost), the walk of every operand's layout (strides,
-// broadcast, flips, offsets), and around it the body the user wrote. The placeholders
-// (a name in double braces) are filled there: the body is the function `nx_body`
-// (the inputs its parameters, the outputs' values its result), and `main` is one of
-// three forms: walked (an invocation an element, sub-word outputs stored with
-// atomics), packed (an invocation a word of C-contiguous sub-word outputs, stored
-// whole) or contiguous (an invocation a group of whole words of every operand, no walk).
-{{ENABLE}}
+// shape. nxrig's src/wgsl/elementwise.rs writes the module: this walk's binding, then
+// each operand's binding, its load (the element's bits decoded into the compute type,
+// exactly) or store (the compute type's value rounded once into the operand's dtype;
+// sub-word elements stored with atomics, so that no neighbour's bits are lost), the
+// walk of every operand's layout (strides, broadcast, flips, offsets), the body the
+// user wrote as the function `nx_body` (the inputs its parameters, the outputs'
+// values its result), and `main` in one of three forms: walked (an invocation an
+// element, sub-word outputs stored with atomics), packed (an invocation a word of
+// C-contiguous sub-word outputs, stored whole) or contiguous (an invocation a group of
+// whole words of every operand, no walk).
 struct Walk {
     // Elements, axes (innermost first), then padding.
     n: u32,
@@ -25,13 +24,3 @@ struct Walk {
 }
 
 @group(0) @binding(0) var<uniform> nx_walk: Walk;
-
-{{BINDINGS}}
-
-{{HELPERS}}
-
-{{OPERANDS}}
-
-{{POSITIONS}}
-
-{{MAIN}}

@@ -1,11 +1,11 @@
-// raw: a whole module of the user's own over nxrig's operands. nxrig's src/wgsl
-// generates what comes before the user's module: binding 0 each operand's layout,
-// then each operand's binding in order, its load (the element's bits decoded into the
-// compute type, exactly) or store (rounded once into its dtype; sub-word elements
-// stored with atomics, so that no neighbour's bits are lost), and the walk of its
-// layout from an element's index in C order of its shape. The user's module comes
-// after, with its own entry point `main`, workgroup size and grid. The placeholders
-// (a name in double braces) are filled there.
+// raw: a whole module of the user's own over nxrig's operands. nxrig's
+// src/wgsl/raw.rs writes what comes before the user's module: this walk of each
+// operand's layout from an element's index in C order of its shape, binding 0 the
+// layouts (`nx_layouts`, one an operand), then each operand's binding in order and its
+// load (the element's bits decoded into the compute type, exactly) or store (rounded
+// once into its dtype; sub-word elements stored with atomics, so that no neighbour's
+// bits are lost). The user's module comes after, with its own entry point `main`,
+// workgroup size and grid.
 struct NxLayout {
     // Elements, axes (innermost first), the first element's position in the binding.
     numel: u32,
@@ -15,14 +15,6 @@ struct NxLayout {
     // Axis k's extent at axes[k / 2u][2u * (k % 2u)], its stride after it.
     axes: array<vec4<i32>, 8>,
 }
-
-@group(0) @binding(0) var<uniform> nx_layouts: array<NxLayout, {{COUNT}}>;
-
-{{BINDINGS}}
-
-{{HELPERS}}
-
-{{OPERANDS}}
 
 // Operand j's position of its element i.
 fn nx_at(j: u32, i: u32) -> u32 {
@@ -42,5 +34,3 @@ fn nx_at(j: u32, i: u32) -> u32 {
     }
     return u32(p);
 }
-
-{{ACCESSORS}}

@@ -53,8 +53,15 @@ fn add_real(native: Native, wide: bool) -> String {
 /// 64-bit scalar gave wrong words on lavapipe; shifts are plain.)
 const WORDS64: &str = "fn join64(a: vec2<u32>) -> u64 {\n    return u64(a.x) | (u64(a.y) << 32u);\n}\n\nfn split64(s: u64) -> vec2<u32> {\n    return vec2<u32>(u32(s & 0xfffffffflu), u32(s >> 32u));\n}\n\n";
 
-/// The tail of `add` for an integer dtype `d` (wrapping), or an unreachable return.
+/// `add_int`: the sum of two elements of an integer dtype `d` (wrapping); for another
+/// dtype, which `add` does not call it for, `a`.
 fn add_int(d: DType, native: Native) -> String {
+    let head = "fn add_int(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {\n    ";
+    format!("{head}{}\n}}", add_int_return(d, native))
+}
+
+/// `add_int`'s return statement.
+fn add_int_return(d: DType, native: Native) -> String {
     if !matches!(d.class(), Class::Signed | Class::Unsigned) {
         return "return a;".into();
     }
@@ -113,12 +120,16 @@ fn enable(native: Native) -> &'static str {
 /// `vec4<u32>` raw bits), with `native` narrowed to `d`; over `shaders/convert.wgsl`'s
 /// helpers, which every generated module has.
 fn add_fns(d: DType, native: Native) -> String {
-    let fns = ADD_FNS
-        .replace(
-            "{{ADD_REAL}}",
-            &(if native.int64 { WORDS64 } else { "" }.to_owned()
-                + &add_real(native, matches!(d, DType::Float64 | DType::Complex128))),
-        )
-        .replace("{{ADD_INT}}", &add_int(d, native));
-    facts("SRC", d) + &facts("DST", d) + "\n" + ADD_FLOAT + "\n" + &fns
+    let words64 = if native.int64 { WORDS64 } else { "" };
+    let real = add_real(native, matches!(d, DType::Float64 | DType::Complex128));
+    [
+        &facts("SRC", d),
+        &facts("DST", d),
+        ADD_FLOAT,
+        ADD_FNS,
+        words64,
+        &real,
+        &add_int(d, native),
+    ]
+    .join("\n")
 }

@@ -1,5 +1,5 @@
-//! Elementwise modules of the user's own: `shaders/elementwise.wgsl` around a body of
-//! WGSL statements, each operand's binding, load (its dtype decoded into the compute
+//! Elementwise modules of the user's own: `shaders/elementwise.wgsl` (the walk's
+//! binding), then each operand's binding, load (its dtype decoded into the compute
 //! type, exactly) and store (the compute type rounded once into its dtype) generated
 //! from the dtype table, and the walk of up to [`MAX_BOUND`] layouts.
 
@@ -9,7 +9,8 @@ use super::operands::{parts, Access, Parts, Values};
 use super::params::MAX_BOUND;
 use super::walked::{main_packed, main_walked, positions};
 
-const TEMPLATE: &str = include_str!("../../shaders/elementwise.wgsl");
+/// What every elementwise module starts with: the walk's binding.
+const HEAD: &str = include_str!("../../shaders/elementwise.wgsl");
 
 /// A generated module and where its body starts.
 #[derive(Clone, Debug)]
@@ -93,25 +94,23 @@ pub(super) fn generate(
         Some(head) if !end.is_empty() => format!("{head}    {end}\n}}\n"),
         _ => code,
     };
-    let code = format!("{}\n\n{code}", body_fn(slots, ty));
+    let (body_head, body_tail) = body_fn(slots, ty);
+    let bindings = bindings.join("\n");
+    let operands = operands.join("\n\n");
     let with = |walk: &str| {
-        let head = TEMPLATE
-            .replace("{{ENABLE}}", enable)
-            .replace("{{BINDINGS}}", &bindings.join("\n"))
-            .replace("{{HELPERS}}", &helpers)
-            .replace("{{OPERANDS}}", &operands.join("\n\n"))
-            .replace("{{POSITIONS}}", walk)
-            .replace("{{MAIN}}", &code);
-        let (before, after) = head.split_at(head.find("{{BODY}}").expect("the template's body"));
+        let before = [
+            enable, HEAD, &bindings, &helpers, &operands, walk, &body_head,
+        ]
+        .join("\n\n");
         let body_line = before.lines().count() as u32 + 1;
-        let after = &after["{{BODY}}".len()..];
-        let mut module = String::with_capacity(before.len() + body.len() + after.len() + 1);
-        module.push_str(before);
+        let mut module = before;
         module.push_str(body);
         if !body.ends_with('\n') {
             module.push('\n');
         }
-        module.push_str(after.strip_prefix('\n').unwrap_or(after));
+        module.push_str(&body_tail);
+        module.push_str("\n\n");
+        module.push_str(&code);
         (module, body_line)
     };
     if matches!(main, Main::Contiguous { .. }) {
@@ -131,9 +130,9 @@ pub(super) fn generate(
     })
 }
 
-/// `struct nx_out` (the outputs) and `fn nx_body` (the inputs in, the outputs out)
-/// around the body's placeholder, in the compute type `ty`.
-fn body_fn(slots: &[Slot<'_>], ty: &str) -> String {
+/// `struct nx_out` (the outputs) and `fn nx_body` (the inputs in, the outputs out) in
+/// the compute type `ty`: what comes before the body's first line and after its last.
+fn body_fn(slots: &[Slot<'_>], ty: &str) -> (String, String) {
     let ins: Vec<String> = slots
         .iter()
         .filter(|s| !s.output)
@@ -145,9 +144,11 @@ fn body_fn(slots: &[Slot<'_>], ty: &str) -> String {
         .iter()
         .map(|o| format!("    var {o}: {ty};\n"))
         .collect();
-    format!(
-        "struct nx_out {{\n{fields}}}\n\n// The body: the inputs' values in, the outputs' out.\nfn nx_body({}) -> nx_out {{\n{vars}    {{\n{{{{BODY}}}}\n    }}\n    return nx_out({});\n}}",
-        ins.join(", "),
-        outs.join(", ")
+    (
+        format!(
+            "struct nx_out {{\n{fields}}}\n\n// The body: the inputs' values in, the outputs' out.\nfn nx_body({}) -> nx_out {{\n{vars}    {{\n",
+            ins.join(", ")
+        ),
+        format!("    }}\n    return nx_out({});\n}}", outs.join(", ")),
     )
 }

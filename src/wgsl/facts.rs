@@ -1,5 +1,5 @@
 //! What every conversion reads of a dtype, filled in from the dtype table: its facts
-//! as WGSL constants, which short paths from float32 exist, and an element's raw bits
+//! as a WGSL value or constants, which short paths from float32 exist, and an element's raw bits
 //! widened to `vec4<u32>`.
 
 use super::words::Words;
@@ -22,23 +22,38 @@ fn class_code(d: DType) -> u32 {
     }
 }
 
-/// The constants `PREFIX_CLASS`, `_BITS`, `_E`, `_M`, `_BIAS`, `_IEEE` of `d` (the
-/// format of a float or of a complex component; a placeholder format otherwise).
-pub(crate) fn facts(prefix: &str, d: DType) -> String {
+/// `d`'s facts as WGSL literals: its class, bits, and float format (exponent and
+/// fraction bits, bias, IEEE or not: a float's or a complex component's; float32's
+/// for the others, a placeholder their conversions do not read).
+fn literals(d: DType) -> [String; 6] {
     let f = d.float_format().unwrap_or(crate::dtype::FloatFormat {
         exponent_bits: 8,
         fraction_bits: 23,
         bias: 127,
         ieee: true,
     });
+    [
+        format!("{}u", class_code(d)),
+        format!("{}u", d.bits()),
+        format!("{}u", f.exponent_bits),
+        format!("{}u", f.fraction_bits),
+        f.bias.to_string(),
+        f.ieee.to_string(),
+    ]
+}
+
+/// `d`'s facts as `convert.wgsl`'s `Dt` value: `Dt(class, bits, Fmt(e, m, bias,
+/// ieee))`.
+pub(crate) fn dt(d: DType) -> String {
+    let [class, bits, e, m, bias, ieee] = literals(d);
+    format!("Dt({class}, {bits}, Fmt({e}, {m}, {bias}, {ieee}))")
+}
+
+/// The constants `PREFIX_CLASS`, `_BITS`, `_E`, `_M`, `_BIAS`, `_IEEE` of `d`.
+pub(crate) fn facts(prefix: &str, d: DType) -> String {
+    let [class, bits, e, m, bias, ieee] = literals(d);
     format!(
-        "const {prefix}_CLASS: u32 = {}u;\nconst {prefix}_BITS: u32 = {}u;\nconst {prefix}_E: u32 = {}u;\nconst {prefix}_M: u32 = {}u;\nconst {prefix}_BIAS: i32 = {};\nconst {prefix}_IEEE: bool = {};\n",
-        class_code(d),
-        d.bits(),
-        f.exponent_bits,
-        f.fraction_bits,
-        f.bias,
-        f.ieee
+        "const {prefix}_CLASS: u32 = {class};\nconst {prefix}_BITS: u32 = {bits};\nconst {prefix}_E: u32 = {e};\nconst {prefix}_M: u32 = {m};\nconst {prefix}_BIAS: i32 = {bias};\nconst {prefix}_IEEE: bool = {ieee};\n"
     )
 }
 

@@ -99,7 +99,7 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
     let fmask = (1u32 << m) - 1;
     let sign = 1u32 << (d.bits() - 1);
     let special = if f.ieee {
-        "e == EMASK".replace("EMASK", &format!("{emask:#x}u"))
+        format!("e == {emask:#x}u")
     } else {
         format!("(v & {:#x}u) == {:#x}u", sign - 1, (emask << m) | fmask)
     };

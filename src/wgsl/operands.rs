@@ -4,15 +4,14 @@
 //! atomics, so that no neighbour's bits are lost), generated from the dtype table;
 //! what the elementwise modules (`elementwise.rs`) and the raw ones (`raw.rs`) wrap.
 
-use super::facts::{facts, from_f32_short, load4};
+use super::facts::{dt, from_f32_short, load4};
 use super::params::MAX_BOUND;
 use super::words::{load_named, store_named, Words};
 use crate::dtype::{Class, DType};
 
+/// `convert` (one element of one dtype into another, the dtypes' facts its
+/// parameters) and its helpers.
 const CONVERT: &str = include_str!("../../shaders/convert.wgsl");
-
-/// Where `shaders/convert.wgsl`'s one-pair `convert` starts (the rest is its helpers).
-const CONVERT_FN: &str = "fn convert(a: vec4<u32>) -> vec4<u32> {";
 
 /// One operand of an elementwise module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -37,8 +36,8 @@ pub fn compute_type(c: DType) -> Option<&'static str> {
 
 /// The operands' parts of a module, in WGSL.
 pub(crate) struct Parts {
-    /// The conversions' shared helpers (`shaders/convert.wgsl`'s, and
-    /// `convert_f32.wgsl` where a short path uses it).
+    /// The conversions' shared functions (`shaders/convert.wgsl`, and
+    /// `narrow::convert_f32` where a short path uses it).
     pub(crate) helpers: String,
     /// Each operand's binding (1, 2, ... in order; `nx_op_<name>`).
     pub(crate) bindings: Vec<String>,
@@ -103,8 +102,6 @@ pub(crate) fn parts(slots: &[Slot<'_>], values: Values, access: Access) -> Resul
             slots.len()
         ));
     }
-    let (helpers, convert_tpl) =
-        CONVERT.split_at(CONVERT.find(CONVERT_FN).expect("convert.wgsl's convert"));
     let mut bindings = Vec::new();
     let mut operands = Vec::new();
     let mut fast_f32 = false;
@@ -117,7 +114,7 @@ pub(crate) fn parts(slots: &[Slot<'_>], values: Values, access: Access) -> Resul
             Some(c) if s.output => (c, s.dtype),
             Some(c) => (s.dtype, c),
         };
-        let (conv, path) = conversion(&format!("nx_convert_{name}"), pair, s.output, convert_tpl);
+        let (conv, path) = conversion(&format!("nx_convert_{name}"), pair, s.output);
         fast_f32 |= path == Path::FromF32;
         operands.push(conv);
         if s.output {
@@ -171,7 +168,7 @@ pub(crate) fn parts(slots: &[Slot<'_>], values: Values, access: Access) -> Resul
             }
         }
     }
-    let mut helpers = helpers.to_owned();
+    let mut helpers = CONVERT.to_owned();
     if fast_f32 {
         helpers.push('\n');
         helpers.push_str(super::narrow::convert_f32());
@@ -202,7 +199,7 @@ pub(crate) enum Path {
     Short,
     /// `convert_f32()`'s `f32_to_<dtype>`, which must come beside it.
     FromF32,
-    /// `convert.wgsl`'s `convert`, over its helpers (all of the file before it).
+    /// `convert.wgsl`'s `convert`, which every module has (`Parts::helpers`).
     General,
 }
 
@@ -210,14 +207,12 @@ pub(crate) enum Path {
 /// rounding, the dtype table's rule, NaNs quieted), for a store that keeps the
 /// element's low bits (every store of a generated module), and its [`Path`].
 pub(crate) fn converter(name: &str, from: DType, to: DType) -> (String, Path) {
-    let tpl = &CONVERT[CONVERT.find(CONVERT_FN).expect("convert.wgsl's convert")..];
-    conversion(name, (from, to), true, tpl)
+    conversion(name, (from, to), true)
 }
 
-/// The conversion of [`converter`], `convert.wgsl`'s `convert` being `tpl`; where not
-/// `store` (a load into a compute type), with the loads' short paths, which leave a
-/// NaN's bits as they are.
-fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) -> (String, Path) {
+/// The conversion of [`converter`]; where not `store` (a load into a compute type),
+/// with the loads' short paths, which leave a NaN's bits as they are.
+fn conversion(name: &str, (from, to): (DType, DType), store: bool) -> (String, Path) {
     let head = format!("fn {name}(a: vec4<u32>) -> vec4<u32> {{\n    ");
     let int32 = |d: DType| matches!(d, DType::Int32 | DType::Uint32);
     let int = |d: DType| matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32;
@@ -249,13 +244,8 @@ fn conversion(name: &str, (from, to): (DType, DType), store: bool, tpl: &str) ->
     if let Some(s) = short {
         return (format!("{head}{s}\n}}"), Path::Short);
     }
-    let p = name.to_uppercase();
-    let f = tpl
-        .replace("fn convert(", &format!("fn {name}("))
-        .replace("SRC_", &format!("{p}_SRC_"))
-        .replace("DST_", &format!("{p}_DST_"));
     (
-        facts(&format!("{p}_SRC"), from) + &facts(&format!("{p}_DST"), to) + &f,
+        format!("{head}return convert(a, {}, {});\n}}", dt(from), dt(to)),
         Path::General,
     )
 }

@@ -9,7 +9,8 @@ use super::operands::{compute_type, parts, Access, Slot, Values};
 use crate::dtype::DType;
 use crate::layout::Layout;
 
-const TEMPLATE: &str = include_str!("../../shaders/raw.wgsl");
+/// What every raw module starts with: the operands' layouts and their walk.
+const HEAD: &str = include_str!("../../shaders/raw.wgsl");
 
 /// Axes a raw module's layout has at most (after axes that continue each other merge).
 pub const RAW_AXES: usize = 16;
@@ -45,13 +46,19 @@ pub fn raw_module(slots: &[Slot<'_>], compute: DType, source: &str) -> Result<Ge
             )
         });
     }
-    let head = TEMPLATE
-        .replace("{{COUNT}}", &slots.len().to_string())
-        .replace("{{BINDINGS}}", &p.bindings.join("\n"))
-        .replace("{{HELPERS}}", &p.helpers)
-        .replace("{{OPERANDS}}", &p.operands.join("\n\n"))
-        .replace("{{ACCESSORS}}", &accessors.join("\n\n"));
-    let mut module = head;
+    let layouts = format!(
+        "@group(0) @binding(0) var<uniform> nx_layouts: array<NxLayout, {}>;",
+        slots.len()
+    );
+    let mut module = [
+        HEAD,
+        &layouts,
+        &p.bindings.join("\n"),
+        &p.helpers,
+        &p.operands.join("\n\n"),
+        &accessors.join("\n\n"),
+    ]
+    .join("\n\n");
     if !module.ends_with('\n') {
         module.push('\n');
     }
