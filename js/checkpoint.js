@@ -6,6 +6,7 @@ import {
   Checkpoint,
   Device,
   convertCheckpointInto,
+  indexShards,
   openCheckpointFile,
   openCheckpointSharded,
 } from '../pkg/nxrig.js';
@@ -90,21 +91,10 @@ async function fromUrl(url, init, ctx) {
   if (u.pathname.endsWith('.json')) {
     const text = await urlText(u, init, ctx);
     const shards = new Map();
-    const names = Object.values(safeParse(text, u)?.weight_map ?? {});
-    for (const n of new Set(names)) {
-      if (typeof n === 'string' && !/[\\/]/.test(n)) shards.set(n, await urlSource(new URL(n, u), init, ctx));
-    }
+    for (const n of indexShards(u.href, text)) shards.set(n, await urlSource(new URL(n, u), init, ctx));
     return openCheckpointSharded(u.href, text, (name) => shards.get(name));
   }
   return openCheckpointFile(await urlSource(u, init, ctx));
-}
-
-function safeParse(text, u) {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new Error(`${u.href}: not a sharded checkpoint's index: ${e.message}`);
-  }
 }
 
 /**

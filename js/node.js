@@ -15,6 +15,7 @@ import {
   initSync as browserInitSync,
   openCheckpoint as openAny,
 } from './index.js';
+import { indexShards } from '../pkg/nxrig.js';
 
 export * from './index.js';
 
@@ -95,10 +96,7 @@ export async function openCheckpoint(source, options) {
         const text = await readFile(path, 'utf8');
         const dir = dirname(path);
         const shards = {};
-        const names = new Set(Object.values(JSON.parse(text)?.weight_map ?? {}));
-        for (const n of names) {
-          if (typeof n === 'string' && !/[\\/]/.test(n)) shards[n] = await pathSource(join(dir, n)).catch(() => undefined);
-        }
+        for (const n of indexShards(basename(path), text)) shards[n] = await pathSource(join(dir, n)).catch(() => undefined);
         return await openAny({ index: { name: basename(path), text }, shards });
       }
       return await openAny(await pathSource(path));

@@ -28,7 +28,7 @@ pub(crate) use temp::Temp;
 #[cfg(not(target_arch = "wasm32"))]
 pub use temp::{remove_on_interrupt, remove_temporaries};
 #[cfg(not(target_arch = "wasm32"))]
-pub use write::{write, write_pending, write_with, Pending, Sink};
+pub use write::{write, write_pending, write_with, Pending, TensorWriter};
 
 use crate::array::AnyArray;
 use crate::dtype::DType;

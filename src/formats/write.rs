@@ -37,7 +37,7 @@ pub fn write_with(
     metadata: Option<&BTreeMap<String, String>>,
     mut array_of: impl FnMut(usize) -> Result<AnyArray, Error>,
 ) -> Result<(), Error> {
-    write_pending(path, plan, metadata, |i, sink| sink.put(&array_of(i)?))?.commit()
+    write_pending(path, plan, metadata, |i, w| w.put(&array_of(i)?))?.commit()
 }
 
 /// A file written whole under a temporary name beside its path, not yet renamed into
@@ -49,8 +49,8 @@ pub fn write_with(
 ///
 /// let path = std::env::temp_dir().join(format!("nxrig-doc-pending-{}.safetensors", std::process::id()));
 /// let plan = [Planned { name: "w".into(), dtype: DType::Float32, shape: vec![2] }];
-/// let pending = formats::write_pending(&path, &plan, None, |_, sink| {
-///     sink.put(Array::<f32>::of_array(&[2], &[1.0, 2.0])?.any())
+/// let pending = formats::write_pending(&path, &plan, None, |_, w| {
+///     w.put(Array::<f32>::of_array(&[2], &[1.0, 2.0])?.any())
 /// })?;
 /// assert!(!path.exists(), "written under a temporary name");
 /// pending.commit()?; // renamed into place
@@ -77,33 +77,33 @@ impl Pending {
     }
 }
 
-/// Where a tensor's elements go as [`write_pending`] writes them: in pieces, in C
-/// order.
+/// What [`write_pending`] writes one tensor's elements through: in pieces, in C
+/// order ([`TensorWriter::put`]).
 ///
 /// ```
 /// use nxrig::formats::{self, Planned};
 /// use nxrig::{Array, DType};
 ///
-/// let path = std::env::temp_dir().join(format!("nxrig-doc-sink-{}.safetensors", std::process::id()));
+/// let path = std::env::temp_dir().join(format!("nxrig-doc-writer-{}.safetensors", std::process::id()));
 /// let plan = [Planned { name: "w".into(), dtype: DType::Float32, shape: vec![4] }];
-/// formats::write_pending(&path, &plan, None, |_, sink| {
+/// formats::write_pending(&path, &plan, None, |_, w| {
 ///     // A tensor's elements in pieces, in C order.
-///     sink.put(Array::<f32>::of_array(&[2], &[1.0, 2.0])?.any())?;
-///     sink.put(Array::<f32>::of_array(&[2], &[3.0, 4.0])?.any())
+///     w.put(Array::<f32>::of_array(&[2], &[1.0, 2.0])?.any())?;
+///     w.put(Array::<f32>::of_array(&[2], &[3.0, 4.0])?.any())
 /// })?
 /// .commit()?;
 /// assert_eq!(formats::read(&path)?.tensors.remove(0).array.expect::<f32>()?.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
 /// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Sink<'a> {
+pub struct TensorWriter<'a> {
     out: std::io::BufWriter<&'a mut std::fs::File>,
     path: &'a str,
     dtype: DType,
     written: u64,
 }
 
-impl Sink<'_> {
+impl TensorWriter<'_> {
     /// Writes the elements of `a` (a host array of the tensor's dtype, any layout; of a
     /// sub-byte dtype, an even count but for the tensor's last piece) after those
     /// written before.
@@ -137,8 +137,8 @@ impl Sink<'_> {
 }
 
 /// Writes a file of `plan`'s tensors (and `metadata`) under a temporary name beside
-/// `path`, streaming: the header first, then tensor `i`'s elements as `fill(i, sink)`
-/// puts them into the sink (in one piece or several), one tensor at a time in the
+/// `path`, streaming: the header first, then tensor `i`'s elements as `fill(i, writer)`
+/// puts them through the writer (in one piece or several), one tensor at a time in the
 /// order the format stores them. The file is not in place until [`Pending::commit`]:
 /// so several files (a sharded checkpoint's shards) go in place together or not at
 /// all.
@@ -151,7 +151,7 @@ pub fn write_pending(
     path: &Path,
     plan: &[Planned],
     metadata: Option<&BTreeMap<String, String>>,
-    mut fill: impl FnMut(usize, &mut Sink<'_>) -> Result<(), Error>,
+    mut fill: impl FnMut(usize, &mut TensorWriter<'_>) -> Result<(), Error>,
 ) -> Result<Pending, Error> {
     use std::io::Write;
     let name = path.display().to_string();
@@ -172,26 +172,26 @@ pub fn write_pending(
     }
     let mut tmp = temp::Temp::beside(path).map_err(io)?;
     {
-        let mut sink = Sink {
+        let mut w = TensorWriter {
             out: std::io::BufWriter::with_capacity(1 << 20, tmp.file()),
             path: &name,
             dtype: DType::Bool,
             written: 0,
         };
-        sink.out.write_all(&header).map_err(io)?;
+        w.out.write_all(&header).map_err(io)?;
         for (i, len) in order {
-            sink.dtype = plan[i].dtype;
-            sink.written = 0;
-            fill(i, &mut sink)?;
-            if sink.written != len {
+            w.dtype = plan[i].dtype;
+            w.written = 0;
+            fill(i, &mut w)?;
+            if w.written != len {
                 return Err(Error::Format {
                     path: name.clone(),
                     tensor: Some(plan[i].name.clone()),
-                    reason: format!("nxrig bug: {} bytes written for {len}", sink.written),
+                    reason: format!("nxrig bug: {} bytes written for {len}", w.written),
                 });
             }
         }
-        sink.out.flush().map_err(io)?;
+        w.out.flush().map_err(io)?;
     }
     Ok(Pending {
         tmp,

@@ -27,7 +27,7 @@ mod wgpu;
 pub use add::{add, add_donated, add_into};
 #[cfg(nx_c_kernels)]
 pub use c_add::c_add_into;
-pub use elementwise::{Compute, Ty, Elementwise, HostBody, RawKernel};
+pub use elementwise::{Compute, DTypeOrVar, Elementwise, HostBody, RawKernel};
 pub use fill::fill;
 pub use ops::*;
 

@@ -57,12 +57,13 @@ pub struct Claim;
 /// let escaped = Claim::with(&[], &[&x], |c| c).unwrap(); // error: `c` escapes `f`
 /// ```
 pub struct Claims<'b> {
-    entries: Vec<Entry<'b>>,
+    entries: Vec<Held<'b>>,
     /// `RETURNED` once `with`'s function returned; below it, consumes under way.
     state: AtomicU64,
 }
 
-struct Entry<'b> {
+/// One buffer a claim holds, shared or exclusive.
+struct Held<'b> {
     buffer: &'b Buffer,
     exclusive: AtomicBool,
 }
@@ -295,7 +296,7 @@ impl<'b> Claims<'b> {
                 claims.end();
                 return Err(e);
             }
-            claims.entries.push(Entry {
+            claims.entries.push(Held {
                 buffer: b,
                 exclusive: AtomicBool::new(false),
             });
@@ -328,7 +329,7 @@ impl<'b> Claims<'b> {
         }
     }
 
-    fn entry(&self, b: &Buffer) -> Option<&Entry<'_>> {
+    fn entry(&self, b: &Buffer) -> Option<&Held<'_>> {
         self.entries.iter().find(|e| e.buffer.same_memory(b))
     }
 

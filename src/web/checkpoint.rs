@@ -206,6 +206,16 @@ pub async fn open_checkpoint_file(source: JsValue) -> Result<Checkpoint, JsError
     Ok(Checkpoint { ck: Rc::new(ck) })
 }
 
+/// The shard files that a sharded checkpoint's index names, each once in order of
+/// name: the index parsed and checked here (no shard outside the index's folder), so
+/// that `openCheckpoint` (`js/checkpoint.js`, `js/node.js`) finds the shards to open
+/// without reading the JSON itself.
+#[wasm_bindgen(js_name = indexShards)]
+pub fn index_shards(index_name: &str, index_text: &str) -> Result<Vec<String>, JsError> {
+    let ix = crate::formats::index::Index::parse(index_name, index_text).map_err(js_error)?;
+    Ok(ix.shards().into_iter().map(str::to_owned).collect())
+}
+
 /// Opens a sharded checkpoint: the index's file name and text, and `shard(name)`
 /// giving each shard's source (or `undefined` where none was given). Called by
 /// `openCheckpoint` in `js/index.js`.

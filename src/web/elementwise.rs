@@ -13,7 +13,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::array::NxArray;
 use super::js_error;
-use crate::kernels::{Compute, Elementwise, Ty};
+use crate::kernels::{Compute, DTypeOrVar, Elementwise};
 use crate::AnyArray;
 
 /// The arrays of one call, in order (JavaScript pushes them one at a time).
@@ -105,7 +105,7 @@ pub struct Kernel {
 }
 
 /// `'T x'` as (name, type).
-fn operand(decl: &str) -> Result<(String, Ty), JsError> {
+fn operand(decl: &str) -> Result<(String, DTypeOrVar), JsError> {
     let parts: Vec<&str> = decl.split_whitespace().collect();
     let [ty, name] = parts[..] else {
         return Err(JsError::new(&format!(
@@ -113,11 +113,11 @@ fn operand(decl: &str) -> Result<(String, Ty), JsError> {
         )));
     };
     // A dtype's name, or a type variable (checked with the declaration).
-    Ok((name.to_owned(), Ty::from(ty)))
+    Ok((name.to_owned(), DTypeOrVar::from(ty)))
 }
 
 /// Operands as (name, type).
-pub(super) type Declared = Vec<(String, Ty)>;
+pub(super) type Declared = Vec<(String, DTypeOrVar)>;
 
 /// The operands `inputs` and `outputs` (`'T x'` each) parsed by [`operand`].
 ///

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{Compute, Elementwise, HostBody, Ty};
+use super::{Compute, DTypeOrVar, Elementwise, HostBody};
 use crate::array::{described, door_with, refused, AnyArray};
 use crate::dtype::DType;
 use crate::error::Error;
@@ -207,8 +207,8 @@ impl<C: Compute> Elementwise<C> {
         let mut bound: HashMap<&str, DType> = HashMap::new();
         for ((name, ty), a) in self.inputs.iter().zip(inputs) {
             let want = match ty {
-                Ty::Of(d) => *d,
-                Ty::Var(v) => *bound.entry(v).or_insert(a.dtype()),
+                DTypeOrVar::Of(d) => *d,
+                DTypeOrVar::Var(v) => *bound.entry(v).or_insert(a.dtype()),
             };
             if a.dtype() != want {
                 return Err(no(format!(
@@ -222,8 +222,8 @@ impl<C: Compute> Elementwise<C> {
             .outputs
             .iter()
             .map(|(_, ty)| match ty {
-                Ty::Of(d) => *d,
-                Ty::Var(v) => bound[v.as_str()],
+                DTypeOrVar::Of(d) => *d,
+                DTypeOrVar::Var(v) => bound[v.as_str()],
             })
             .collect::<Vec<_>>();
         if all.is_empty() {
@@ -296,7 +296,7 @@ impl<C: Compute> Elementwise<C> {
             }
         }
         for (n, ty) in self.inputs.iter().chain(&self.outputs) {
-            if let Ty::Var(v) = ty {
+            if let DTypeOrVar::Var(v) = ty {
                 let capital = v.chars().next().is_some_and(|c| c.is_ascii_uppercase());
                 if !capital || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                     return Err(format!(
@@ -306,7 +306,7 @@ impl<C: Compute> Elementwise<C> {
             }
         }
         for (n, ty) in &self.outputs {
-            if let Ty::Var(v) = ty {
+            if let DTypeOrVar::Var(v) = ty {
                 if !self.inputs.iter().any(|(_, t)| t == ty) {
                     return Err(format!(
                         "output {n}'s type variable {v} is bound by no input"
@@ -464,9 +464,9 @@ pub(super) enum Body<'a, C: Compute> {
 }
 
 /// A declared type as the user wrote it, with what it is.
-fn shown(ty: &Ty, d: DType) -> String {
+fn shown(ty: &DTypeOrVar, d: DType) -> String {
     match ty {
-        Ty::Of(d) => d.to_string(),
-        Ty::Var(v) => format!("{v} = {d}"),
+        DTypeOrVar::Of(d) => d.to_string(),
+        DTypeOrVar::Var(v) => format!("{v} = {d}"),
     }
 }

@@ -45,32 +45,32 @@ impl Compute for i64 {}
 /// when called, not run with a type variable.
 ///
 /// ```
-/// use nxrig::kernels::Ty;
+/// use nxrig::kernels::DTypeOrVar;
 /// use nxrig::DType;
-/// assert_eq!(Ty::from("T"), Ty::Var("T".into()));
-/// assert_eq!(Ty::from("bfloat16"), Ty::Of(DType::Bfloat16));
-/// assert_eq!(Ty::from("Float"), Ty::Var("Float".into()));
-/// assert_eq!(Ty::from(DType::Bool), Ty::Of(DType::Bool));
+/// assert_eq!(DTypeOrVar::from("T"), DTypeOrVar::Var("T".into()));
+/// assert_eq!(DTypeOrVar::from("bfloat16"), DTypeOrVar::Of(DType::Bfloat16));
+/// assert_eq!(DTypeOrVar::from("Float"), DTypeOrVar::Var("Float".into()));
+/// assert_eq!(DTypeOrVar::from(DType::Bool), DTypeOrVar::Of(DType::Bool));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ty {
+pub enum DTypeOrVar {
     /// This dtype.
     Of(DType),
     /// The dtype bound to this type variable.
     Var(String),
 }
 
-impl From<DType> for Ty {
-    fn from(d: DType) -> Ty {
-        Ty::Of(d)
+impl From<DType> for DTypeOrVar {
+    fn from(d: DType) -> DTypeOrVar {
+        DTypeOrVar::Of(d)
     }
 }
 
-impl From<&str> for Ty {
-    fn from(v: &str) -> Ty {
+impl From<&str> for DTypeOrVar {
+    fn from(v: &str) -> DTypeOrVar {
         match v.parse() {
-            Ok(d) if !v.starts_with(|c: char| c.is_ascii_uppercase()) => Ty::Of(d),
-            _ => Ty::Var(v.to_owned()),
+            Ok(d) if !v.starts_with(|c: char| c.is_ascii_uppercase()) => DTypeOrVar::Of(d),
+            _ => DTypeOrVar::Var(v.to_owned()),
         }
     }
 }
@@ -111,8 +111,8 @@ pub type HostBody<C> = dyn Fn(&[&[C]], &mut [&mut [C]]) + Send + Sync;
 #[derive(Clone)]
 pub struct Elementwise<C: Compute> {
     name: String,
-    inputs: Vec<(String, Ty)>,
-    outputs: Vec<(String, Ty)>,
+    inputs: Vec<(String, DTypeOrVar)>,
+    outputs: Vec<(String, DTypeOrVar)>,
     /// Inputs whose memory an output may take ([`Elementwise::call_donated`]).
     donated: Vec<String>,
     wgsl: Option<String>,
@@ -152,14 +152,14 @@ impl<C: Compute> Elementwise<C> {
 
     /// An input named `name` (a WGSL identifier, not starting `nx_`) of `ty`.
     #[must_use]
-    pub fn input(mut self, name: &str, ty: impl Into<Ty>) -> Self {
+    pub fn input(mut self, name: &str, ty: impl Into<DTypeOrVar>) -> Self {
         self.inputs.push((name.to_owned(), ty.into()));
         self
     }
 
     /// An output named `name` of `ty` (a type variable an input binds).
     #[must_use]
-    pub fn output(mut self, name: &str, ty: impl Into<Ty>) -> Self {
+    pub fn output(mut self, name: &str, ty: impl Into<DTypeOrVar>) -> Self {
         self.outputs.push((name.to_owned(), ty.into()));
         self
     }

@@ -6,7 +6,7 @@
 //! elementwise kernel's (names, dtypes, type variables, a compute type), checked the
 //! same way; the operands are claimed through the door.
 
-use super::{Compute, Elementwise, Ty};
+use super::{Compute, DTypeOrVar, Elementwise};
 use crate::array::{door_with, refused, AnyArray};
 use crate::error::Error;
 use crate::rig::backend::Backend;
@@ -59,7 +59,7 @@ impl<C: Compute> RawKernel<C> {
 
     /// An input named `name` (a WGSL identifier, not starting `nx_`) of `ty`.
     #[must_use]
-    pub fn input(self, name: &str, ty: impl Into<Ty>) -> Self {
+    pub fn input(self, name: &str, ty: impl Into<DTypeOrVar>) -> Self {
         RawKernel {
             decl: self.decl.input(name, ty),
         }
@@ -67,7 +67,7 @@ impl<C: Compute> RawKernel<C> {
 
     /// An output named `name` of `ty` (a type variable an input binds).
     #[must_use]
-    pub fn output(self, name: &str, ty: impl Into<Ty>) -> Self {
+    pub fn output(self, name: &str, ty: impl Into<DTypeOrVar>) -> Self {
         RawKernel {
             decl: self.decl.output(name, ty),
         }
