@@ -17,6 +17,20 @@
 //! # Ok::<(), nxrig::Error>(())
 //! ```
 //!
+//! # By task
+//!
+//! | to | use |
+//! | --- | --- |
+//! | convert a checkpoint (`.safetensors`, sharded, `.npy`) into another dtype, piece by piece | [`convert::Checkpoint::open`], [`convert::Plan`], [`convert::run`] into a [`convert::Sink`] (natively `convert::FileSink`); or the CLI, `nxrig convert` |
+//! | load one tensor of a checkpoint | [`convert::load`], [`convert::load_range`] |
+//! | read or write a whole file | natively `formats::read`, `formats::write`; everywhere [`formats::encode`] |
+//! | make an array, view it, cast it | [`Array::of_array`], [`AnyArray::of_bits`], [`Array::permute`], [`AnyArray::cast`] |
+//! | move an array between devices, bit for bit | [`AnyArray::to_device`], [`AnyArray::to_device_async`] |
+//! | add, subtract, compare, select | [`kernels::add`], [`kernels::sub`], [`kernels::lt`], [`kernels::select`], [`kernels::operation`] by [`kernels::Operation`] |
+//! | a kernel of your own on every device | [`kernels::Elementwise`] (a body per device), [`kernels::RawKernel`] (a whole WGSL module) |
+//! | donate an input's memory to the output | [`kernels::add_donated`], [`kernels::Elementwise`]'s donated inputs, [`rig::Claim`] |
+//! | hand an array to NumPy, PyTorch or JAX | [`array::dlpack`] |
+//!
 //! # The map
 //!
 //! The modules are layers, each using only those before it:
@@ -29,7 +43,7 @@
 //! | `wgsl` | the WGSL of the GPU kernels, generated from the dtype table (internal) |
 //! | [`rig`] | the runtime: [`Rig`] (a device), [`rig::Buffer`] (bytes of one allocation), [`rig::Claim`] (who reads and writes it), [`Rig::submit`]; [`rig::wgpu`] (GPU devices), `rig::cuda` (feature `cuda`) |
 //! | [`mod@array`] | [`AnyArray`] and [`Array`] (dtype, layout, buffer): views, bitcast, placement between devices bit for bit, `ndarray` interop, DLPack ([`array::dlpack`]), the door (the claims of a kernel call) |
-//! | [`kernels`] | [`kernels::add`], [`kernels::add_donated`], [`kernels::fill`] and the cast ([`AnyArray::cast`]), on every device |
+//! | [`kernels`] | on every device: the cast ([`AnyArray::cast`]), [`kernels::add`] (and `add_into`, `add_donated`), [`kernels::fill`], the operations' table's functions ([`kernels::Operation`]: `sub`, `mul`, `div`, `maximum`, `minimum`, `neg`, `abs`, the comparisons, each with its `_into`), [`kernels::select`], kernels of your own ([`kernels::Elementwise`], [`kernels::RawKernel`]) |
 //! | [`formats`] | `.safetensors` and `.npy`, header first; sharded indexes |
 //! | [`convert`] | the checkpoint converter: [`convert::Checkpoint`], [`convert::Plan`], [`convert::run`], [`convert::load`] |
 //! | `capi` | the C API (feature `capi`, `include/nx_capi.h`): arrays as handles, their bytes, DLPack both ways |
