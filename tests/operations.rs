@@ -1,4 +1,4 @@
-//! What is written from the operations' table (`src/dtype/operations.rs`) outside
+//! What is written from the operations' table (`src/dtype/operations/rows.rs`) outside
 //! Rust: `js/index.js`'s imports and exports of the operations and `js/index.d.ts`'s
 //! declarations, which fail here while they differ from the table
 //! (`NX_BLESS=1 cargo test --test operations` writes them). And the table's facts as
@@ -10,7 +10,7 @@ mod common;
 use nxrig::kernels::Operation;
 use nxrig::DType;
 
-const FROM: &str = "written by tests/operations.rs from src/dtype/operations.rs.";
+const FROM: &str = "written by tests/operations.rs from src/dtype/operations/rows.rs.";
 
 /// `// BEGIN` line `what`, the lines, `// END` line, each line indented by `indent`.
 fn section(what: &str, indent: &str, lines: &[String]) -> (String, String, String) {

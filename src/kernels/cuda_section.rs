@@ -12,7 +12,7 @@ use crate::dtype::operations::{CudaComplex, CudaFloat};
 use crate::kernels::Operation;
 
 /// The section's first line.
-const BEGIN: &str = "/* BEGIN the operations: written by src/kernels/cuda_section.rs from src/dtype/operations.rs. */";
+const BEGIN: &str = "/* BEGIN the operations: written by src/kernels/cuda_section.rs from src/dtype/operations/rows.rs. */";
 /// The section's last line.
 const END: &str = "/* END the operations */";
 

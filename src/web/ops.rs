@@ -20,7 +20,7 @@ pub fn add(x: &NxArray, y: &NxArray) -> Result<NxArray, JsError> {
     Ok(NxArray::new(k::add(x.get()?, y.get()?).map_err(js_error)?))
 }
 
-/// The export of each row of the operations' table (`dtype/operations.rs`), its
+/// The export of each row of the operations' table (`dtype/operations/rows.rs`), its
 /// documentation the row's `js` line.
 macro_rules! exports {
     ($(($v:ident $name:ident $into:ident ($($arg:ident),+) $res:ident $doc:tt $what:literal

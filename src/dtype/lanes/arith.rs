@@ -1,5 +1,5 @@
 //! The helpers the operations' rows call in their host expressions
-//! (`dtype/operations.rs`): float32's and float64's arithmetic under `add`'s NaN rule
+//! (`dtype/operations/rows.rs`): float32's and float64's arithmetic under `add`'s NaN rule
 //! (a NaN operand gives that NaN quieted, `x`'s first; a NaN made of numbers, `inf -
 //! inf`, `0 * inf`, `0 / 0`, the positive quiet NaN), the extrema (a NaN first, `-0`
 //! below `+0`), and integer division that floors, as NumPy's `//` (`x // 0 = 0`).

@@ -1,4 +1,4 @@
-//! The host's meaning of every operation of the table (`dtype/operations.rs`) over
+//! The host's meaning of every operation of the table (`dtype/operations/rows.rs`) over
 //! every lane, written from the rows' Rust expressions: a type an operation (`op::Sub`,
 //! ...) implementing [`Apply`] for each lane of each class its row takes, and the
 //! dispatch from an operation and a dtype to its loop (`arith_loops.rs`). The lanes of

@@ -1,7 +1,7 @@
 /*
  * nx_ops.cu: nxrig's elementwise operations besides add for CUDA devices, after
  * nx_kernels.cu (its walks, loads and stores, nx_add_float): nx_op2 (the operations
- * of src/dtype/operations.rs, numbered as NX_OP_* in the table's order) and
+ * of src/dtype/operations/rows.rs, numbered as NX_OP_* in the table's order) and
  * nx_select. Each operation's C is its row's (the section below is written from the
  * table); the helpers its rows call are here. The rules are those of nxrig's host and
  * GPU kernels, bit for bit: floats through double and rounded once by nx_convert
@@ -90,7 +90,7 @@ NX_FN int nx_complex_part(int code)
     return code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
 }
 
-/* BEGIN the operations: written by src/kernels/cuda_section.rs from src/dtype/operations.rs. */
+/* BEGIN the operations: written by src/kernels/cuda_section.rs from src/dtype/operations/rows.rs. */
 
 #define NX_OP_SUB 0
 #define NX_OP_MUL 1

@@ -4,7 +4,7 @@
 //! `ge` into bool), and `select` (NumPy's `where`). Each is a pair: `op(x, y)` into a
 //! fresh array of the broadcast shape, and `op_into(out, x, y)` into an array given
 //! (in place too); [`operation`] and [`operation_into`] take the [`Operation`] as a
-//! value. A row (`dtype/operations.rs`) writes its functions here, its loops, its
+//! value. A row (`dtype/operations/rows.rs`) writes its functions here, its loops, its
 //! WGSL and its JavaScript export.
 //!
 //! The rules are `add`'s, the same bits on every device. Floats: the exact result
@@ -38,7 +38,7 @@ pub use crate::dtype::operations::Operation;
 use crate::error::Error;
 
 /// The function into a fresh array and its `_into`, of each row of the table
-/// (`dtype/operations.rs`).
+/// (`dtype/operations/rows.rs`).
 macro_rules! functions {
     ($(($v:ident $name:ident $into:ident ($($arg:ident),+) $res:ident [$(#[$doc:meta])*]
         $what:literal $($rest:tt)*))*) => {$(
