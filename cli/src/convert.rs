@@ -9,11 +9,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use nxrig::convert::{self, BufferSource, Checkpoint, FileSink, Pick, Plan};
-use nxrig::formats::{self, Format};
+use nxrig::convert::{self, Checkpoint, FileSink, Pick, Plan};
+use nxrig::formats;
 use nxrig::{Error, Rig};
 
-use crate::info::open_shards;
 use crate::process::{say, without_driver_chatter};
 
 pub fn convert(
@@ -24,28 +23,19 @@ pub fn convert(
     device: &str,
 ) -> Result<(), Error> {
     let to = to.parse()?;
-    let pick = match tensors {
-        Some(g) => Pick::matching(to, g)?,
-        None => Pick::floats(to),
-    };
+    let pick = Pick::new(to, tensors)?;
     let start = Instant::now();
-    let sharded = input.extension().and_then(|e| e.to_str()) == Some("json");
-    let checkpoint = if sharded {
-        let c = open_shards(input)?;
+    let checkpoint = Checkpoint::open_path(input)?;
+    let sharded = checkpoint.index.is_some();
+    if sharded {
         check_folder(input, output)?;
-        c
-    } else {
-        let format = Format::of_path(input)?;
-        let c = pollster::block_on(Checkpoint::open(BufferSource::open(input)?, format))?;
-        if same_file(input, output) {
-            return Err(Error::Format {
-                path: output.display().to_string(),
-                tensor: None,
-                reason: "the output is the input: write the conversion elsewhere".into(),
-            });
-        }
-        c
-    };
+    } else if same_file(input, output) {
+        return Err(Error::Format {
+            path: output.display().to_string(),
+            tensor: None,
+            reason: "the output is the input: write the conversion elsewhere".into(),
+        });
+    }
     let plan = Plan::new(&checkpoint, &pick, &output.display().to_string())?;
     let device = if device == "host" {
         Rig::host()

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use nxrig::convert::{BufferSource, Checkpoint};
+use nxrig::convert::Checkpoint;
 use nxrig::formats::{self, Entry};
 use nxrig::Error;
 
@@ -16,52 +16,17 @@ pub type Listed = Vec<(Option<String>, Entry)>;
 /// The tensors of `file` (one file, or every shard of an index), with their shard,
 /// and the metadata.
 fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
-    if file.extension().and_then(|e| e.to_str()) == Some("json") {
-        let c = open_shards(file)?;
-        let out = c
-            .tensors()
-            .map(|(s, e)| (Some(s.name.clone()), e.clone()))
-            .collect();
-        let meta = c.index.map(|(_, i)| i.metadata).unwrap_or_default();
-        return Ok((out, serde_json::Value::Object(meta)));
-    }
-    let o = formats::open(file)?;
-    let meta = serde_json::to_value(&o.header.metadata).expect("strings serialize");
-    Ok((
-        o.header.entries.into_iter().map(|e| (None, e)).collect(),
-        meta,
-    ))
-}
-
-/// The index at `path`'s text.
-fn read_index(path: &Path) -> Result<String, Error> {
-    let name = path.display().to_string();
-    let io = |source| Error::Io {
-        path: name.clone(),
-        source,
+    let c = Checkpoint::open_path(file)?;
+    let sharded = c.index.is_some();
+    let out = c
+        .tensors()
+        .map(|(s, e)| (sharded.then(|| s.name.clone()), e.clone()))
+        .collect();
+    let meta = match c.index {
+        Some((_, i)) => serde_json::Value::Object(i.metadata),
+        None => serde_json::to_value(&c.shards[0].header.metadata).expect("strings serialize"),
     };
-    let m = std::fs::metadata(path).map_err(io)?;
-    if !m.is_file() || m.len() > 100_000_000 {
-        return Err(Error::Format {
-            path: name,
-            tensor: None,
-            reason: "not a sharded checkpoint's index (a regular file of at most 100 MB)".into(),
-        });
-    }
-    std::fs::read_to_string(path).map_err(io)
-}
-
-/// The sharded checkpoint whose index is at `path`: each shard memory-mapped, its
-/// header read, in order of name; checked against the index
-/// ([`Checkpoint::open_sharded`]).
-pub fn open_shards(path: &Path) -> Result<Checkpoint<BufferSource>, Error> {
-    let text = read_index(path)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    pollster::block_on(Checkpoint::open_sharded(
-        &path.display().to_string(),
-        &text,
-        |s| BufferSource::open(&dir.join(s)),
-    ))
+    Ok((out, meta))
 }
 
 pub fn info(file: &Path, json: bool) -> Result<(), Error> {

@@ -64,6 +64,41 @@ fn a_fifo_is_refused_without_opening_it() {
     );
 }
 
+/// A file of another format, under any name, is read as `.safetensors` (the one
+/// rule of every opener) and refused by its header, saying what it looks like.
+#[test]
+fn other_formats_are_named_by_their_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, want) in [
+        (
+            "pytorch_model.bin",
+            &b"PK\x03\x04\x14\x00\x00\x00\x08\x00"[..],
+            "a zip archive",
+        ),
+        (
+            "model.pt",
+            &b"\x80\x02}q\x00(X\x05\x00\x00\x00"[..],
+            "a Python pickle",
+        ),
+        (
+            "model.gguf",
+            &b"GGUF\x03\x00\x00\x00\x05\x00\x00\x00"[..],
+            "a GGUF file",
+        ),
+    ] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let err = refused(
+            dir.path(),
+            &["info", s(&p)],
+            "not a .safetensors file",
+            &[name],
+        );
+        assert!(err.contains(want), "{err:?} lacks {want:?}");
+        std::fs::remove_file(&p).unwrap();
+    }
+}
+
 #[test]
 fn npy_headers_nested_deep_or_longer_than_the_file_are_refused_at_once() {
     let dir = tempfile::tempdir().unwrap();

@@ -66,9 +66,9 @@ async fn read_header<S: Source>(source: &S, format: Format) -> Result<Header, Er
     let size = source.size();
     let probe = size.min(Format::PROBE as u64) as usize;
     let first = source.read(0, probe).await?;
-    let n = first.read(|b| format.header_len(&name, &stem, b))??;
+    let n = first.read(|b| format.header_len(&name, &stem, b, size))??;
     let prefix = source.read(0, size.min(n as u64) as usize).await?;
-    prefix.read(|b| format.read_header_of(&name, &stem, b, size))?
+    prefix.read(|b| format.read_header(&name, &stem, b, size))?
 }
 
 impl<S: Source> Checkpoint<S> {
@@ -128,6 +128,69 @@ impl<S: Source> Checkpoint<S> {
             index: Some((file, index)),
         })
     }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Checkpoint<super::BufferSource> {
+    /// Native: the checkpoint at `path`, as the command line's `info` and `convert`
+    /// open it: a `.json` file is a sharded checkpoint's index, its shards the files it
+    /// names beside it ([`Checkpoint::open_sharded`]); any other file is one file in
+    /// the format its name says ([`Format::of_input`]). Every file memory-mapped
+    /// ([`super::BufferSource::open`]), every header read and checked, no tensor's
+    /// bytes read.
+    ///
+    /// ```
+    /// # use nxrig::convert::Checkpoint;
+    /// # use nxrig::formats::{self, Tensor, TensorFile};
+    /// # use nxrig::Array;
+    /// let dir = std::env::temp_dir().join(format!("nxrig-doc-open-path-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let t = Tensor { name: "w".into(), array: Array::<f32>::of_array(&[2], &[1.0, 2.0])?.into() };
+    /// formats::write(&dir.join("w.safetensors"), &TensorFile { tensors: vec![t], metadata: None })?;
+    /// let ck = Checkpoint::open_path(&dir.join("w.safetensors"))?;
+    /// assert_eq!((ck.tensors().count(), ck.bytes(), ck.index.is_none()), (1, 8, true));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file that could not be read; [`Error::Format`] for a
+    /// path that is not a regular file, an index over 100 MB, and as
+    /// [`Checkpoint::open`] and [`Checkpoint::open_sharded`].
+    pub fn open_path(path: &std::path::Path) -> Result<Self, Error> {
+        use super::BufferSource;
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            let name = path.display().to_string();
+            let format = Format::of_input(&name);
+            return pollster::block_on(Checkpoint::open(BufferSource::open(path)?, format));
+        }
+        let text = read_index(path)?;
+        let dir = path.parent().unwrap_or(std::path::Path::new("."));
+        pollster::block_on(Checkpoint::open_sharded(
+            &path.display().to_string(),
+            &text,
+            |s| BufferSource::open(&dir.join(s)),
+        ))
+    }
+}
+
+/// The text of the index at `path`: a regular file of at most 100 MB.
+#[cfg(not(target_arch = "wasm32"))]
+fn read_index(path: &std::path::Path) -> Result<String, Error> {
+    let name = path.display().to_string();
+    let io = |source| Error::Io {
+        path: name.clone(),
+        source,
+    };
+    let m = std::fs::metadata(path).map_err(io)?;
+    if !m.is_file() || m.len() > crate::formats::index::MAX_INDEX as u64 {
+        return Err(Error::Format {
+            path: name,
+            tensor: None,
+            reason: "not a sharded checkpoint's index (a regular file of at most 100 MB)".into(),
+        });
+    }
+    std::fs::read_to_string(path).map_err(io)
 }
 
 impl<S> Checkpoint<S> {

@@ -53,6 +53,18 @@ impl Pick {
         })
     }
 
+    /// The command line's `--to` and `--tensors` (JavaScript's `to` and `tensors`):
+    /// [`Pick::matching`] where a glob is given, else [`Pick::floats`].
+    ///
+    /// # Errors
+    /// As [`Pick::matching`].
+    pub fn new(to: DType, glob: Option<&str>) -> Result<Pick, Error> {
+        match glob {
+            Some(g) => Pick::matching(to, g),
+            None => Ok(Pick::floats(to)),
+        }
+    }
+
     /// The dtype the tensor `name` of dtype `d` gets.
     pub fn dtype(&self, name: &str, d: DType) -> DType {
         let picked = match &self.pattern {

@@ -87,11 +87,12 @@ impl Source for BufferSource {
 
 #[cfg(not(target_arch = "wasm32"))]
 impl BufferSource {
-    /// Native: the file at `path`, opened read-only and memory-mapped
-    /// ([`crate::formats::map`]).
+    /// Native: the file at `path`, opened read-only and memory-mapped (an empty file
+    /// as no bytes).
     ///
     /// # Errors
-    /// As [`crate::formats::map`].
+    /// [`Error::Format`] for a path that is not a regular file (a FIFO would block, a
+    /// directory has no bytes); [`Error::Io`] if the file cannot be opened or mapped.
     pub fn open(path: &std::path::Path) -> Result<BufferSource, Error> {
         Ok(BufferSource::new(
             &path.display().to_string(),

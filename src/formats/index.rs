@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use crate::error::Error;
 
 /// The largest index nxrig reads (a few MB for the largest models published).
-const MAX_INDEX: usize = 100_000_000;
+pub(crate) const MAX_INDEX: usize = 100_000_000;
 
 /// A sharded checkpoint's index.
 ///
 /// ```
-/// use nxrig::formats::index::Index;
+/// use nxrig::formats::Index;
 ///
 /// let text = r#"{"metadata": {"total_size": 24}, "weight_map": {"w": "model-00001-of-00002.safetensors"}}"#;
 /// let ix = Index::parse("model.safetensors.index.json", text)?;

@@ -10,7 +10,7 @@
 //!
 //! Sits above [`crate::array`]: a file is a list of named arrays.
 
-pub mod index;
+pub(crate) mod index;
 mod npy;
 mod safetensors;
 #[cfg(not(target_arch = "wasm32"))]
@@ -21,6 +21,7 @@ mod write;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use index::Index;
 pub use npy::npy_descr;
 pub use safetensors::safetensors_dtype;
 #[cfg(not(target_arch = "wasm32"))]
@@ -84,13 +85,15 @@ pub struct TensorFile {
 /// One tensor as a file's header describes it.
 ///
 /// ```
+/// use nxrig::convert::{BufferSource, Checkpoint};
 /// use nxrig::formats::{self, Format, Tensor, TensorFile};
 /// use nxrig::{Array, DType};
 ///
 /// let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: Array::<i16>::of_array(&[3], &[1, 2, 3])?.into() }], metadata: None };
 /// let bytes = formats::encode(Format::Safetensors, "f", &file)?;
-/// let header = Format::Safetensors.read_header("f", "f", &bytes)?;
-/// let e = &header.entries[0];
+/// let source = BufferSource::new("f.safetensors", nxrig::rig::Buffer::of_vec(bytes.clone()));
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let e = &ck.shards[0].header.entries[0];
 /// assert_eq!((e.name.as_str(), e.dtype, e.shape.as_slice(), e.len), ("w", DType::Int16, &[3][..], 6));
 /// assert_eq!(e.start as usize + 6, bytes.len()); // the data's last bytes
 /// # Ok::<(), nxrig::Error>(())
@@ -117,13 +120,16 @@ pub struct Entry {
 /// A file's header: its tensors in the order of their bytes, and its metadata.
 ///
 /// ```
+/// use nxrig::convert::{BufferSource, Checkpoint};
 /// use nxrig::formats::{self, Format, TensorFile};
 ///
 /// let file = TensorFile { tensors: vec![], metadata: Some([("k".to_owned(), "v".to_owned())].into()) };
 /// let bytes = formats::encode(Format::Safetensors, "f", &file)?;
-/// let h = Format::Safetensors.read_header("f", "f", &bytes)?;
+/// let source = BufferSource::new("f.safetensors", nxrig::rig::Buffer::of_vec(bytes));
+/// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
+/// let h = &ck.shards[0].header;
 /// assert!(h.entries.is_empty());
-/// assert_eq!(h.metadata.unwrap()["k"], "v");
+/// assert_eq!(h.metadata.as_ref().unwrap()["k"], "v");
 /// # Ok::<(), nxrig::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -141,7 +147,8 @@ pub struct Header {
 /// use nxrig::DType;
 ///
 /// let p = Planned { name: "w".into(), dtype: DType::Int4, shape: vec![3] };
-/// assert_eq!(formats::planned_bytes(&p.shape, p.dtype), Ok(2)); // two a byte, rounded up
+/// assert_eq!(p.dtype.bytes(3)?, 2); // two a byte, rounded up
+/// # Ok::<(), nxrig::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Planned {
@@ -155,12 +162,7 @@ pub struct Planned {
 
 /// The order a file's data holds its tensors in: `(index into the plan, byte count)`
 /// each.
-///
-/// ```
-/// let order: nxrig::formats::Order = vec![(1, 8), (0, 4)]; // tensor 1's 8 bytes first
-/// assert_eq!(order.iter().map(|&(_, n)| n).sum::<u64>(), 12);
-/// ```
-pub type Order = Vec<(usize, u64)>;
+pub(crate) type Order = Vec<(usize, u64)>;
 
 /// A header's shape (as the file gives it) and dtype checked: the shape in `usize`s and
 /// its bytes, or why this platform cannot hold it (for the caller's message).
@@ -177,7 +179,7 @@ fn shape_bytes(shape: &[u64], dtype: DType) -> Result<(Vec<usize>, u64), String>
 /// The bytes of a C-order tensor of `shape` and `dtype` (sub-byte dtypes two a byte),
 /// as a `u64` (a tensor may be larger than wasm32's address space: it is converted a
 /// piece at a time); or why it is too large.
-pub fn planned_bytes(shape: &[usize], dtype: DType) -> Result<u64, String> {
+pub(crate) fn planned_bytes(shape: &[usize], dtype: DType) -> Result<u64, String> {
     let numel = planned_numel(shape)
         .ok_or_else(|| format!("shape {shape:?} has more elements than this platform holds"))?;
     u64::try_from((numel as u128 * dtype.bits() as u128).div_ceil(8))
@@ -185,7 +187,7 @@ pub fn planned_bytes(shape: &[usize], dtype: DType) -> Result<u64, String> {
 }
 
 /// The elements of `shape` as a `u64`, `None` past 2^64.
-pub fn planned_numel(shape: &[usize]) -> Option<u64> {
+pub(crate) fn planned_numel(shape: &[usize]) -> Option<u64> {
     shape.iter().try_fold(1u64, |a, &x| a.checked_mul(x as u64))
 }
 
@@ -227,6 +229,20 @@ impl Format {
         }
     }
 
+    /// The format an input file named `name` is read in: NumPy's for a name ending in
+    /// `.npy`, `.safetensors` for any other (a URL or a `Blob` may have no extension;
+    /// the header then says whether the bytes are one). The one rule of every opener:
+    /// the command line's, Rust's ([`crate::convert::Checkpoint::open_path`]) and
+    /// JavaScript's `openCheckpoint`. An output's format is its extension's
+    /// ([`Format::of_path`]).
+    pub fn of_input(name: &str) -> Format {
+        if name.ends_with(".npy") {
+            Format::Npy
+        } else {
+            Format::Safetensors
+        }
+    }
+
     /// True when files of this format can hold elements of `d`.
     pub fn holds(self, d: DType) -> bool {
         match self {
@@ -235,38 +251,35 @@ impl Format {
         }
     }
 
-    /// The header of `bytes`, a whole file of this format named `path` in errors
-    /// (`name`: the one tensor's name, for `.npy`).
-    ///
-    /// # Errors
-    /// [`Error::Format`] naming the file and the tensor at fault.
-    pub fn read_header(self, path: &str, name: &str, bytes: &[u8]) -> Result<Header, Error> {
-        self.read_header_of(path, name, bytes, bytes.len() as u64)
-    }
-
     /// The bytes at the file's start that hold its header, from the first
     /// [`Format::PROBE`] bytes (or the whole file, if shorter): read that many, then
-    /// [`Format::read_header_of`].
+    /// [`Format::read_header`].
     ///
     /// # Errors
-    /// [`Error::Format`]: too short, a header longer than the format allows, no
-    /// `.npy` magic.
-    pub fn header_len(self, path: &str, name: &str, first: &[u8]) -> Result<usize, Error> {
+    /// [`Error::Format`]: too short, a header longer than the format allows or than the
+    /// file of `file_len` bytes holds, no `.npy` magic.
+    pub(crate) fn header_len(
+        self,
+        path: &str,
+        name: &str,
+        first: &[u8],
+        file_len: u64,
+    ) -> Result<usize, Error> {
         match self {
             Format::Safetensors => safetensors::header_len(path, first),
-            Format::Npy => npy::header_len(path, name, first),
+            Format::Npy => npy::header_len(path, name, first, file_len),
         }
     }
 
     /// How many bytes [`Format::header_len`] asks for.
-    pub const PROBE: usize = 16;
+    pub(crate) const PROBE: usize = 16;
 
     /// The header of a file of this format of `file_len` bytes, from its first bytes
     /// `prefix` (at least [`Format::header_len`] of them; named `path` in errors).
     ///
     /// # Errors
     /// [`Error::Format`] naming the file and the tensor at fault.
-    pub fn read_header_of(
+    pub(crate) fn read_header(
         self,
         path: &str,
         name: &str,
@@ -286,7 +299,7 @@ impl Format {
     /// # Errors
     /// [`Error::Format`] naming the tensor: a dtype the format cannot hold, a name it
     /// reserves or one given twice, other than one tensor for `.npy`.
-    pub fn header_bytes(
+    pub(crate) fn header_bytes(
         self,
         path: &str,
         plan: &[Planned],
@@ -350,49 +363,6 @@ impl Entry {
     }
 }
 
-impl Entry {
-    /// Elements `from..from + n` of a C-order tensor as a one-axis array over `file`
-    /// (a view where aligned and little-endian, else an aligned copy of just them): a
-    /// piece of any shape and rank, for a conversion that goes a piece at a time.
-    ///
-    /// # Errors
-    /// [`Error::Format`] naming the tensor: Fortran order (its pieces are not runs of
-    /// the file), a sub-byte dtype and an odd `from`, a range past the tensor.
-    pub fn piece(
-        &self,
-        path: &str,
-        file: &Buffer,
-        from: usize,
-        n: usize,
-    ) -> Result<AnyArray, Error> {
-        let f = |reason: String| Error::Format {
-            path: path.to_owned(),
-            tensor: Some(self.name.clone()),
-            reason,
-        };
-        if self.fortran || (self.dtype.is_sub_byte() && from % 2 == 1) {
-            return Err(f(
-                "nxrig bug: a piece of a Fortran-order or at an odd nibble".into(),
-            ));
-        }
-        let start = self.dtype.bytes(from)? as u64;
-        let len = self.dtype.bytes(n)? as u64;
-        if start + len > self.len {
-            return Err(f(format!(
-                "nxrig bug: bytes {start}..+{len} past the tensor's {}",
-                self.len
-            )));
-        }
-        let one = Entry {
-            shape: vec![n],
-            start: self.start + start,
-            len,
-            ..self.clone()
-        };
-        one.array(path, file)
-    }
-}
-
 /// `n` bytes or a byte offset as a `usize`, or [`Error::TooLarge`] where this
 /// platform cannot address them (a file of 4 GiB or more on wasm32).
 pub(crate) fn host_size(n: u64) -> Result<usize, Error> {
@@ -428,8 +398,8 @@ pub fn arrays(path: &str, header: Header, file: &Buffer) -> Result<TensorFile, E
 /// views of `buffer` where aligned for their dtype, copies otherwise.
 ///
 /// # Errors
-/// [`Error::Format`] naming the file and the tensor at fault (see
-/// [`Format::read_header`]).
+/// [`Error::Format`] naming the file and the tensor at fault: a truncated or corrupt
+/// header, data outside the file, a dtype nxrig does not read.
 pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, Error> {
     let header = buffer.read(|b| safetensors::read_header(path, b, b.len() as u64))??;
     arrays(path, header, &buffer)
@@ -440,7 +410,8 @@ pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, 
 /// and little-endian, a copy otherwise.
 ///
 /// # Errors
-/// [`Error::Format`] naming the file and the tensor (see [`Format::read_header`]).
+/// [`Error::Format`] naming the file and the tensor: not a `.npy` file, a type string
+/// nxrig does not read, data shorter than the shape.
 pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFile, Error> {
     let header = buffer.read(|b| npy::read_header(path, name, b, b.len() as u64))??;
     arrays(path, header, &buffer)
@@ -461,7 +432,7 @@ pub fn encode(format: Format, name: &str, file: &TensorFile) -> Result<Vec<u8>, 
 }
 
 /// What `file` writes: each tensor's name, dtype and shape.
-pub fn plan_of(file: &TensorFile) -> Vec<Planned> {
+pub(crate) fn plan_of(file: &TensorFile) -> Vec<Planned> {
     file.tensors
         .iter()
         .map(|t| Planned {
@@ -472,44 +443,6 @@ pub fn plan_of(file: &TensorFile) -> Vec<Planned> {
         .collect()
 }
 
-/// A file opened for reading: its bytes (a memory map) and its header.
-///
-/// ```
-/// use nxrig::formats::{self, Tensor, TensorFile};
-/// use nxrig::Array;
-///
-/// let path = std::env::temp_dir().join(format!("nxrig-doc-opened-{}.safetensors", std::process::id()));
-/// let t = Tensor { name: "w".into(), array: Array::<f32>::of_array(&[2], &[1.0, 2.0])?.into() };
-/// formats::write(&path, &TensorFile { tensors: vec![t], metadata: None })?;
-/// let o = formats::open(&path)?; // the header read; the bytes memory-mapped
-/// assert_eq!(o.header.entries[0].name, "w");
-/// assert_eq!(o.array(0)?.expect::<f32>()?.to_vec()?, [1.0, 2.0]);
-/// std::fs::remove_file(&path)?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[cfg(not(target_arch = "wasm32"))]
-pub struct Opened {
-    /// The path, as errors name it.
-    pub path: String,
-    /// The format.
-    pub format: Format,
-    /// The header.
-    pub header: Header,
-    /// The file's bytes.
-    pub bytes: Buffer,
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-impl Opened {
-    /// The array of tensor `i` (a view of the map, or an aligned copy).
-    ///
-    /// # Errors
-    /// As [`Entry::array`].
-    pub fn array(&self, i: usize) -> Result<AnyArray, Error> {
-        self.header.entries[i].array(&self.path, &self.bytes)
-    }
-}
-
 /// The bytes of the file at `path`, memory-mapped read-only (an empty file as no
 /// bytes).
 ///
@@ -517,7 +450,7 @@ impl Opened {
 /// [`Error::Format`] for a path that is not a regular file (a FIFO would block, a
 /// directory has no bytes); [`Error::Io`] if the file cannot be opened or mapped.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn map(path: &Path) -> Result<Buffer, Error> {
+pub(crate) fn map(path: &Path) -> Result<Buffer, Error> {
     let name = path.display().to_string();
     let io = |source| Error::Io {
         path: name.clone(),
@@ -542,28 +475,9 @@ pub fn map(path: &Path) -> Result<Buffer, Error> {
     ))
 }
 
-/// Opens `path` (format by extension) and reads its header: the file memory-mapped
-/// ([`map`]), no tensor's bytes read.
-///
-/// # Errors
-/// As [`map`] and [`Format::read_header`].
-#[cfg(not(target_arch = "wasm32"))]
-pub fn open(path: &Path) -> Result<Opened, Error> {
-    let format = Format::of_path(path)?;
-    let name = path.display().to_string();
-    let bytes = map(path)?;
-    let header = bytes.read(|b| format.read_header(&name, &stem_of(path), b))??;
-    Ok(Opened {
-        path: name,
-        format,
-        header,
-        bytes,
-    })
-}
-
 /// The stem of a file's name, a `.npy` file's one tensor's name (`"array"` where it
 /// has none).
-pub fn stem_of(path: &Path) -> String {
+pub(crate) fn stem_of(path: &Path) -> String {
     path.file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("array")
@@ -574,9 +488,14 @@ pub fn stem_of(path: &Path) -> String {
 /// for their dtype are views of the map, the others are copied.
 ///
 /// # Errors
-/// As [`open`] and [`Entry::array`].
+/// [`Error::Format`] for an unknown extension, and as
+/// [`crate::convert::BufferSource::open`],
+/// [`crate::convert::Checkpoint::open`] and [`Entry::array`].
 #[cfg(not(target_arch = "wasm32"))]
 pub fn read(path: &Path) -> Result<TensorFile, Error> {
-    let o = open(path)?;
-    arrays(&o.path, o.header, &o.bytes)
+    let format = Format::of_path(path)?;
+    let name = path.display().to_string();
+    let bytes = map(path)?;
+    let header = bytes.read(|b| format.read_header(&name, &stem_of(path), b, b.len() as u64))??;
+    arrays(&name, header, &bytes)
 }

@@ -80,19 +80,46 @@ fn prefix(bytes: &[u8]) -> Result<(&[u8], usize), String> {
 /// # Errors
 /// [`Error::Format`] naming the file and the tensor: no magic, an unknown version, a
 /// header longer than NumPy reads.
-pub(crate) fn header_len(path: &str, name: &str, first: &[u8]) -> Result<usize, Error> {
+pub(crate) fn header_len(
+    path: &str,
+    name: &str,
+    first: &[u8],
+    file_len: u64,
+) -> Result<usize, Error> {
     let fmt = |reason: String| Error::Format {
         path: path.to_owned(),
         tensor: Some(name.to_owned()),
         reason,
     };
     let (len, at) = lengths(first).map_err(fmt)?;
+    let after = file_len.saturating_sub(at as u64);
+    if len as u64 > after {
+        return Err(fmt(format!(
+            "the header's length field says {len} bytes, but the file has {after} after it"
+        )));
+    }
     if len > MAX_HEADER {
         return Err(fmt(format!(
             "a header of {len} bytes: more than NumPy reads ({MAX_HEADER})"
         )));
     }
     Ok(at + len)
+}
+
+/// The dimensions of the `'shape'` tuple in the header dictionary `header`, where
+/// every one is a whole number (`None` otherwise: the parser then says what is wrong).
+fn shape_in(header: &[u8]) -> Option<Vec<u64>> {
+    let text = std::str::from_utf8(header).ok()?;
+    let at = text.find("'shape'").or_else(|| text.find("\"shape\""))?;
+    let rest = &text[at + 7..];
+    let open = rest.find('(')?;
+    let close = rest[open..].find(')')? + open;
+    rest[open + 1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse::<u64>().ok())
+        .collect()
 }
 
 /// How deep brackets nest in `header`, outside quoted strings.
@@ -142,6 +169,11 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8], file_len: u64) -> Resul
         return Err(fmt(format!(
             "the header nests brackets {deep} deep; nxrig reads at most {MAX_DEPTH}"
         )));
+    }
+    // The parser multiplies the shape's dimensions unchecked: a product past 2^64 is
+    // refused before it reads them.
+    if let Some(shape) = shape_in(text) {
+        super::shape_bytes(&shape, DType::Uint8).map_err(fmt)?;
     }
     let h = npyz::NpyHeader::from_reader(&mut Cursor::new(&bytes[..start])).map_err(|e| {
         let e = e.to_string();

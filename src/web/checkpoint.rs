@@ -195,11 +195,7 @@ pub struct Checkpoint {
 #[wasm_bindgen(js_name = openCheckpointFile)]
 pub async fn open_checkpoint_file(source: JsValue) -> Result<Checkpoint, JsError> {
     let s = JsSource::of(source)?;
-    let format = if s.name.ends_with(".npy") {
-        Format::Npy
-    } else {
-        Format::Safetensors
-    };
+    let format = Format::of_input(&s.name);
     let ck = convert::Checkpoint::open(s, format)
         .await
         .map_err(js_error)?;
@@ -391,10 +387,7 @@ pub fn convert_checkpoint_into(
     let rig = device.rig.clone();
     future_to_promise(async move {
         let to = to.parse().map_err(js_error)?;
-        let pick = match tensors {
-            Some(g) => Pick::matching(to, &g).map_err(option_error)?,
-            None => Pick::floats(to),
-        };
+        let pick = Pick::new(to, tensors.as_deref()).map_err(option_error)?;
         let plan = Plan::new(&ck, &pick, &output).map_err(option_error)?;
         let mut sink = JsSink {
             obj: sink,
