@@ -480,7 +480,7 @@ export interface OutOption<D extends DType> {
 }
 /** `x + y` (bool: or). */
 export function add<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
-// BEGIN the operations' types: written by tests/operations.rs from src/dtype/operations/rows.rs.
+// BEGIN the operations' types: written by tests/operations_table.rs from src/dtype/operations/rows.rs.
 /** `x - y`. Not bool. */
 export function sub<D extends DType>(x: NxArray<D>, y: NoInfer<NxArray<D>>, options?: OutOption<NoInfer<D>>): NxArray<D>;
 /** `x * y` (bool: and). */

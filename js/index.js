@@ -15,7 +15,7 @@ import wbgInit, {
   NxArray,
   TensorFile,
   add as wbgAdd,
-  // BEGIN the operations' imports: written by tests/operations.rs from src/dtype/operations/rows.rs.
+  // BEGIN the operations' imports: written by tests/operations_table.rs from src/dtype/operations/rows.rs.
   sub as wbgSub,
   mul as wbgMul,
   div as wbgDiv,
@@ -247,7 +247,7 @@ function operation(f, name, arity) {
   }, name);
 }
 export const add = operation(wbgAdd, 'add', 2);
-// BEGIN the operations' exports: written by tests/operations.rs from src/dtype/operations/rows.rs.
+// BEGIN the operations' exports: written by tests/operations_table.rs from src/dtype/operations/rows.rs.
 export const sub = operation(wbgSub, 'sub', 2);
 export const mul = operation(wbgMul, 'mul', 2);
 export const div = operation(wbgDiv, 'div', 2);

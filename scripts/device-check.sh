@@ -37,7 +37,7 @@ prepare)
   step "build: the CLI, the throughput example and the test executables, --features cuda"
   cargo build --release --features cuda --bin nxrig --example device_throughput
   args=()
-  for t in $suites gpu_cast; do args+=(--test "$t"); done
+  for t in $suites cast_on_devices; do args+=(--test "$t"); done
   cargo test --release --features cuda --no-run "${args[@]}" --message-format=json |
     python3 -c 'import json, sys
 for line in sys.stdin:
@@ -106,7 +106,7 @@ run)
       $B/$t ::gpu || status=1
     done
     step "the cast vectors (1,021,255 records) on the first GPU (wgpu) and on each CUDA device"
-    $B/gpu_cast --include-ignored || status=1
+    $B/cast_on_devices --include-ignored || status=1
     step "throughput: GB/s read and written, and the share of the H200's 4800 GB/s"
     $B/device_throughput cuda0 gpu host --reps 5 --mib 64,1024 --peak 4800 || status=1
   else

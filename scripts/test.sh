@@ -61,7 +61,7 @@ cargo build --release -p nxrig-capi
 python3 tests/dlpack/numpy_dlpack.py target/release/libnxrig_capi.so
 
 step "the GPU tests again, every type emulated (the browsers' path, forced)"
-NXRIG_EMULATE=1 cargo test --release --features cuda --test gpu_rig --test gpu_cast --test gpu_split --test cli
+NXRIG_EMULATE=1 cargo test --release --features cuda --test gpu_backend --test cast_on_devices --test large_arrays --test cli
 
 step "desktop builds: the library and the CLI type-check for macOS (Metal) and Windows (DX12, Vulkan)"
 # Dependencies' build scripts compile a little C for the target (psm, stacker through
@@ -106,10 +106,10 @@ step "wasm32 in headless Chromium"
 wasm-pack test --headless --chrome --release -- -p nxrig --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
 
 step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, a read pending at a loss"
-WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- -p nxrig --test gpu_web
+WASM_BINDGEN_TEST_TIMEOUT=900 wasm-pack test --headless --chrome --release -- -p nxrig --test webgpu
 
 step "loom: the claims racing on two and three threads"
-CARGO_TARGET_DIR=target/loom RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
+CARGO_TARGET_DIR=target/loom RUSTFLAGS="--cfg loom" cargo test --release --test claims_loom
 
 step "miri: the host runtime and DLPack's export and import"
 cargo +nightly miri test --lib -- rig array::dlpack

@@ -1,5 +1,5 @@
 //! The synchronisation primitives the runtime uses: `std`'s, or `loom`'s when built
-//! with `--cfg loom`, so that `tests/loom_claims.rs` explores every interleaving of the
+//! with `--cfg loom`, so that `tests/claims_loom.rs` explores every interleaving of the
 //! claims code.
 
 #[cfg(loom)]

@@ -5,7 +5,7 @@
 //! (into C-contiguous and flipped arrays) and `copy`, against the bits computed apart
 //! (`tests/common/zoo.rs`). Natively the devices are the host, a second host device,
 //! the GPU and a second GPU with every type emulated; the browser runs the same check
-//! in `tests/gpu_web.rs`.
+//! in `tests/webgpu.rs`.
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "common/zoo.rs"]

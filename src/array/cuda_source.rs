@@ -4,7 +4,7 @@
 //! first launch as a user's kernel is (`rig::cuda`'s `launch_source`: the runtime
 //! keeps no catalogue of them); a user's kernel is compiled after the headers and
 //! `nx_kernels.cu` ([`with`]). The same source compiles for the host in
-//! `tests/cuda_kernels.rs`, which checks its arithmetic on every machine.
+//! `tests/kernels_c.rs`, which checks its arithmetic on every machine.
 
 use std::ffi::c_void;
 
@@ -84,7 +84,7 @@ mod tests {
     // headers inlined) compiles as CUDA device code, to PTX, with clang's NVPTX target,
     // and its six kernels take the parameters `launch`'s callers pass (device addresses
     // as 64-bit values, a walk of `size_of::<Walk>()` bytes, 32-bit codes, 64-bit counts).
-    // The kernels' arithmetic is `tests/cuda_kernels.rs`'s, on the host.
+    // The kernels' arithmetic is `tests/kernels_c.rs`'s, on the host.
 
     use std::process::Command;
 

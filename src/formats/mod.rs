@@ -232,7 +232,7 @@ impl Format {
     /// The format an input file named `name` is read in: NumPy's for a name ending in
     /// `.npy`, `.safetensors` for any other (a URL or a `Blob` may have no extension;
     /// the header then says whether the bytes are one). The one rule of every opener:
-    /// the command line's, Rust's ([`crate::convert::Checkpoint::open_path`]) and
+    /// the command line's, Rust's (`convert::Checkpoint::open_path`, native) and
     /// JavaScript's `openCheckpoint`. An output's format is its extension's
     /// ([`Format::of_path`]).
     pub fn of_input(name: &str) -> Format {
@@ -421,7 +421,8 @@ pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFi
 /// `write` (native only) writes them.
 ///
 /// # Errors
-/// As [`Format::header_bytes`].
+/// [`Error::Format`] naming the tensor: a dtype the format cannot hold, a name it
+/// reserves or one given twice, other than one tensor for `.npy`.
 pub fn encode(format: Format, name: &str, file: &TensorFile) -> Result<Vec<u8>, Error> {
     let plan = plan_of(file);
     let (mut out, order) = format.header_bytes(name, &plan, file.metadata.as_ref())?;

@@ -144,8 +144,9 @@ impl TensorWriter<'_> {
 /// all.
 ///
 /// # Errors
-/// [`Error::Format`] as [`Format::header_bytes`], or naming the tensor when `fill`
-/// gives other than its bytes; [`Error::Io`] if writing fails; whatever `fill`
+/// [`Error::Format`] naming the tensor: a dtype the format cannot hold, a name it
+/// reserves or one given twice, other than one tensor for `.npy`, or `fill` giving
+/// other than its bytes; [`Error::Io`] if writing fails; whatever `fill`
 /// returns. The temporary file is removed on every error.
 pub fn write_pending(
     path: &Path,

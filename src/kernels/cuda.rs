@@ -3,7 +3,7 @@
 //! stream. Called from the kernels' front doors (cast, fill, add, the other
 //! elementwise operations: `nx_ops.cu`) when the arrays are on such a device; the
 //! door's claims are held by then. The same source runs on the host in
-//! `tests/cuda_kernels.rs` over every conversion vector, the add oracle and nxrig's
+//! `tests/kernels_c.rs` over every conversion vector, the add oracle and nxrig's
 //! host operations.
 
 use std::sync::Arc;

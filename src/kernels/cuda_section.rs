@@ -2,7 +2,7 @@
 //! (`dtype::operations`): `NX_OP_*` in the table's order, a function an operation and
 //! class (`nx_op_sub_float`, `nx_op_sub_int`, ...), a function an operation over every
 //! class (`nx_op_sub`), `nx_op_compares` and `nx_op_elem`, which `nx_op2` calls. The
-//! file is C that NVRTC and the host's C compiler (`tests/cuda_kernels.rs`) read as it
+//! file is C that NVRTC and the host's C compiler (`tests/kernels_c.rs`) read as it
 //! is, so the section is kept in it: the test below fails while it differs from the
 //! table, and with `NX_BLESS` set writes it.
 

@@ -14,7 +14,7 @@
 //! - `<test>::cuda` (cargo feature `cuda`): every CUDA device (`Rig::cudas`), in turn.
 //!
 //! In the browser only `host` is made (a suite's blocking reads of GPU memory cannot
-//! run there; the browser's GPU suite is `tests/gpu_web.rs`). A GPU test fails where
+//! run there; the browser's GPU suite is `tests/webgpu.rs`). A GPU test fails where
 //! the machine has no GPU; it never passes without running. A CUDA test is reported
 //! ignored, with the reason, where the machine that built it has no CUDA driver or no
 //! NVRTC (`build.rs`); elsewhere it fails without a CUDA device. `cargo test -- ::gpu`

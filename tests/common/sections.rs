@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Checks that `file` (relative to the crate) holds `want` from its line `begin` to its
 /// line `end` (both inclusive, both in `want`); with `NX_BLESS` set, writes `want`
-/// there instead. `test` is what `cargo test` runs it by (`--test operations`), named
+/// there instead. `test` is what `cargo test` runs it by (`--test operations_table`), named
 /// in the failure.
 pub fn written(file: &str, begin: &str, end: &str, want: &str, test: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);

@@ -8,7 +8,7 @@
 //! facts, the host's typed loops (`lanes::op_loops`), the WGSL modules
 //! (`wgsl::ops`), the public functions (`kernels::ops`), JavaScript's exports
 //! (`web::ops`), the sections of `js/index.js` and `js/index.d.ts` that
-//! `tests/operations.rs` writes and the section of CUDA's `nx_ops.cu` that
+//! `tests/operations_table.rs` writes and the section of CUDA's `nx_ops.cu` that
 //! `kernels::cuda_section`'s test writes. CONTRIBUTING's "Adding an operation" is the recipe.
 //!
 //! The fields of a row, in order:

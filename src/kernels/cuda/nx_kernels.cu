@@ -3,7 +3,7 @@
  * include/nx_array.h: transfer (every dtype, any layouts, 4-bit elements at any
  * position), fill, cast (every pair, the header's nx_convert: one rounding) and add.
  * CUDA C++ for NVRTC, and C99 for the host through nx_launch.h, where nxrig's tests run
- * them over the full conversion vectors and the add oracle (tests/cuda_kernels.rs).
+ * them over the full conversion vectors and the add oracle (tests/kernels_c.rs).
  *
  * Every kernel takes n, the elements of the shape its operands share, and one nx_walk a
  * operand: position p of index i (C order) is offset + sum(index[k] * strides[k]), in

@@ -8,7 +8,7 @@
  * (double's 53 bits are more than twice a narrower float's plus two, so its rounding
  * never changes theirs; float64's is double's own); a NaN operand gives that NaN
  * quieted (x's first), a NaN made of numbers the positive quiet NaN; integers wrap and
- * divide by floor (x // 0 is 0). tests/cuda_kernels.rs runs them on the host against
+ * divide by floor (x // 0 is 0). tests/kernels_c.rs runs them on the host against
  * nxrig's host operations.
  */
 

@@ -3,7 +3,7 @@
 //! and element loads and stores and `include/nx_dtype.h`'s `nx_convert` (each input
 //! decoded into the compute type, each output rounded once into its dtype, by the
 //! dtype table's rule; 4-bit stores atomic). NVRTC compiles it on a CUDA device
-//! (`rig/cuda`); the host's C compiler compiles it as C99 in `tests/cuda_kernels.rs`,
+//! (`rig/cuda`); the host's C compiler compiles it as C99 in `tests/kernels_c.rs`,
 //! through `nx_launch.h`, and runs it against the host body.
 
 use crate::dtype::DType;

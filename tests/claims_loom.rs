@@ -1,7 +1,7 @@
 //! Loom models of the claims racing on two or three threads: every interleaving of
 //! the claims word's compare-and-swaps is explored.
 //!
-//!     RUSTFLAGS="--cfg loom" cargo test --release --test loom_claims
+//!     RUSTFLAGS="--cfg loom" cargo test --release --test claims_loom
 #![cfg(loom)]
 
 use loom::sync::Arc;

@@ -1,7 +1,7 @@
 //! What is written from the operations' table (`src/dtype/operations/rows.rs`) outside
 //! Rust: `js/index.js`'s imports and exports of the operations and `js/index.d.ts`'s
 //! declarations, which fail here while they differ from the table
-//! (`NX_BLESS=1 cargo test --test operations` writes them). And the table's facts as
+//! (`NX_BLESS=1 cargo test --test operations_table` writes them). And the table's facts as
 //! the public API gives them.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -10,7 +10,7 @@ mod common;
 use nxrig::kernels::Operation;
 use nxrig::DType;
 
-const FROM: &str = "written by tests/operations.rs from src/dtype/operations/rows.rs.";
+const FROM: &str = "written by tests/operations_table.rs from src/dtype/operations/rows.rs.";
 
 /// `// BEGIN` line `what`, the lines, `// END` line, each line indented by `indent`.
 fn section(what: &str, indent: &str, lines: &[String]) -> (String, String, String) {
@@ -38,7 +38,7 @@ fn index_js_imports_and_exports_are_written_from_the_table() {
         .map(|o| format!("{} as wbg{},", o.name(), camel(o.name())))
         .collect();
     let (b, e, s) = section("imports", "  ", &imports);
-    common::sections::written("js/index.js", &b, &e, &s, "--test operations");
+    common::sections::written("js/index.js", &b, &e, &s, "--test operations_table");
     let exports: Vec<String> = Operation::ALL
         .iter()
         .map(|o| {
@@ -51,7 +51,7 @@ fn index_js_imports_and_exports_are_written_from_the_table() {
         })
         .collect();
     let (b, e, s) = section("exports", "", &exports);
-    common::sections::written("js/index.js", &b, &e, &s, "--test operations");
+    common::sections::written("js/index.js", &b, &e, &s, "--test operations_table");
 }
 
 #[test]
@@ -75,7 +75,7 @@ fn index_d_ts_declarations_are_written_from_the_table() {
         ));
     }
     let (b, e, s) = section("types", "", &lines);
-    common::sections::written("js/index.d.ts", &b, &e, &s, "--test operations");
+    common::sections::written("js/index.d.ts", &b, &e, &s, "--test operations_table");
 }
 
 #[test]
