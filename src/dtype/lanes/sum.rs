@@ -238,10 +238,9 @@ fn load<L: Lane>(o: At<'_>, out: &[u8], done: usize, buf: &mut [L::T]) {
 
 /// Elements of a contiguous sum checked for NaNs at once: one [`BLOCK`] natively,
 /// where a stretch with a NaN is summed again whole; 16 blocks in wasm, where a check
-/// and a call of [`Sum::plain_run`] every block slowed the float32 add by about 4%
-/// (16 M elements in Node), and a stretch with a NaN is summed again only in its
-/// blocks whose sums hold one (a stretch of 16 natively was up to a fifth slower on
-/// the benchmark's arrays, a NaN every 1,000 elements).
+/// and a call of [`Sum::plain_run`] every block costs more than it saves, and a
+/// stretch with a NaN is summed again only in its blocks whose sums hold one
+/// (BENCHMARKS.md, "Choices the measurements made").
 const STRETCH: usize = if cfg!(target_arch = "wasm32") {
     16 * BLOCK
 } else {

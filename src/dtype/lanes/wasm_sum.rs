@@ -1,10 +1,8 @@
 //! The plain sums of `sum.rs` in wasm32's simd128, four vectors a step: float32 and
 //! float64 (and the parts of complex64 and complex128), and the integers of 8 to 64
 //! bits (wrapping). LLVM vectorizes the generic loop for wasm one vector at a time
-//! (its wasm cost model does not interleave); in Node, 16 M float32 took 16.4 ms that
-//! way (in blocks of 256) and 14.3 to 15.3 ms this way, level with TensorFlow.js's
-//! wasm add beside it; 16 M int16 8.2 to 9.4 ms that way, 7.4 to 7.8 this way (int32
-//! and int64 within the noise either way).
+//! (its wasm cost model does not interleave), which was slower for float32 and int16
+//! (BENCHMARKS.md, "Choices the measurements made").
 //! Each lane is the hardware's `a + b`, as the generic loop's. The floats' NaN check
 //! is one compare of the four results' sum a step: true wherever a sum is a NaN, and
 //! also for some infinities and overflows, after which `sum.rs` looks for the NaNs

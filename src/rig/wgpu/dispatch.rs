@@ -24,11 +24,9 @@ const MAX_X: u32 = 65535;
 impl Gpu {
     /// Whether a dispatch of the walked form (or of the contiguous form, `flat`) is
     /// capped at [`CPU_GROUPS`] workgroups: on CPU adapters, whose cost grows with the
-    /// count of workgroups, as measured on 64 MiB of float32 (`benches/web`,
-    /// `examples/gpu_throughput.rs`). SwiftShader (the browser's CPU adapter): both
-    /// forms gain (cast to int32 150 to 110 ms, add 210 to 185 ms, transpose too).
-    /// lavapipe: the walked form gains (a transposed copy 0.93 to 1.48 GB/s), the
-    /// contiguous one loses (cast to int32 7.6 to 2.2 GB/s), so it is left alone.
+    /// count of workgroups: on SwiftShader (the browser's CPU adapter) both forms gain,
+    /// on lavapipe the walked form gains and the contiguous one loses, so it is left
+    /// alone (BENCHMARKS.md, "Choices the measurements made").
     fn cap_groups(&self, flat: bool) -> bool {
         let info = self.info();
         info.device_type == "Cpu" && (!flat || info.backend == "BrowserWebGpu")
