@@ -15,17 +15,14 @@ import sys
 import tempfile
 import time
 
-import ml_dtypes
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = os.path.join(ROOT, "target", "release", "examples", "cast_throughput")
-TARGETS = {
-    "float16": np.float16,
-    "bfloat16": ml_dtypes.bfloat16,
-    "float8_e4m3": ml_dtypes.float8_e4m3fn,
-    "float8_e5m2": ml_dtypes.float8_e5m2,
-}
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from numpy_dtypes import NP_TYPE  # noqa: E402
+
+TARGETS = {d: NP_TYPE[d] for d in ("float16", "bfloat16", "float8_e4m3", "float8_e5m2")}
 
 
 def main():

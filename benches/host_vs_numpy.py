@@ -29,36 +29,17 @@ import argparse
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import warnings
 
-import ml_dtypes
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXE = os.path.join(ROOT, "target", "release", "examples", "host_kernels")
-DTYPES = {
-    "float16": np.float16,
-    "bfloat16": ml_dtypes.bfloat16,
-    "float8_e4m3": ml_dtypes.float8_e4m3fn,
-    "float8_e5m2": ml_dtypes.float8_e5m2,
-    "float32": np.float32,
-    "float64": np.float64,
-    "int4": ml_dtypes.int4,
-    "uint4": ml_dtypes.uint4,
-    "int8": np.int8,
-    "uint8": np.uint8,
-    "int16": np.int16,
-    "uint16": np.uint16,
-    "int32": np.int32,
-    "uint32": np.uint32,
-    "int64": np.int64,
-    "uint64": np.uint64,
-    "complex64": np.complex64,
-    "complex128": np.complex128,
-    "bool": np.bool_,
-}
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from numpy_dtypes import NP_TYPE as DTYPES  # noqa: E402
 
 
 def source(name, n, rng):

@@ -616,88 +616,13 @@ NX_FN uint64_t nx_float_encode(int code, nx_xval v)
     return sbit | sig;
 }
 
-/** Convert the bit pattern of one real float dtype into another (rules 1 and 2). */
+/** Convert the bit pattern of one real float dtype into another (rules 1 and 2): rounded
+ *  once to nearest, ties to even, from any source (float64 into float16 never through
+ *  float32); widening exact. E.g. float32 bits into bfloat16 bits:
+ *  (uint16_t)nx_float_bits_convert(NX_DTYPE_BFLOAT16, NX_DTYPE_FLOAT32, x). */
 NX_FN uint64_t nx_float_bits_convert(int dst_code, int src_code, uint64_t bits)
 {
     return nx_float_encode(dst_code, nx_float_decode(src_code, bits));
-}
-
-/** float32 bits -> float16 bits (round to nearest even). */
-NX_FN uint16_t nx_f32_bits_to_f16_bits(uint32_t x)
-{
-    return (uint16_t)nx_float_bits_convert(NX_DTYPE_FLOAT16, NX_DTYPE_FLOAT32, x);
-}
-
-/** float16 bits -> float32 bits (exact). */
-NX_FN uint32_t nx_f16_bits_to_f32_bits(uint16_t x)
-{
-    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT16, x);
-}
-
-/** float32 bits -> bfloat16 bits (round to nearest even). */
-NX_FN uint16_t nx_f32_bits_to_bf16_bits(uint32_t x)
-{
-    return (uint16_t)nx_float_bits_convert(NX_DTYPE_BFLOAT16, NX_DTYPE_FLOAT32, x);
-}
-
-/** bfloat16 bits -> float32 bits (exact). */
-NX_FN uint32_t nx_bf16_bits_to_f32_bits(uint16_t x)
-{
-    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_BFLOAT16, x);
-}
-
-/** float32 bits -> float8_e4m3 bits (round to nearest even; beyond 448, inf, NaN -> NaN). */
-NX_FN uint8_t nx_f32_bits_to_e4m3_bits(uint32_t x)
-{
-    return (uint8_t)nx_float_bits_convert(NX_DTYPE_FLOAT8_E4M3, NX_DTYPE_FLOAT32, x);
-}
-
-/** float8_e4m3 bits -> float32 bits (exact; NaN -> quiet NaN 0x7FC00000 / 0xFFC00000). */
-NX_FN uint32_t nx_e4m3_bits_to_f32_bits(uint8_t x)
-{
-    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT8_E4M3, x);
-}
-
-/** float32 bits -> float8_e5m2 bits (round to nearest even; overflow -> inf). */
-NX_FN uint8_t nx_f32_bits_to_e5m2_bits(uint32_t x)
-{
-    return (uint8_t)nx_float_bits_convert(NX_DTYPE_FLOAT8_E5M2, NX_DTYPE_FLOAT32, x);
-}
-
-/** float8_e5m2 bits -> float32 bits (exact). */
-NX_FN uint32_t nx_e5m2_bits_to_f32_bits(uint8_t x)
-{
-    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT8_E5M2, x);
-}
-
-/** float64 bits -> float32 bits (round to nearest even). */
-NX_FN uint32_t nx_f64_bits_to_f32_bits(uint64_t x)
-{
-    return (uint32_t)nx_float_bits_convert(NX_DTYPE_FLOAT32, NX_DTYPE_FLOAT64, x);
-}
-
-/** float32 bits -> float64 bits (exact). */
-NX_FN uint64_t nx_f32_bits_to_f64_bits(uint32_t x)
-{
-    return nx_float_bits_convert(NX_DTYPE_FLOAT64, NX_DTYPE_FLOAT32, x);
-}
-
-/** float64 bits -> float16 bits (rounded once, never through float32). */
-NX_FN uint16_t nx_f64_bits_to_f16_bits(uint64_t x)
-{
-    return (uint16_t)nx_float_bits_convert(NX_DTYPE_FLOAT16, NX_DTYPE_FLOAT64, x);
-}
-
-/** float16 bits -> float64 bits (exact). */
-NX_FN uint64_t nx_f16_bits_to_f64_bits(uint16_t x)
-{
-    return nx_float_bits_convert(NX_DTYPE_FLOAT64, NX_DTYPE_FLOAT16, x);
-}
-
-/** float64 bits -> bfloat16 bits (rounded once, never through float32). */
-NX_FN uint16_t nx_f64_bits_to_bf16_bits(uint64_t x)
-{
-    return (uint16_t)nx_float_bits_convert(NX_DTYPE_BFLOAT16, NX_DTYPE_FLOAT64, x);
 }
 
 /* ------------------------------------------------------------------------------------- */

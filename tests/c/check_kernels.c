@@ -199,80 +199,34 @@ static int cmd_cast(int sd, const char *path)
     return mismatches ? 1 : 0;
 }
 
-static int cmd_add(int code, const char *path)
+/* add (op < 0), an operation of nx_ops.cu (op its NX_OP_* number) or select (`sel`):
+ * records of [a bool condition, for select] x, y and the expected result, run over
+ * each form of layout() with the destination's other elements kept. */
+static int cmd_elementwise(const char *what, int sel, int code, int op, const char *path)
 {
-    size_t w = (size_t)nx_dtype_elem_bytes(code), rec = 3 * w;
+    int oc = (op >= 0 && nx_op_compares(op)) ? NX_DTYPE_BOOL : code;
+    size_t c0 = sel ? 1 : 0, w = (size_t)nx_dtype_elem_bytes(code);
+    size_t rec = c0 + 2 * w + (size_t)nx_dtype_elem_bytes(oc);
     int64_t n;
     uint8_t *data = load_records(path, rec, &n);
     int form;
     for (form = 0; form < 3; ++form) {
         nx_walk sw, dw;
         int64_t positions;
-        uint8_t *x, *y, *out, *before;
+        uint8_t *c = NULL, *x, *y, *out, *before;
         layout(form, n, &sw, &dw, &positions);
-        x = place(code, sw, n, positions, data, rec);
-        y = place(code, sw, n, positions, data + w, rec);
-        out = place(code, dw, 0, positions, data, rec);
-        before = place(code, dw, 0, positions, data, rec);
-        nx_add(x, sw, y, sw, out, dw, code, n);
-        check("add", code, out, before, dw, n, positions, data + 2 * w, rec);
-        free(x);
-        free(y);
-        free(out);
-        free(before);
-    }
-    printf("%lld records, %llu mismatches\n", (long long)n, mismatches);
-    free(data);
-    return mismatches ? 1 : 0;
-}
-
-static int cmd_op(int code, int op, const char *path)
-{
-    int oc = nx_op_compares(op) ? NX_DTYPE_BOOL : code;
-    size_t w = (size_t)nx_dtype_elem_bytes(code), wo = (size_t)nx_dtype_elem_bytes(oc);
-    size_t rec = 2 * w + wo;
-    int64_t n;
-    uint8_t *data = load_records(path, rec, &n);
-    int form;
-    for (form = 0; form < 3; ++form) {
-        nx_walk sw, dw;
-        int64_t positions;
-        uint8_t *x, *y, *out, *before;
-        layout(form, n, &sw, &dw, &positions);
-        x = place(code, sw, n, positions, data, rec);
-        y = place(code, sw, n, positions, data + w, rec);
-        out = place(oc, dw, 0, positions, data, rec);
-        before = place(oc, dw, 0, positions, data, rec);
-        nx_op2(x, sw, y, sw, out, dw, code, op, n);
-        check("op", oc, out, before, dw, n, positions, data + 2 * w, rec);
-        free(x);
-        free(y);
-        free(out);
-        free(before);
-    }
-    printf("%lld records, %llu mismatches\n", (long long)n, mismatches);
-    free(data);
-    return mismatches ? 1 : 0;
-}
-
-static int cmd_select(int code, const char *path)
-{
-    size_t w = (size_t)nx_dtype_elem_bytes(code), rec = 1 + 3 * w;
-    int64_t n;
-    uint8_t *data = load_records(path, rec, &n);
-    int form;
-    for (form = 0; form < 3; ++form) {
-        nx_walk sw, dw;
-        int64_t positions;
-        uint8_t *c, *x, *y, *out, *before;
-        layout(form, n, &sw, &dw, &positions);
-        c = place(NX_DTYPE_BOOL, sw, n, positions, data, rec);
-        x = place(code, sw, n, positions, data + 1, rec);
-        y = place(code, sw, n, positions, data + 1 + w, rec);
-        out = place(code, dw, 0, positions, data + 1, rec);
-        before = place(code, dw, 0, positions, data + 1, rec);
-        nx_select(c, sw, x, sw, y, sw, out, dw, code, n);
-        check("select", code, out, before, dw, n, positions, data + 1 + 2 * w, rec);
+        if (sel) c = place(NX_DTYPE_BOOL, sw, n, positions, data, rec);
+        x = place(code, sw, n, positions, data + c0, rec);
+        y = place(code, sw, n, positions, data + c0 + w, rec);
+        out = place(oc, dw, 0, positions, data + c0, rec);
+        before = place(oc, dw, 0, positions, data + c0, rec);
+        if (sel)
+            nx_select(c, sw, x, sw, y, sw, out, dw, code, n);
+        else if (op < 0)
+            nx_add(x, sw, y, sw, out, dw, code, n);
+        else
+            nx_op2(x, sw, y, sw, out, dw, code, op, n);
+        check(what, oc, out, before, dw, n, positions, data + c0 + 2 * w, rec);
         free(c);
         free(x);
         free(y);
@@ -286,10 +240,10 @@ static int cmd_select(int code, const char *path)
 
 int main(int argc, char **argv)
 {
-    if (argc == 5 && strcmp(argv[1], "op") == 0) return cmd_op(atoi(argv[2]), atoi(argv[3]), argv[4]);
-    if (argc == 4 && strcmp(argv[1], "select") == 0) return cmd_select(atoi(argv[2]), argv[3]);
+    if (argc == 5 && strcmp(argv[1], "op") == 0) return cmd_elementwise("op", 0, atoi(argv[2]), atoi(argv[3]), argv[4]);
+    if (argc == 4 && strcmp(argv[1], "select") == 0) return cmd_elementwise("select", 1, atoi(argv[2]), -1, argv[3]);
     if (argc == 4 && strcmp(argv[1], "cast") == 0) return cmd_cast(atoi(argv[2]), argv[3]);
-    if (argc == 4 && strcmp(argv[1], "add") == 0) return cmd_add(atoi(argv[2]), argv[3]);
+    if (argc == 4 && strcmp(argv[1], "add") == 0) return cmd_elementwise("add", 0, atoi(argv[2]), -1, argv[3]);
     fprintf(stderr, "usage: check_kernels cast SRC_CODE FILE | add CODE FILE | op CODE OP FILE | select CODE FILE\n");
     return 2;
 }

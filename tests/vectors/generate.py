@@ -23,6 +23,9 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from numpy_dtypes import NP_TYPE  # noqa: E402
+
 OUT_DIR = os.path.dirname(os.path.abspath(__file__))
 N_RANDOM = 100_000
 N_RANDOM_COMPLEX = 20_000
@@ -181,27 +184,6 @@ TABLE = [
 assert sum(t[2] for t in TABLE) == 75
 BYNAME = {t[0]: t for t in TABLE}
 
-NP_TYPE = {
-    "float16": np.float16,
-    "bfloat16": ml_dtypes.bfloat16,
-    "float8_e4m3": ml_dtypes.float8_e4m3fn,
-    "float8_e5m2": ml_dtypes.float8_e5m2,
-    "float32": np.float32,
-    "float64": np.float64,
-    "int4": ml_dtypes.int4,
-    "uint4": ml_dtypes.uint4,
-    "int8": np.int8,
-    "uint8": np.uint8,
-    "int16": np.int16,
-    "uint16": np.uint16,
-    "int32": np.int32,
-    "uint32": np.uint32,
-    "int64": np.int64,
-    "uint64": np.uint64,
-    "complex64": np.complex64,
-    "complex128": np.complex128,
-    "bool": np.bool_,
-}
 UINT_OF_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 

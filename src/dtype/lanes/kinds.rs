@@ -197,118 +197,82 @@ impl<const CODE: u8> Lane for Float8<CODE> {
 pub(crate) type Float8E4m3 = Float8<{ DType::Float8E4m3.code() }>;
 /// The float8_e5m2 lane.
 pub(crate) type Float8E5m2 = Float8<{ DType::Float8E5m2.code() }>;
-lane!(Float32, f32, bytes_io, {
-    #[inline(always)]
-    fn from_f32(x: f32) -> f32 {
-        quiet32(x)
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> f32 {
-        f64_to_f32(x)
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> f32 {
-        x as f32
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> f32 {
-        x as f32
-    }
-    #[inline(always)]
-    fn from_i32(x: i32) -> f32 {
-        x as f32
-    }
-    #[inline(always)]
-    fn from_small(x: i32) -> f32 {
-        x as f32
-    }
-    #[inline(always)]
-    fn put<D: Lane>(x: f32) -> D::T {
-        D::from_f32(x)
-    }
-});
-lane!(Float64, f64, bytes_io, {
-    #[inline(always)]
-    fn from_f32(x: f32) -> f64 {
-        f32_to_f64(x)
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> f64 {
-        quiet64(x)
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> f64 {
-        x as f64
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> f64 {
-        x as f64
-    }
-    #[inline(always)]
-    fn from_i32(x: i32) -> f64 {
-        x as f64
-    }
-    #[inline(always)]
-    fn from_small(x: i32) -> f64 {
-        x as f64
-    }
-    #[inline(always)]
-    fn put<D: Lane>(x: f64) -> D::T {
-        D::from_f64(x)
-    }
-});
-lane!(Int4, i8, nibble_io(true), {
-    #[inline(always)]
-    fn from_f32(x: f32) -> i8 {
-        Int8::from_f32(x.clamp(-8.0, 7.0))
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> i8 {
-        Int8::from_f64(x.clamp(-8.0, 7.0))
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> i8 {
-        ((x as i8) << 4) >> 4
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> i8 {
-        ((x as i8) << 4) >> 4
-    }
-    #[inline(always)]
-    fn from_small(x: i32) -> i8 {
-        ((x as i8) << 4) >> 4
-    }
-    #[inline(always)]
-    fn put<D: Lane>(x: i8) -> D::T {
-        D::from_small(x as i32)
-    }
-});
-lane!(Uint4, u8, nibble_io(false), {
-    #[inline(always)]
-    fn from_f32(x: f32) -> u8 {
-        Uint8::from_f32(x.clamp(0.0, 15.0))
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> u8 {
-        Uint8::from_f64(x.clamp(0.0, 15.0))
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> u8 {
-        (x as u8) & 15
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> u8 {
-        (x as u8) & 15
-    }
-    #[inline(always)]
-    fn from_small(x: i32) -> u8 {
-        (x as u8) & 15
-    }
-    #[inline(always)]
-    fn put<D: Lane>(x: u8) -> D::T {
-        D::from_small(x as i32)
-    }
-});
+/// float32 and float64: `from_f32` and `from_f64` the functions that round (or quiet
+/// a NaN) into `$t`, integers by `as` (rounded once), `put` through `D::$put`.
+macro_rules! float_lane {
+    ($name:ident, $t:ty, $f32:ident, $f64:ident, $put:ident) => {
+        lane!($name, $t, bytes_io, {
+            #[inline(always)]
+            fn from_f32(x: f32) -> $t {
+                $f32(x)
+            }
+            #[inline(always)]
+            fn from_f64(x: f64) -> $t {
+                $f64(x)
+            }
+            #[inline(always)]
+            fn from_i64(x: i64) -> $t {
+                x as $t
+            }
+            #[inline(always)]
+            fn from_u64(x: u64) -> $t {
+                x as $t
+            }
+            #[inline(always)]
+            fn from_i32(x: i32) -> $t {
+                x as $t
+            }
+            #[inline(always)]
+            fn from_small(x: i32) -> $t {
+                x as $t
+            }
+            #[inline(always)]
+            fn put<D: Lane>(x: $t) -> D::T {
+                D::$put(x)
+            }
+        });
+    };
+}
+
+float_lane!(Float32, f32, quiet32, f64_to_f32, from_f32);
+float_lane!(Float64, f64, f32_to_f64, quiet64, from_f64);
+
+/// int4 and uint4 (one a byte in registers): floats clamped to `$lo..=$hi` and
+/// converted as the byte lane `$byte` does, integers wrapped by `$wrap` (4 bits kept,
+/// sign-extended for int4).
+macro_rules! nibble_lane {
+    ($name:ident, $t:ty, $signed:literal, $byte:ident, $lo:literal, $hi:literal, $wrap:expr) => {
+        lane!($name, $t, nibble_io($signed), {
+            #[inline(always)]
+            fn from_f32(x: f32) -> $t {
+                $byte::from_f32(x.clamp($lo, $hi))
+            }
+            #[inline(always)]
+            fn from_f64(x: f64) -> $t {
+                $byte::from_f64(x.clamp($lo, $hi))
+            }
+            #[inline(always)]
+            fn from_i64(x: i64) -> $t {
+                $wrap(x as $t)
+            }
+            #[inline(always)]
+            fn from_u64(x: u64) -> $t {
+                $wrap(x as $t)
+            }
+            #[inline(always)]
+            fn from_small(x: i32) -> $t {
+                $wrap(x as $t)
+            }
+            #[inline(always)]
+            fn put<D: Lane>(x: $t) -> D::T {
+                D::from_small(x as i32)
+            }
+        });
+    };
+}
+
+nibble_lane!(Int4, i8, true, Int8, -8.0, 7.0, |x: i8| (x << 4) >> 4);
+nibble_lane!(Uint4, u8, false, Uint8, 0.0, 15.0, |x: u8| x & 15);
 
 macro_rules! int_lane {
     ($name:ident, $t:ty, $put:ident, $wide:ty, $($range:tt)*) => {
