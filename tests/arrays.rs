@@ -40,14 +40,7 @@ on_every_device! {
         let a = Array::<f64>::of_array(&[2], &[0.499994, 7.9999999])
             .unwrap()
             .on();
-        let b: Vec<u16> = a
-            .cast::<f16>()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .iter()
-            .map(|h| h.to_bits())
-            .collect();
+        let b = common::bits(&a.cast::<f16>().unwrap());
         assert_eq!(b, [0x3800, 0x4800]);
     }
 }
@@ -65,14 +58,7 @@ on_every_device! {
         )
         .unwrap()
         .on();
-        let b: Vec<u16> = a
-            .cast::<f16>()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .iter()
-            .map(|h| h.to_bits())
-            .collect();
+        let b = common::bits(&a.cast::<f16>().unwrap());
         assert_eq!(b, [0x7E00, 0xFE00]);
         // The kind: every narrower float target, from every wider float source.
         for (src, nan) in [
@@ -395,14 +381,7 @@ on_every_device! {
         let a = Array::<f64>::of_array(&[2], &bits.map(f64::from_bits))
             .unwrap()
             .on();
-        let back: Vec<u64> = a
-            .copy()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect();
+        let back = common::bits(&a.copy().unwrap());
         assert_eq!(back, bits);
         let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)])
             .unwrap()

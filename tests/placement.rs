@@ -5,6 +5,7 @@ use nxrig::dtype::U4;
 use nxrig::rig::{Buffer, Claim, Kind};
 use nxrig::{AnyArray, Array, DType, Error, Move, Rig, Slice};
 
+mod common;
 #[path = "common/dut.rs"]
 #[macro_use]
 mod dut;
@@ -101,14 +102,7 @@ on_every_device! {
         let back = on.copy().unwrap();
         let dst = AnyArray::create(&dut(), DType::Float64, &[2]).unwrap();
         AnyArray::transfer(&back, &dst).unwrap();
-        let got: Vec<u64> = dst
-            .expect::<f64>()
-            .unwrap()
-            .to_vec()
-            .unwrap()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect();
+        let got = common::bits(&dst.expect::<f64>().unwrap());
         assert_eq!(got, bits);
         let f = Array::<f32>::of_array(&[1], &[f32::from_bits(0x7F802000)])
             .unwrap()

@@ -269,21 +269,9 @@ mod tests {
         for c in [DType::Float32, DType::Int32, DType::Uint32] {
             for d in DType::ALL {
                 let slots = [
-                    Slot {
-                        name: "x",
-                        dtype: d,
-                        output: false,
-                    },
-                    Slot {
-                        name: "y",
-                        dtype: DType::Int4,
-                        output: false,
-                    },
-                    Slot {
-                        name: "z",
-                        dtype: d,
-                        output: true,
-                    },
+                    Slot::input("x", d),
+                    Slot::input("y", DType::Int4),
+                    Slot::output("z", d),
                 ];
                 let k = kernel(&slots, c, "z = x + y;");
                 for one_axis in [false, true] {
@@ -318,16 +306,8 @@ mod tests {
     #[test]
     fn the_body_line_is_where_the_body_is_and_its_errors_are_there() {
         let slots = [
-            Slot {
-                name: "x",
-                dtype: DType::Float32,
-                output: false,
-            },
-            Slot {
-                name: "z",
-                dtype: DType::Float32,
-                output: true,
-            },
+            Slot::input("x", DType::Float32),
+            Slot::output("z", DType::Float32),
         ];
         let g = kernel(&slots, DType::Float32, "let t = x * 2.0;\nz = t +;").walked();
         let lines: Vec<&str> = g.module.lines().collect();

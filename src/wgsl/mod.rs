@@ -99,16 +99,8 @@ mod tests {
         );
         assert_eq!(group(vec![slot(DType::Complex128, true)]), 4);
         let slots = vec![
-            Slot {
-                name: "x",
-                dtype: DType::Bfloat16,
-                output: false,
-            },
-            Slot {
-                name: "z",
-                dtype: DType::Float8E4m3,
-                output: true,
-            },
+            Slot::input("x", DType::Bfloat16),
+            Slot::output("z", DType::Float8E4m3),
         ];
         let g = Kernel::new(slots, Some(DType::Float32), "z = x * 2.0;")
             .unwrap()
@@ -134,16 +126,8 @@ mod tests {
             "looped"
         );
         let slots = [
-            Slot {
-                name: "x",
-                dtype: DType::Int4,
-                output: false,
-            },
-            Slot {
-                name: "z",
-                dtype: DType::Bfloat16,
-                output: true,
-            },
+            Slot::input("x", DType::Int4),
+            Slot::output("z", DType::Bfloat16),
         ];
         let src = "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) {\n    store_z(id.x, load_x(numel_x() - 1u - id.x));\n}\n";
         let g = raw_module(&slots, DType::Float32, src).unwrap();

@@ -24,6 +24,27 @@ pub struct Slot<'a> {
     pub output: bool,
 }
 
+#[cfg(test)]
+impl<'a> Slot<'a> {
+    /// An operand read, named `name` in the body.
+    pub const fn input(name: &'a str, dtype: DType) -> Slot<'a> {
+        Slot {
+            name,
+            dtype,
+            output: false,
+        }
+    }
+
+    /// An operand written, named `name` in the body.
+    pub const fn output(name: &'a str, dtype: DType) -> Slot<'a> {
+        Slot {
+            name,
+            dtype,
+            output: true,
+        }
+    }
+}
+
 /// The WGSL type of a compute dtype: `f32`, `i32` or `u32`; `None` for others.
 pub fn compute_type(c: DType) -> Option<&'static str> {
     match c {

@@ -127,21 +127,9 @@ mod tests {
             for op in Operation::ALL.iter().copied().filter(|&op| op.takes(d)) {
                 let out = op.result(d);
                 let slots = [
-                    Slot {
-                        name: "a",
-                        dtype: d,
-                        output: false,
-                    },
-                    Slot {
-                        name: "b",
-                        dtype: d,
-                        output: false,
-                    },
-                    Slot {
-                        name: "z",
-                        dtype: out,
-                        output: true,
-                    },
+                    Slot::input("a", d),
+                    Slot::input("b", d),
+                    Slot::output("z", out),
                 ];
                 let k = Kernel::new(slots.to_vec(), None, BINARY_BODY)
                     .unwrap()

@@ -124,21 +124,9 @@ mod tests {
         for c in [DType::Float32, DType::Int32, DType::Uint32] {
             for d in DType::ALL {
                 let slots = [
-                    Slot {
-                        name: "x",
-                        dtype: d,
-                        output: false,
-                    },
-                    Slot {
-                        name: "y",
-                        dtype: DType::Int4,
-                        output: false,
-                    },
-                    Slot {
-                        name: "z",
-                        dtype: d,
-                        output: true,
-                    },
+                    Slot::input("x", d),
+                    Slot::input("y", DType::Int4),
+                    Slot::output("z", d),
                 ];
                 let g = raw_module(&slots, c, src).unwrap();
                 assert!(!g.module.contains("{{"), "{c} {d}");

@@ -10,6 +10,46 @@ use std::io::Read;
 
 use nxrig::DType;
 
+/// A float element's bit pattern, widened to `u64` (`f16`, `bf16`, `f32`, `f64`).
+pub trait FloatBits: Copy {
+    /// The bits.
+    fn bits(self) -> u64;
+}
+
+impl FloatBits for half::f16 {
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+}
+
+impl FloatBits for half::bf16 {
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+}
+
+impl FloatBits for f32 {
+    fn bits(self) -> u64 {
+        self.to_bits() as u64
+    }
+}
+
+impl FloatBits for f64 {
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+
+/// The elements of `a`, read back to the host, as their bit patterns: NaN payloads
+/// and signed zeros compared exactly.
+pub fn bits<E: nxrig::dtype::Element + FloatBits>(a: &nxrig::Array<E>) -> Vec<u64> {
+    a.to_vec()
+        .unwrap()
+        .into_iter()
+        .map(FloatBits::bits)
+        .collect()
+}
+
 /// Storage bytes of one element in a vector record.
 pub fn width(d: DType) -> usize {
     d.storage_bytes()

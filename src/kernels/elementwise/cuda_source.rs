@@ -138,16 +138,8 @@ mod tests {
         let s = source(
             "xy1",
             &[
-                Slot {
-                    name: "x",
-                    dtype: DType::Bfloat16,
-                    output: false,
-                },
-                Slot {
-                    name: "z",
-                    dtype: DType::Int4,
-                    output: true,
-                },
+                Slot::input("x", DType::Bfloat16),
+                Slot::output("z", DType::Int4),
             ],
             DType::Float32,
             "z = x * 2.0f;",
