@@ -8,6 +8,12 @@ use half::{bf16, f16};
 use nxrig::kernels::Elementwise;
 use nxrig::{AnyArray, Array, DType, Error, Rig, Slice};
 
+#[path = "common/rounding.rs"]
+mod rounding;
+#[path = "common/xy1.rs"]
+mod xy1;
+use xy1::{xy1_f32, xy1_i32};
+
 #[path = "common/dut.rs"]
 #[macro_use]
 mod dut;
@@ -16,85 +22,12 @@ use dut::{dut, On};
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-fn xy1_f32() -> Elementwise<f32> {
-    Elementwise::<f32>::new("xy1")
-        .input("x", "T")
-        .input("y", "T")
-        .output("z", "T")
-        .wgsl("z = x * y + 1.0;")
-        .cuda("z = x * y + 1.0f;")
-        .host(|i, o| {
-            for (k, z) in o[0].iter_mut().enumerate() {
-                *z = i[0][k] * i[1][k] + 1.0;
-            }
-        })
-}
-
-fn xy1_i32() -> Elementwise<i32> {
-    Elementwise::<i32>::new("xy1 int")
-        .input("x", "T")
-        .input("y", "T")
-        .output("z", "T")
-        .wgsl("z = x * y + 1;")
-        // Wrapping, as C's signed arithmetic is not.
-        .cuda("z = (int32_t)((uint32_t)x * (uint32_t)y + 1u);")
-        .host(|i, o| {
-            for (k, z) in o[0].iter_mut().enumerate() {
-                *z = i[0][k].wrapping_mul(i[1][k]).wrapping_add(1);
-            }
-        })
-}
-
-/// float8_e4m3's value of `b`, from its definition (bias 7, no infinities, 0x7f and
-/// 0xff NaN), or NaN.
-fn e4m3(b: u8) -> f64 {
-    let (s, e, m) = (b >> 7, (b >> 3) & 0xf, b & 7);
-    if e == 0xf && m == 7 {
-        return f64::NAN;
-    }
-    let v = if e == 0 {
-        m as f64 / 8.0 * 2f64.powi(-6)
-    } else {
-        (1.0 + m as f64 / 8.0) * 2f64.powi(e as i32 - 7)
-    };
-    if s == 1 {
-        -v
-    } else {
-        v
-    }
-}
-
-/// `v` rounded once to float8_e4m3 by brute force: the nearest of all finite values
-/// (ties to the even code), NaN past the largest (448, rounding to a 480 it lacks).
-fn to_e4m3(v: f64) -> u8 {
-    if v.is_nan() {
-        return 0x7f;
-    }
-    let mut best: (f64, u8) = (f64::INFINITY, 0);
-    for b in 0..=255u8 {
-        let x = e4m3(b);
-        if x.is_nan() || (x == 0.0 && (b >> 7 == 1) != v.is_sign_negative()) {
-            continue;
-        }
-        let d = (x - v).abs();
-        if d < best.0 || (d == best.0 && b & 1 == 0 && best.1 & 1 == 1) {
-            best = (d, b);
-        }
-    }
-    // The next magnitude after 448 would be 480: nearer to it (or a tie, its code odd
-    // against 448's even one: 448 wins ties) is NaN.
-    if v.abs() > 464.0 {
-        return if v < 0.0 { 0xff } else { 0x7f };
-    }
-    best.1
-}
-
 /// A dtype's element as the oracle reads its bits, and its result's bits.
 fn value(d: DType, bits: u128) -> f64 {
     match d {
         DType::Bfloat16 => bf16::from_bits(bits as u16).to_f64(),
         DType::Float16 => f16::from_bits(bits as u16).to_f64(),
-        DType::Float8E4m3 => e4m3(bits as u8),
+        DType::Float8E4m3 => rounding::f8_value(bits as u8, true),
         DType::Float32 => f32::from_bits(bits as u32) as f64,
         DType::Int32 => bits as u32 as i32 as f64,
         DType::Int4 => (((bits as u8) << 4) as i8 >> 4) as f64,
@@ -112,7 +45,7 @@ fn expected(d: DType, x: u128, y: u128) -> u128 {
             match d {
                 DType::Bfloat16 => bf16::from_f32(z).to_bits() as u128,
                 DType::Float16 => f16::from_f32(z).to_bits() as u128,
-                DType::Float8E4m3 => to_e4m3(z as f64) as u128,
+                DType::Float8E4m3 => rounding::f8_nearest(z as f64, true) as u128,
                 _ => z.to_bits() as u128,
             }
         }

@@ -8,38 +8,14 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+#[path = "common/xy1.rs"]
+mod xy1;
+use xy1::{xy1_f32, xy1_i32};
 
 use std::fmt::Write as _;
 
 use nxrig::kernels::Elementwise;
 use nxrig::{AnyArray, DType, Slice};
-
-fn xy1_f32() -> Elementwise<f32> {
-    Elementwise::<f32>::new("xy1")
-        .input("x", "T")
-        .input("y", "T")
-        .output("z", "T")
-        .cuda("z = x * y + 1.0f;")
-        .host(|i, o| {
-            for (k, z) in o[0].iter_mut().enumerate() {
-                *z = i[0][k] * i[1][k] + 1.0;
-            }
-        })
-}
-
-fn xy1_i32() -> Elementwise<i32> {
-    Elementwise::<i32>::new("xy1 int")
-        .input("x", "T")
-        .input("y", "T")
-        .output("z", "T")
-        // Wrapping, as C's signed arithmetic is not.
-        .cuda("z = (int32_t)((uint32_t)x * (uint32_t)y + 1u);")
-        .host(|i, o| {
-            for (k, z) in o[0].iter_mut().enumerate() {
-                *z = i[0][k].wrapping_mul(i[1][k]).wrapping_add(1);
-            }
-        })
-}
 
 /// `n` pseudo-random element bits of `d` (floats: finite, any magnitude).
 fn sample(d: DType, n: usize, seed: u64) -> Vec<u128> {
