@@ -151,25 +151,13 @@ on_every_device! {
         let even_idx = odd.move_(&slice1(None, None, 2)).unwrap().unwrap();
         let want: Vec<i8> = ramp.iter().step_by(2).copied().collect();
         assert_eq!(
-            even_idx
-                .cast(DType::Int8)
-                .unwrap()
-                .expect::<i8>()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
+            int8s(&even_idx),
             want
         );
         let odd_idx = odd.move_(&slice1(Some(1), None, 2)).unwrap().unwrap();
         let want: Vec<i8> = ramp.iter().skip(1).step_by(2).copied().collect();
         assert_eq!(
-            odd_idx
-                .cast(DType::Int8)
-                .unwrap()
-                .expect::<i8>()
-                .unwrap()
-                .to_vec()
-                .unwrap(),
+            int8s(&odd_idx),
             want
         );
         let rev = odd.move_(&Move::Flip(vec![0])).unwrap().unwrap();
@@ -576,4 +564,14 @@ on_every_device! {
             other => panic!("{other:?}"),
         }
     }
+}
+
+/// `a`'s elements cast into int8, read back.
+fn int8s(a: &AnyArray) -> Vec<i8> {
+    a.cast(DType::Int8)
+        .unwrap()
+        .expect::<i8>()
+        .unwrap()
+        .to_vec()
+        .unwrap()
 }

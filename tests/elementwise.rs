@@ -22,18 +22,7 @@ use dut::{dut, On};
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-/// A dtype's element as the oracle reads its bits, and its result's bits.
-fn value(d: DType, bits: u128) -> f64 {
-    match d {
-        DType::Bfloat16 => bf16::from_bits(bits as u16).to_f64(),
-        DType::Float16 => f16::from_bits(bits as u16).to_f64(),
-        DType::Float8E4m3 => rounding::f8_value(bits as u8, true),
-        DType::Float32 => f32::from_bits(bits as u32) as f64,
-        DType::Int32 => bits as u32 as i32 as f64,
-        DType::Int4 => (((bits as u8) << 4) as i8 >> 4) as f64,
-        d => panic!("no oracle for {d}"),
-    }
-}
+use rounding::value;
 
 fn expected(d: DType, x: u128, y: u128) -> u128 {
     let (a, b) = (value(d, x), value(d, y));
@@ -133,14 +122,7 @@ fn check(d: DType, (x, xd): &(AnyArray, AnyArray), (y, yd): &(AnyArray, AnyArray
     }
 }
 
-const DTYPES: [DType; 6] = [
-    DType::Bfloat16,
-    DType::Float8E4m3,
-    DType::Float16,
-    DType::Float32,
-    DType::Int32,
-    DType::Int4,
-];
+use rounding::KERNEL_DTYPES as DTYPES;
 
 on_every_device! {
     fn x_times_y_plus_1_over_every_layout() {

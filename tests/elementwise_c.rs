@@ -8,6 +8,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
+#[path = "common/rounding.rs"]
+mod rounding;
 #[path = "common/xy1.rs"]
 mod xy1;
 use xy1::{xy1_f32, xy1_i32};
@@ -98,14 +100,7 @@ fn run_c(name: &str, program: &str) -> Result<Vec<u8>, String> {
 
 #[test]
 fn the_cuda_body_compiled_for_the_host_equals_the_host_body() {
-    for d in [
-        DType::Bfloat16,
-        DType::Float8E4m3,
-        DType::Float16,
-        DType::Float32,
-        DType::Int32,
-        DType::Int4,
-    ] {
+    for d in rounding::KERNEL_DTYPES {
         let n = 301;
         let x = AnyArray::of_bits(d, &[n], &sample(d, n, 1)).unwrap();
         let y = AnyArray::of_bits(d, &[n], &sample(d, n, 2)).unwrap();

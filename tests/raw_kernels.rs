@@ -59,18 +59,7 @@ fn reverse_i32() -> RawKernel<i32> {
         .wgsl(&module("2"))
 }
 
-/// The value of `d`'s element `bits`, by the dtype's definition.
-fn value(d: DType, bits: u128) -> f64 {
-    match d {
-        DType::Bfloat16 => f32::from_bits((bits as u32) << 16) as f64,
-        DType::Float16 => half::f16::from_bits(bits as u16).to_f64(),
-        DType::Float8E4m3 => rounding::f8_value(bits as u8, true),
-        DType::Float32 => f32::from_bits(bits as u32) as f64,
-        DType::Int32 => bits as u32 as i32 as f64,
-        DType::Int4 => (((bits as u8) << 4) as i8 >> 4) as f64,
-        d => panic!("no oracle for {d}"),
-    }
-}
+use rounding::value;
 
 /// `x * 2 + y` computed in the compute type and rounded once into `d`.
 fn expected(d: DType, x: u128, y: u128) -> u128 {
@@ -149,14 +138,7 @@ fn check(d: DType, x: &AnyArray, y: &AnyArray, z: &AnyArray, whole: &AnyArray) {
     }
 }
 
-const DTYPES: [DType; 6] = [
-    DType::Bfloat16,
-    DType::Float8E4m3,
-    DType::Float16,
-    DType::Float32,
-    DType::Int32,
-    DType::Int4,
-];
+use rounding::KERNEL_DTYPES as DTYPES;
 
 on_every_device! {
     fn a_reversal_over_every_layout() {

@@ -97,3 +97,29 @@ pub fn nearest16(x: f64, bf: bool) -> u16 {
         hi
     }
 }
+
+/// The six dtypes the kernel suites run (`tests/elementwise.rs`, `elementwise_c.rs`,
+/// `raw_kernels.rs`): each class of compute type, a packed one, the narrow floats.
+pub const KERNEL_DTYPES: [nxrig::DType; 6] = [
+    nxrig::DType::Bfloat16,
+    nxrig::DType::Float8E4m3,
+    nxrig::DType::Float16,
+    nxrig::DType::Float32,
+    nxrig::DType::Int32,
+    nxrig::DType::Int4,
+];
+
+/// The value of element `bits` of `d` (one of [`KERNEL_DTYPES`]), by the dtype's
+/// definition.
+pub fn value(d: nxrig::DType, bits: u128) -> f64 {
+    use nxrig::DType;
+    match d {
+        DType::Bfloat16 => bf16::from_bits(bits as u16).to_f64(),
+        DType::Float16 => f16::from_bits(bits as u16).to_f64(),
+        DType::Float8E4m3 => f8_value(bits as u8, true),
+        DType::Float32 => f32::from_bits(bits as u32) as f64,
+        DType::Int32 => bits as u32 as i32 as f64,
+        DType::Int4 => (((bits as u8) << 4) as i8 >> 4) as f64,
+        d => panic!("no oracle for {d}"),
+    }
+}
