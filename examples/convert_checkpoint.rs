@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use nxrig::convert::{self, BufferSource, Checkpoint, FileSink, Pick, Plan};
-use nxrig::formats::{self, Format, Tensor, TensorFile};
+use nxrig::convert::{self, Checkpoint, FileSink, Pick, Plan};
+use nxrig::formats::{self, Tensor, TensorFile};
 use nxrig::{Array, DType, Rig};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -34,8 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 fn convert_file(input: &Path, output: &Path) -> Result<(), Box<dyn std::error::Error>> {
     // The headers only: the tensors' bytes are read when the conversion reaches them.
-    let source = BufferSource::open(input)?;
-    let checkpoint = pollster::block_on(Checkpoint::open(source, Format::of_path(input)?))?;
+    let checkpoint = Checkpoint::open_path(input)?;
     for (_, e) in checkpoint.tensors() {
         println!("{}: {} {:?}, {} bytes", e.name, e.dtype, e.shape, e.len);
     }
