@@ -342,6 +342,13 @@ export interface CheckpointSource {
   read(start: number, end: number): Promise<Uint8Array>;
 }
 
+/** The DOM's `FileSystemFileHandle`, `FileSystemDirectoryHandle` and `FileList` where
+ * its types are loaded (lib "DOM"); without them (a Node project on `@types/node`),
+ * `never`, so that the inputs below need no DOM types. */
+type DomFileHandle = typeof globalThis extends { FileSystemFileHandle: { prototype: infer T } } ? T : never;
+type DomDirectoryHandle = typeof globalThis extends { FileSystemDirectoryHandle: { prototype: infer T } } ? T : never;
+type DomFileList = typeof globalThis extends { FileList: { prototype: infer T } } ? T : never;
+
 /** What `openCheckpoint` opens. */
 export type CheckpointInput =
   | Blob
@@ -350,10 +357,10 @@ export type CheckpointInput =
   | URL
   | ArrayBuffer
   | ArrayBufferView
-  | FileSystemFileHandle
-  | FileSystemDirectoryHandle
+  | DomFileHandle
+  | DomDirectoryHandle
   | Iterable<File>
-  | FileList
+  | DomFileList
   | CheckpointSource
   | {
       index: { name?: string; text: string };
@@ -452,7 +459,7 @@ export interface CheckpointSink {
 /** Where `convertCheckpoint` writes. */
 export type CheckpointOutput =
   | WritableStream<Uint8Array>
-  | FileSystemDirectoryHandle
+  | DomDirectoryHandle
   | ((name: string) => WritableStream<Uint8Array> | Promise<WritableStream<Uint8Array>>)
   | CheckpointSink;
 

@@ -134,6 +134,24 @@ export {};
     console.log(`${snippets.length} snippets and the refusals: tsc --strict, ${what}: ok (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   }
 
+  // A Node project's TypeScript: no DOM, Node's types (the inputs the DOM names need
+  // no DOM types).
+  mkdirSync(join(proj, 'node_modules', '@types'), { recursive: true });
+  symlinkSync(join(root, 'node_modules', '@types', 'node'), join(proj, 'node_modules', '@types', 'node'), 'dir');
+  mkdirSync(join(proj, 'node-snippets'));
+  writeFileSync(join(proj, 'node-snippets', 'node.ts'), `import init, { NxArray, convertCheckpoint, openCheckpoint } from 'nxrig';
+await init();
+const ck = await openCheckpoint('model.safetensors');
+for (const t of ck.tensors) console.log(t.name, t.dtype, t.shape, t.byteLength);
+const report = await convertCheckpoint(ck, 'model-bf16', { to: 'bfloat16' });
+const x = NxArray.fromTypedArray(new Float32Array([1.5, -2.25]), 'float32').cast('bfloat16');
+console.log(report.converted, String(x));
+export {};
+`);
+  writeFileSync(join(proj, 'tsconfig.json'), tsconfig(['ES2022'], ['node-snippets'], ['node']));
+  execFileSync(tsc5, ['-p', proj], { stdio: 'inherit' });
+  console.log('a Node script: tsc --strict, TypeScript 5.9, lib ES2022 without DOM, @types/node: ok');
+
   step('a Vite project over the package: tsc && vite build, then its page, its worker and its errors');
   mkdirSync(join(proj, 'src'));
   mkdirSync(join(proj, 'public'));

@@ -71,10 +71,11 @@ pub fn convert(
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     say(&format!(
-        "{}: {}{} tensors ({} converted to {}), {} bytes in, {} bytes out, {secs:.3} s, {:.2} GB/s in",
+        "{}: {}{} tensor{} ({} converted to {}), {} bytes in, {} bytes out, {secs:.3} s, {:.2} GB/s in",
         formats::escaped(&output.display().to_string()),
         if sharded { format!("{} shards, ", report.files) } else { String::new() },
         report.tensors,
+        if report.tensors == 1 { "" } else { "s" },
         report.converted,
         pick.to,
         report.bytes_in,

@@ -84,17 +84,17 @@ pub fn header_len(path: &str, first: &[u8]) -> Result<usize, Error> {
         // Most often another format: say which, where its first bytes tell.
         let other = match first {
             [b'P', b'K', 3, 4, ..] => {
-                " (a zip archive, as PyTorch's .bin and .pt are: nxrig reads .safetensors and .npy)"
+                " but a zip archive, as PyTorch's .bin and .pt are (nxrig reads .safetensors and .npy)"
             }
-            [0x80, 2..=5, ..] => " (a Python pickle: nxrig reads .safetensors and .npy)",
-            [b'G', b'G', b'U', b'F', ..] => " (a GGUF file: nxrig reads .safetensors and .npy)",
+            [0x80, 2..=5, ..] => " but a Python pickle (nxrig reads .safetensors and .npy)",
+            [b'G', b'G', b'U', b'F', ..] => " but a GGUF file (nxrig reads .safetensors and .npy)",
             _ => "",
         };
         return Err(Error::Format {
             path: path.to_owned(),
             tensor: None,
             reason: format!(
-                "not a .safetensors file: its length field gives a header of {n} bytes, more than the format's 100 MB{other}"
+                "not a .safetensors file{other}: its first 8 bytes give a header of {n} bytes, more than the format's 100 MB"
             ),
         });
     }
