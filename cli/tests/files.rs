@@ -64,6 +64,29 @@ fn a_fifo_is_refused_without_opening_it() {
     );
 }
 
+/// One file converted into a folder is told to name a file.
+#[test]
+fn one_file_into_a_folder_is_told_to_name_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = r#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+    let p = safetensors(dir.path(), "in.safetensors", h, &[0; 4]);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    for o in [
+        s(&out).to_owned(),
+        format!("{}/", s(&out)),
+        format!("{}/new/", s(dir.path())),
+    ] {
+        let err = refused(
+            dir.path(),
+            &["convert", s(&p), &o, "--to", "float16"],
+            "a folder: one file converts into one file",
+            &["in.safetensors", "out"],
+        );
+        assert!(err.contains("give its name"), "{err}");
+    }
+}
+
 /// A file of another format, under any name, is read as `.safetensors` (the one
 /// rule of every opener) and refused by its header, saying what it looks like.
 #[test]

@@ -221,6 +221,13 @@ impl Format {
         match path.extension().and_then(|e| e.to_str()) {
             Some("safetensors") => Ok(Format::Safetensors),
             Some("npy") => Ok(Format::Npy),
+            _ if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') => {
+                Err(Error::Format {
+                    path: path.display().to_string(),
+                    tensor: None,
+                    reason: "a folder: one file converts into one file (give its name, as out/model.safetensors); a sharded checkpoint's index into a folder".into(),
+                })
+            }
             _ => Err(Error::Format {
                 path: path.display().to_string(),
                 tensor: None,
