@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The main job on a bfloat16 checkpoint, nxrig against ml_dtypes: the MiniLM
 checkpoint is first converted to bfloat16 (`nxrig convert`), then that file to
-float16, float8_e4m3 and float32 on the host, best of ROUNDS runs, rounds
+float16, float8_e4m3fn and float32 on the host, best of ROUNDS runs, rounds
 alternating. nxrig: the whole command (a new process, reading the map, converting,
 writing and syncing the file). ml_dtypes: the same job in this process (reading the
 file, `astype` of each tensor, writing the .safetensors file and syncing it), and
@@ -24,7 +24,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NXRIG = os.path.join(ROOT, "target", "release", "nxrig")
 SRC = os.path.join(ROOT, "data", "minilm", "model.safetensors")
-TARGETS = {"float16": np.float16, "float8_e4m3": ml_dtypes.float8_e4m3fn, "float32": np.float32}
+TARGETS = {"float16": np.float16, "float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float32": np.float32}
 
 
 def tensors(path):
@@ -50,7 +50,7 @@ def job(src, dst, t, name):
         data = f.read()
     out, at, conv = {}, 0, 0.0
     blobs = []
-    code = {"float16": "F16", "float8_e4m3": "F8_E4M3", "float32": "F32"}[name]
+    code = {"float16": "F16", "float8_e4m3fn": "F8_E4M3", "float32": "F32"}[name]
     for k, v in header.items():
         if k == "__metadata__":
             out[k] = v

@@ -1,5 +1,5 @@
 //! Criterion: nxrig's host cast of 64 MiB of float32 into float16, bfloat16,
-//! float8_e4m3 and float8_e5m2 (throughput in elements). The comparison with
+//! float8_e4m3fn and float8_e5m2 (throughput in elements). The comparison with
 //! ml_dtypes is `benches/convert_vs_ml_dtypes.py`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -19,7 +19,7 @@ fn cast(c: &mut Criterion) {
     for to in [
         DType::Float16,
         DType::Bfloat16,
-        DType::Float8E4m3,
+        DType::Float8E4m3fn,
         DType::Float8E5m2,
     ] {
         g.bench_function(to.name(), |b| b.iter(|| a.cast(to).unwrap()));

@@ -2,7 +2,7 @@
 """nxrig's host cast against ml_dtypes' astype, side by side in one process tree.
 
 The same 64 MiB of float32 (normal(0, 1) scaled to cover float8's range, plus some
-NaN and inf) go into float16, bfloat16, float8_e4m3 and float8_e5m2. Rounds alternate
+NaN and inf) go into float16, bfloat16, float8_e4m3fn and float8_e5m2. Rounds alternate
 between ml_dtypes (in this process) and nxrig (examples/cast_throughput, a child
 process), so both see the same machine load; each side reports its best time.
 
@@ -22,7 +22,7 @@ EXE = os.path.join(ROOT, "target", "release", "examples", "cast_throughput")
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from numpy_dtypes import NP_TYPE  # noqa: E402
 
-TARGETS = {d: NP_TYPE[d] for d in ("float16", "bfloat16", "float8_e4m3", "float8_e5m2")}
+TARGETS = {d: NP_TYPE[d] for d in ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")}
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """nxrig's host kernels against NumPy (ml_dtypes for bfloat16, the float8s and the
-4-bit integers), side by side in one process tree: every cast of the 19 x 19 matrix,
+4-bit integers), side by side in one process tree: every cast of the dtype x dtype matrix,
 add of every dtype (x + x), a kernel of the user's own (`--only xy1`: x * x + 1,
 computed by `kernels::Elementwise` in float32 for floats and in int32 for integers,
 NumPy's in the dtype), the shipped

@@ -1,6 +1,6 @@
 //! Throughput of nxrig's operations on the devices named on the command line (`cuda0`,
 //! `gpu`, `host`, ...), on float32 arrays of 64 MiB and 1 GiB (`--mib` to choose):
-//! placement onto the device, cast to bfloat16 and to float8_e4m3, add (x + x) and
+//! placement onto the device, cast to bfloat16 and to float8_e4m3fn, add (x + x) and
 //! the transposed copy, best of `--reps` runs, each waiting for the device to finish
 //! (`Buffer::wait`). Prints GB/s (bytes read and written by the operation, per
 //! second) and the share of a memory bandwidth given with `--peak` (GB/s; an H200's
@@ -20,8 +20,8 @@ type Op = fn(&Rig, &AnyArray, &AnyArray) -> Result<AnyArray, Error>;
 const OPS: [(&str, f64, Op); 5] = [
     ("place onto the device", 2.0, |r, h, _| h.to_device(r)),
     ("cast to bfloat16", 1.5, |_, _, a| a.cast(DType::Bfloat16)),
-    ("cast to float8_e4m3", 1.25, |_, _, a| {
-        a.cast(DType::Float8E4m3)
+    ("cast to float8_e4m3fn", 1.25, |_, _, a| {
+        a.cast(DType::Float8E4m3fn)
     }),
     ("add (x + x)", 3.0, |_, _, a| add(a, a)),
     ("copy, transposed", 2.0, |_, _, a| {

@@ -56,10 +56,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Box::new(|_, a| a.cast(DType::Float16)),
         ),
         (
-            "cast to float8_e4m3",
+            "cast to float8_e4m3fn",
             1.25,
             true,
-            Box::new(|_, a| a.cast(DType::Float8E4m3)),
+            Box::new(|_, a| a.cast(DType::Float8E4m3fn)),
         ),
         (
             "cast to int32",

@@ -25,12 +25,12 @@
  *
  * Conversion rules (exact; see nx_convert):
  *  1. float (or complex component) to float: the exact value rounded once to nearest, ties
- *     to even. Overflow gives +-inf where the target has inf; float8_e4m3 (no inf) gives NaN
+ *     to even. Overflow gives +-inf where the target has inf; float8_e4m3fn (no inf) gives NaN
  *     with the sign kept (0x7F / 0xFF) for values that round beyond 448 and for +-inf.
  *     Signed zeros keep their sign; underflow gives a signed zero; subnormals are exact.
  *  2. NaN into a float target: sign kept, exponent all ones, fraction = the target's quiet
  *     bit OR the source fraction left-aligned to the target fraction width (truncated).
- *     Every NaN into float8_e4m3 is 0x7F / 0xFF by sign. A float8_e4m3 NaN source has no
+ *     Every NaN into float8_e4m3fn is 0x7F / 0xFF by sign. A float8_e4m3fn NaN source has no
  *     payload and reads as a canonical quiet NaN.
  *  3. float to integer: truncate toward zero, saturate to the target range, NaN gives 0,
  *     +-inf saturate.
@@ -135,8 +135,8 @@ extern "C" {
 #define NX_DTYPE_FLOAT16 0
 /** bfloat16: 1 sign, 8 exponent (bias 127), 7 fraction bits; IEEE-like, with infinities and NaNs. */
 #define NX_DTYPE_BFLOAT16 1
-/** float8_e4m3: 1 sign, 4 exponent (bias 7), 3 fraction bits; no infinity, NaN only where every exponent and fraction bit is 1. */
-#define NX_DTYPE_FLOAT8_E4M3 2
+/** float8_e4m3fn: 1 sign, 4 exponent (bias 7), 3 fraction bits; no infinity, NaN only where every exponent and fraction bit is 1. */
+#define NX_DTYPE_FLOAT8_E4M3FN 2
 /** float8_e5m2: 1 sign, 5 exponent (bias 15), 2 fraction bits; IEEE-like, with infinities and NaNs. */
 #define NX_DTYPE_FLOAT8_E5M2 3
 /** float32: 1 sign, 8 exponent (bias 127), 23 fraction bits; IEEE-like, with infinities and NaNs. */
@@ -169,8 +169,12 @@ extern "C" {
 #define NX_DTYPE_COMPLEX128 17
 /** bool: one byte holding 0 or 1. */
 #define NX_DTYPE_BOOL 18
+/** float8_e4m3: 1 sign, 4 exponent (bias 7), 3 fraction bits; IEEE-like, with infinities and NaNs. */
+#define NX_DTYPE_FLOAT8_E4M3 19
+/** float8_e3m4: 1 sign, 3 exponent (bias 3), 4 fraction bits; IEEE-like, with infinities and NaNs. */
+#define NX_DTYPE_FLOAT8_E3M4 20
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 19
+#define NX_DTYPE_COUNT 21
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -179,8 +183,9 @@ NX_FN int nx_dtype_bits(int code)
     case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16:
     case NX_DTYPE_UINT16:
         return 16;
-    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
-    case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
+    case NX_DTYPE_UINT8: case NX_DTYPE_BOOL: case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E3M4:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
         return 32;
@@ -204,8 +209,9 @@ NX_FN int nx_dtype_align(int code)
     case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16:
     case NX_DTYPE_UINT16:
         return 2;
-    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT4:
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT4:
     case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
+    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4:
         return 1;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
     case NX_DTYPE_COMPLEX64:
@@ -227,7 +233,7 @@ NX_FN int nx_dtype_dlpack_code(int code)
         return 2;
     case NX_DTYPE_BFLOAT16:
         return 4;
-    case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E4M3FN:
         return 10;
     case NX_DTYPE_FLOAT8_E5M2:
         return 12;
@@ -241,6 +247,10 @@ NX_FN int nx_dtype_dlpack_code(int code)
         return 5;
     case NX_DTYPE_BOOL:
         return 6;
+    case NX_DTYPE_FLOAT8_E4M3:
+        return 8;
+    case NX_DTYPE_FLOAT8_E3M4:
+        return 7;
     default:
         return -1;
     }
@@ -251,8 +261,9 @@ NX_FN int nx_dtype_dlpack_code(int code)
 NX_FN int nx_dtype_kind(int code)
 {
     switch (code) {
-    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT8_E4M3FN:
     case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
+    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4:
         return NX_KIND_FLOAT;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
     case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
@@ -289,8 +300,8 @@ NX_FN const char *nx_dtype_name(int code)
         return "float16";
     case NX_DTYPE_BFLOAT16:
         return "bfloat16";
-    case NX_DTYPE_FLOAT8_E4M3:
-        return "float8_e4m3";
+    case NX_DTYPE_FLOAT8_E4M3FN:
+        return "float8_e4m3fn";
     case NX_DTYPE_FLOAT8_E5M2:
         return "float8_e5m2";
     case NX_DTYPE_FLOAT32:
@@ -323,6 +334,10 @@ NX_FN const char *nx_dtype_name(int code)
         return "complex128";
     case NX_DTYPE_BOOL:
         return "bool";
+    case NX_DTYPE_FLOAT8_E4M3:
+        return "float8_e4m3";
+    case NX_DTYPE_FLOAT8_E3M4:
+        return "float8_e3m4";
     default:
         return 0;
     }
@@ -338,10 +353,12 @@ NX_FN int nx_float_ebits(int code)
         return 5;
     case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32:
         return 8;
-    case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3:
         return 4;
     case NX_DTYPE_FLOAT64:
         return 11;
+    case NX_DTYPE_FLOAT8_E3M4:
+        return 3;
     default:
         return 0;
     }
@@ -355,7 +372,7 @@ NX_FN int nx_float_mbits(int code)
         return 10;
     case NX_DTYPE_BFLOAT16:
         return 7;
-    case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3:
         return 3;
     case NX_DTYPE_FLOAT8_E5M2:
         return 2;
@@ -363,6 +380,8 @@ NX_FN int nx_float_mbits(int code)
         return 23;
     case NX_DTYPE_FLOAT64:
         return 52;
+    case NX_DTYPE_FLOAT8_E3M4:
+        return 4;
     default:
         return 0;
     }
@@ -376,10 +395,12 @@ NX_FN int nx_float_bias(int code)
         return 15;
     case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32:
         return 127;
-    case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3:
         return 7;
     case NX_DTYPE_FLOAT64:
         return 1023;
+    case NX_DTYPE_FLOAT8_E3M4:
+        return 3;
     default:
         return 0;
     }
@@ -391,9 +412,10 @@ NX_FN int nx_float_ieee(int code)
 {
     switch (code) {
     case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT8_E5M2:
-    case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
+    case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64: case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E3M4:
         return 1;
-    case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E4M3FN:
         return 0;
     default:
         return 0;
@@ -542,7 +564,7 @@ NX_FN uint64_t nx_shr_rne(uint64_t m, int32_t s)
 /* ------------------------------------------------------------------------------------- */
 
 /** Decode the bit pattern of a real float dtype (in the low bits of `bits`; higher bits are
- *  ignored) into its exact nx_xval. A float8_e4m3 NaN (S.1111.111) decodes as a canonical
+ *  ignored) into its exact nx_xval. A float8_e4m3fn NaN (S.1111.111) decodes as a canonical
  *  quiet NaN (mant = 2^63). An unknown code decodes as +0. */
 NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
 {

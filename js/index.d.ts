@@ -31,11 +31,12 @@ export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
 
 // BEGIN the dtype table: written by tests/dtype_table.rs from src/dtype/table.rs.
 
-/** The 19 dtypes, by name. */
+/** The 21 dtypes, by name. */
 export type DType =
-  | 'float16' | 'bfloat16' | 'float8_e4m3' | 'float8_e5m2' | 'float32' | 'float64'
+  | 'float16' | 'bfloat16' | 'float8_e4m3fn' | 'float8_e5m2' | 'float32' | 'float64'
   | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
-  | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool';
+  | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool' | 'float8_e4m3'
+  | 'float8_e3m4';
 
 /** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
 export interface DataTypeMap {
@@ -43,7 +44,7 @@ export interface DataTypeMap {
   /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
   bfloat16: Uint16Array;
   /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
-  float8_e4m3: Uint8Array;
+  float8_e4m3fn: Uint8Array;
   /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
   float8_e5m2: Uint8Array;
   float32: Float32Array;
@@ -70,13 +71,17 @@ export interface DataTypeMap {
   complex128: Float64Array;
   /** One element a byte, 0 or 1. */
   bool: Uint8Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float8_e4m3: Uint8Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float8_e3m4: Uint8Array;
 }
 
 /** What one element of each dtype is in `toArray()`. */
 export interface ValueMap {
   float16: number;
   bfloat16: number;
-  float8_e4m3: number;
+  float8_e4m3fn: number;
   float8_e5m2: number;
   float32: number;
   float64: number;
@@ -93,6 +98,8 @@ export interface ValueMap {
   complex64: [re: number, im: number];
   complex128: [re: number, im: number];
   bool: boolean;
+  float8_e4m3: number;
+  float8_e3m4: number;
 }
 
 // END the dtype table
@@ -179,7 +186,7 @@ export class Device {
   toString(): string;
 }
 
-/** An n-dimensional array of one of the 19 dtypes on a device. */
+/** An n-dimensional array of one of nxrig's dtypes on a device. */
 export class NxArray<D extends DType = DType> {
   private constructor();
   /**
@@ -639,7 +646,7 @@ export function rawKernel<
   const O extends readonly OperandDecl[],
   C extends keyof ComputeMap = 'float32',
 >(options: RawKernelOptions<I, O, C>): RawKernel<I, O>;
-/** The 19 dtypes' names, in the order of their codes. */
+/** The dtypes' names, in the order of their codes. */
 export function dtypes(): DType[];
 /** nxrig's version. */
 export function version(): string;

@@ -12,7 +12,7 @@
 #
 #   scripts/device-check.sh prepare   here: builds with --features cuda and packs
 #                                     .device/bin (stripped, xz), .device/minilm (the
-#                                     checkpoint in float8_e4m3, xz) and .gl (the
+#                                     checkpoint in float8_e4m3fn, xz) and .gl (the
 #                                     Vulkan loader's .deb), all in .gitignore
 #   scripts/device-check.sh run suites|checkpoint
 #                                     there, through the device tool, twice:
@@ -52,10 +52,10 @@ for line in sys.stdin:
   xz -T2 -6 .device/bin/*
   # The test executables read tests/vectors from the folder they were built in.
   pwd >.device/bin/root
-  step "the checkpoint: MiniLM in float8_e4m3 (the float32 file is too large to carry)"
+  step "the checkpoint: MiniLM in float8_e4m3fn (the float32 file is too large to carry)"
   src=$(scripts/fetch-checkpoint.sh)
   mkdir -p .device/minilm
-  ./target/release/nxrig convert "$src" .device/minilm/minilm-e4m3.safetensors --to float8_e4m3
+  ./target/release/nxrig convert "$src" .device/minilm/minilm-e4m3.safetensors --to float8_e4m3fn
   xz -T2 -6 .device/minilm/minilm-e4m3.safetensors
   step "the Vulkan loader (the machine has NVIDIA's driver, not the loader)"
   rm -rf .gl && mkdir -p .gl /tmp/amd64/partial

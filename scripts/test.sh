@@ -15,7 +15,7 @@
 #      kernels) built for aarch64-unknown-linux-gnu and run under qemu-user: the typed
 #      loops and the transposes' vectors in NEON;
 #   2. the checkpoint test: the real MiniLM checkpoint converted to float16, bfloat16,
-#      float8_e4m3 and float8_e5m2, every byte checked against ml_dtypes' astype, and
+#      float8_e4m3fn and float8_e5m2, every byte checked against ml_dtypes' astype, and
 #      converted again on the GPU (lavapipe): byte-identical to the host's file; then
 #      split into three shards and converted through its index (shards and index
 #      checked);
@@ -80,11 +80,11 @@ CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
   cargo test --release --target aarch64-unknown-linux-gnu --test vectors --test layout \
   --test arrays --test views --test placement --test door --test kernels --test convert -- --skip gpu
 
-step "checkpoint: float16, bfloat16, float8_e4m3, float8_e5m2 against ml_dtypes, on the host and the GPU"
+step "checkpoint: float16, bfloat16, float8_e4m3fn, float8_e5m2 against ml_dtypes, on the host and the GPU"
 src=$(scripts/fetch-checkpoint.sh)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for to in float16 bfloat16 float8_e4m3 float8_e5m2; do
+for to in float16 bfloat16 float8_e4m3fn float8_e5m2; do
   ./target/release/nxrig convert "$src" "$out/$to.safetensors" --to "$to"
   python3 tests/checkpoint/check.py "$src" "$out/$to.safetensors" "$to"
   ./target/release/nxrig convert "$src" "$out/gpu-$to.safetensors" --to "$to" --device gpu

@@ -11,7 +11,7 @@ fn sign_f(f: Fmt) -> vec2<u32> {
     return shl64(vec2<u32>(1u, 0u), f.e + f.m);
 }
 
-// A NaN: IEEE's, an all-ones exponent with a nonzero fraction; otherwise (float8_e4m3)
+// A NaN: IEEE's, an all-ones exponent with a nonzero fraction; otherwise (float8_e4m3fn)
 // every bit but the sign set.
 fn is_nan_f(a: vec2<u32>, f: Fmt) -> bool {
     let m = a & mask64(f.e + f.m);

@@ -1,19 +1,19 @@
 //! nxrig: n-dimensional arrays over device buffers.
 //!
-//! Every dtype of the field ([`DType`]: the 19 of float16 to complex128, int4 and
-//! uint4 packed two a byte) on every device ([`Rig`]: the host, GPUs through wgpu,
+//! Every dtype of the field ([`DType`]: float16 to complex128, the float8 formats, int4
+//! and uint4 packed two a byte) on every device ([`Rig`]: the host, GPUs through wgpu,
 //! CUDA devices with the feature `cuda`), views that move no element ([`Move`]), copies
 //! that keep every bit, conversions rounded once to nearest even, and claims that let
 //! a function donate an input's memory with no race.
 //!
 //! ```
 //! use nxrig::Array;
-//! use nxrig::dtype::F8E4m3;
+//! use nxrig::dtype::F8E4m3fn;
 //!
 //! let a = Array::<f32>::of_array(&[2, 2], &[1.0, 4.25, -2.5, 1e6])?;
 //! let t = a.permute(&[1, 0])?; // a view: no element moves
-//! let q = t.cast::<F8E4m3>()?; // one rounding, ties to even; 1e6 overflows to NaN
-//! assert_eq!(q.to_vec()?, [F8E4m3(0x38), F8E4m3(0xc2), F8E4m3(0x48), F8E4m3(0x7f)]);
+//! let q = t.cast::<F8E4m3fn>()?; // one rounding, ties to even; 1e6 overflows to NaN
+//! assert_eq!(q.to_vec()?, [F8E4m3fn(0x38), F8E4m3fn(0xc2), F8E4m3fn(0x48), F8E4m3fn(0x7f)]);
 //! # Ok::<(), nxrig::Error>(())
 //! ```
 //!
@@ -38,7 +38,7 @@
 //! | module | holds |
 //! | --- | --- |
 //! | [`Error`] | the one error type: each names the function called and why |
-//! | [`dtype`] | the dtype table ([`DType`]: bits, alignment, DLPack code, range), element types ([`dtype::F8E4m3`], ...), [`dtype::convert_bits`] (every dtype into every dtype, the reference) |
+//! | [`dtype`] | the dtype table ([`DType`]: bits, alignment, DLPack code, range), element types ([`dtype::F8E4m3fn`], ...), [`dtype::convert_bits`] (every dtype into every dtype, the reference) |
 //! | [`layout`] | [`Layout`] (shape, strides, offset, in elements), [`Move`] (reshape, permute, expand, slices, flip, unsqueeze, squeeze) |
 //! | `wgsl` | the WGSL of the GPU kernels, generated from the dtype table (internal) |
 //! | [`rig`] | the runtime: [`Rig`] (a device), [`rig::Buffer`] (bytes of one allocation), [`rig::Claim`] (who reads and writes it), [`Rig::submit`]; [`rig::wgpu`] (GPU devices), `rig::cuda` (feature `cuda`) |

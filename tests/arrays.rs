@@ -4,7 +4,7 @@
 //! reshape of a view, negative-step slices), each with its input and answer.
 
 use half::f16;
-use nxrig::dtype::{convert_bits, F8E4m3, I4, U4};
+use nxrig::dtype::{convert_bits, F8E4m3fn, I4, U4};
 use nxrig::{AnyArray, Array, DType, Error, Move, Slice};
 
 mod common;
@@ -22,14 +22,14 @@ fn slice1(start: Option<isize>, stop: Option<isize>, step: isize) -> Move {
 }
 
 on_every_device! {
-    /// float32 into float8_e4m3 rounds to nearest, ties to even: 1.8131605 (between 1.75
+    /// float32 into float8_e4m3fn rounds to nearest, ties to even: 1.8131605 (between 1.75
     /// and 1.875, past the midpoint 1.8125) is 1.875 (0x3F); 4.25, a tie, is 4.0 (0x48).
     fn float32_to_e4m3_rounds_to_nearest_even() {
         let a = Array::<f32>::of_array(&[2], &[1.8131605, 4.25])
             .unwrap()
             .on();
-        let b = a.cast::<F8E4m3>().unwrap().to_vec().unwrap();
-        assert_eq!(b, [F8E4m3(0x3f), F8E4m3(0x48)]);
+        let b = a.cast::<F8E4m3fn>().unwrap().to_vec().unwrap();
+        assert_eq!(b, [F8E4m3fn(0x3f), F8E4m3fn(0x48)]);
     }
 }
 
@@ -71,7 +71,7 @@ on_every_device! {
                 DType::Float16,
                 DType::Bfloat16,
                 DType::Float8E5m2,
-                DType::Float8E4m3,
+                DType::Float8E4m3fn,
             ] {
                 if dst.bits() < src.bits() {
                     let got = convert_bits(src, dst, nan);

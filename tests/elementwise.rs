@@ -1,5 +1,5 @@
 //! Elementwise kernels of the user's own on every device: `x * y + 1` over bfloat16,
-//! float8_e4m3, float16, float32, int32 and int4, contiguous, strided, broadcast,
+//! float8_e4m3fn, float16, float32, int32 and int4, contiguous, strided, broadcast,
 //! flipped and sub-byte at odd offsets, against an oracle of its own (the `half`
 //! crate's roundings, a brute-force float8 rounding over all 256 values, wrapping
 //! integer arithmetic); every refusal, and a WGSL (or CUDA) body's error at its line.
@@ -34,7 +34,9 @@ fn expected(d: DType, x: u128, y: u128) -> u128 {
             match d {
                 DType::Bfloat16 => bf16::from_f32(z).to_bits() as u128,
                 DType::Float16 => f16::from_f32(z).to_bits() as u128,
-                DType::Float8E4m3 => rounding::f8_nearest(z as f64, true) as u128,
+                DType::Float8E4m3fn => {
+                    rounding::f8_nearest(z as f64, rounding::f8_of(d).unwrap()) as u128
+                }
                 _ => z.to_bits() as u128,
             }
         }

@@ -1,6 +1,6 @@
 //! The CUDA C body of an elementwise kernel, in the source nxrig compiles for a CUDA
 //! device (`Elementwise::cuda_source`), compiled for the host as C99 (through
-//! `nx_launch.h`) and run over `x * y + 1` of bfloat16, float8_e4m3, float16,
+//! `nx_launch.h`) and run over `x * y + 1` of bfloat16, float8_e4m3fn, float16,
 //! float32, int32 and int4 arrays, x contiguous, y reversed, z every other element
 //! from an odd position: against the kernel's host body (held to its own oracle in
 //! `tests/elementwise.rs`), z's other elements kept. A body's compile error is said at

@@ -19,7 +19,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 #[path = "common/rounding.rs"]
 mod rounding;
-use rounding::{f8_nearest, f8_value, nearest16};
+use rounding::{f8_nearest, f8_of, f8_value, nearest16};
 
 /// The oracle: `a + b` for dtype `d` on raw bits (a few values per dtype are tested).
 fn oracle(d: DType, a: u128, b: u128) -> u128 {
@@ -32,11 +32,9 @@ fn oracle(d: DType, a: u128, b: u128) -> u128 {
             bf16::from_bits(a as u16).to_f64() + bf16::from_bits(b as u16).to_f64(),
             true,
         ) as u128,
-        DType::Float8E4m3 => {
-            f8_nearest(f8_value(a as u8, true) + f8_value(b as u8, true), true) as u128
-        }
-        DType::Float8E5m2 => {
-            f8_nearest(f8_value(a as u8, false) + f8_value(b as u8, false), false) as u128
+        d if f8_of(d).is_some() => {
+            let f = f8_of(d).unwrap();
+            f8_nearest(f8_value(a as u8, f) + f8_value(b as u8, f), f) as u128
         }
         DType::Float32 => (f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits() as u128,
         DType::Float64 => (f64::from_bits(a as u64) + f64::from_bits(b as u64)).to_bits() as u128,
@@ -63,8 +61,9 @@ fn values(d: DType, n: usize) -> Vec<u128> {
                 Class::Float | Class::Complex => match d {
                     DType::Float16 => f16::from_f64(k as f64 * 0.375 - 1.0).to_bits() as u128,
                     DType::Bfloat16 => bf16::from_f64(k as f64 * 0.375 - 1.0).to_bits() as u128,
-                    DType::Float8E4m3 => f8_nearest(k as f64 * 0.375 - 1.0, true) as u128,
-                    DType::Float8E5m2 => f8_nearest(k as f64 * 0.375 - 1.0, false) as u128,
+                    d if f8_of(d).is_some() => {
+                        f8_nearest(k as f64 * 0.375 - 1.0, f8_of(d).unwrap()) as u128
+                    }
                     DType::Float32 => ((k as f32) * 0.1 - 0.3).to_bits() as u128,
                     DType::Float64 => ((k as f64) * 0.1 - 0.3).to_bits() as u128,
                     DType::Complex64 => {
@@ -543,10 +542,10 @@ on_every_device! {
             (DType::Float16, 0x7c00u128, 0x0200u128, 0x8000u128, 0x3c00u128),
             (DType::Bfloat16, 0x7f80, 0x0040, 0x8000, 0x3f80),
             (DType::Float8E5m2, 0x7c, 0x02, 0x80, 0x3c),
-            (DType::Float8E4m3, 0x78, 0, 0x80, 0x38),
+            (DType::Float8E4m3fn, 0x78, 0, 0x80, 0x38),
         ];
         for (d, exp, quiet, sign, one) in formats {
-            let e4m3 = d == DType::Float8E4m3;
+            let e4m3 = d == DType::Float8E4m3fn;
             // NaN patterns: e4m3fn has only all ones; the others any payload.
             let (snan, nnan) = if e4m3 { (0x7f, 0xff) } else { (exp | (5 & (quiet - 1)), sign | exp | quiet | 1) };
             let is_special = |b: u128| if e4m3 { b & 0x7f == 0x7f } else { b & exp == exp };

@@ -12,7 +12,7 @@ import numpy as np
 NP_TYPE = {
     "float16": np.float16,
     "bfloat16": ml_dtypes.bfloat16,
-    "float8_e4m3": ml_dtypes.float8_e4m3fn,
+    "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
     "float8_e5m2": ml_dtypes.float8_e5m2,
     "float32": np.float32,
     "float64": np.float64,
@@ -29,4 +29,6 @@ NP_TYPE = {
     "complex64": np.complex64,
     "complex128": np.complex128,
     "bool": np.bool_,
+    "float8_e4m3": ml_dtypes.float8_e4m3,
+    "float8_e3m4": ml_dtypes.float8_e3m4,
 }

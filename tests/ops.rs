@@ -19,7 +19,7 @@ use dut::On;
 
 #[path = "common/rounding.rs"]
 mod rounding;
-use rounding::{f8_nearest, f8_value, nearest16};
+use rounding::{f8_nearest, f8_of, f8_value, nearest16};
 
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
@@ -71,11 +71,12 @@ fn run(op: Op, x: &AnyArray, y: &AnyArray) -> nxrig::Result<AnyArray> {
 /// A real float format's facts: sign bit, quiet bit (0 where NaN is one pattern),
 /// the positive quiet NaN.
 fn nan_facts(d: DType) -> (u128, u128, u128) {
+    if let Some(f) = f8_of(d) {
+        return (0x80, f.quiet_bit() as u128, f.nan() as u128);
+    }
     match d {
         DType::Float16 => (0x8000, 0x200, 0x7e00),
         DType::Bfloat16 => (0x8000, 0x40, 0x7fc0),
-        DType::Float8E4m3 => (0x80, 0, 0x7f),
-        DType::Float8E5m2 => (0x80, 0x2, 0x7e),
         DType::Float32 => (0x8000_0000, 0x40_0000, 0x7fc0_0000),
         _ => (1 << 63, 1 << 51, 0x7ff8 << 48),
     }
@@ -86,8 +87,7 @@ fn value(d: DType, a: u128) -> f64 {
     match d {
         DType::Float16 => f16::from_bits(a as u16).to_f64(),
         DType::Bfloat16 => bf16::from_bits(a as u16).to_f64(),
-        DType::Float8E4m3 => f8_value(a as u8, true),
-        DType::Float8E5m2 => f8_value(a as u8, false),
+        d if f8_of(d).is_some() => f8_value(a as u8, f8_of(d).unwrap()),
         DType::Float32 => f32::from_bits(a as u32) as f64,
         _ => f64::from_bits(a as u64),
     }
@@ -98,8 +98,7 @@ fn round(d: DType, x: f64) -> u128 {
     match d {
         DType::Float16 => nearest16(x, false) as u128,
         DType::Bfloat16 => nearest16(x, true) as u128,
-        DType::Float8E4m3 => f8_nearest(x, true) as u128,
-        DType::Float8E5m2 => f8_nearest(x, false) as u128,
+        d if f8_of(d).is_some() => f8_nearest(x, f8_of(d).unwrap()) as u128,
         DType::Float32 => (x as f32).to_bits() as u128,
         _ => x.to_bits() as u128,
     }
@@ -252,10 +251,9 @@ fn float_specials(d: DType) -> Vec<u128> {
     let of = |x: f64| round(d, x);
     let f = d.float_format().unwrap();
     let (m, e) = (f.fraction_bits as u128, f.exponent_bits as u128);
-    let max_finite = if f.ieee {
-        (((1 << e) - 2) << m) | ((1 << m) - 1)
-    } else {
-        ((1 << (e + m)) - 1) - 1
+    let max_finite = match f8_of(d) {
+        Some(f) => f.max_finite() as u128,
+        None => (((1 << e) - 2) << m) | ((1 << m) - 1),
     };
     let mut v = vec![
         0,

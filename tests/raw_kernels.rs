@@ -1,7 +1,7 @@
 //! Raw kernels on every device: a whole WGSL module over nxrig's `load_`, `store_`
 //! and `numel_` of each operand, on the workgroups the caller gives. `z[i] =
 //! x[n - 1 - i] * 2 + y[i % m]` (a reversal through the layout walk, an input of
-//! another shape) over bfloat16, float8_e4m3, float16, float32, int32 and int4 in
+//! another shape) over bfloat16, float8_e4m3fn, float16, float32, int32 and int4 in
 //! flipped, strided and odd-offset layouts, against an oracle of its own (Rust's
 //! float32 arithmetic, the roundings of `tests/common/rounding.rs`, wrapping
 //! integers); an output's neighbours untouched; every refusal, and a module's error
@@ -72,7 +72,9 @@ fn expected(d: DType, x: u128, y: u128) -> u128 {
             match d {
                 DType::Bfloat16 => rounding::nearest16(z as f64, true) as u128,
                 DType::Float16 => rounding::nearest16(z as f64, false) as u128,
-                DType::Float8E4m3 => rounding::f8_nearest(z as f64, true) as u128,
+                DType::Float8E4m3fn => {
+                    rounding::f8_nearest(z as f64, rounding::f8_of(d).unwrap()) as u128
+                }
                 _ => z.to_bits() as u128,
             }
         }

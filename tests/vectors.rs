@@ -116,8 +116,9 @@ macro_rules! vector_tests {
 }
 
 vector_tests! {
-    float16: Float16, bfloat16: Bfloat16, float8_e4m3: Float8E4m3, float8_e5m2: Float8E5m2,
+    float16: Float16, bfloat16: Bfloat16, float8_e4m3fn: Float8E4m3fn, float8_e5m2: Float8E5m2,
     float32: Float32, float64: Float64, int4: Int4, uint4: Uint4, int8: Int8, uint8: Uint8,
     int16: Int16, uint16: Uint16, int32: Int32, uint32: Uint32, int64: Int64, uint64: Uint64,
-    complex64: Complex64, complex128: Complex128, bool: Bool,
+    complex64: Complex64, complex128: Complex128, bool: Bool, float8_e4m3: Float8E4m3,
+    float8_e3m4: Float8E3m4,
 }

@@ -457,11 +457,11 @@ async fn a_kernel_of_your_own_runs_on_webgpu_as_on_the_host_and_says_its_wgsl_er
             }
         });
     // bfloat16 and int4-free float8: normal values, strided and broadcast.
-    for d in [DType::Bfloat16, DType::Float8E4m3, DType::Float16] {
+    for d in [DType::Bfloat16, DType::Float8E4m3fn, DType::Float16] {
         let n = 3 * 40;
         let bits: Vec<u128> = (0..n as u128)
             .map(|k| match d {
-                DType::Float8E4m3 => 0x30 + (k * 7) % 0x30,
+                DType::Float8E4m3fn => 0x30 + (k * 7) % 0x30,
                 _ => 0x3e00 + (k * 37) % 0x0300,
             })
             .collect();

@@ -49,7 +49,7 @@ export async function conventions(page) {
     out.f16 = [ht.constructor.name, Array.from(ht)];
     const b = NxArray.fromTypedArray(new Float32Array([0.1, 3.140625, -1e38]), 'float32').cast('bfloat16');
     out.bf16 = [(await b.toTypedArray()).constructor.name, Array.from(await b.toTypedArray({ as: 'float32' }))];
-    out.e4m3 = Array.from(await b.cast('float8_e4m3').toTypedArray({ as: 'float64' }));
+    out.e4m3 = Array.from(await b.cast('float8_e4m3fn').toTypedArray({ as: 'float64' }));
     out.asBad = await b.toTypedArray({ as: 'float33' }).then(() => 'accepted', (e) => e.message);
     // Nested arrays.
     const m = NxArray.fromTypedArray(new Int32Array([1, -2, 3, 4, 5, 6]), 'int32', [2, 3]);
@@ -111,9 +111,9 @@ export async function conventions(page) {
     return out;
   });
   assert.deepEqual(r.misuse, [
-    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: 5',
-    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool)',
-    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool), got: object',
+    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4), got: 5',
+    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4)',
+    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4), got: object',
     'NxArray.fromTypedArray: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
     'NxArray.zeros: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
     'NxArray.zeros: host cannot hold 4294967292 bytes in one array: one allocation holds at most 2147483583 bytes on this platform; read such a tensor a piece at a time, or place it on a GPU',
@@ -153,8 +153,8 @@ export async function conventions(page) {
   }
   // bfloat16 of 0.1 is 0x3dcd = 0.10009765625; 3.140625 is exact; -1e38 is 0xfe96.
   assert.deepEqual(r.bf16, ['Uint16Array', [0.10009765625, 3.140625, -(1 + 22 / 128) * 2 ** 126]]);
-  // float8_e4m3 of those: 13/8 * 2^-4, 13/8 * 2 (12.5625 eighths round up), and NaN
-  // (float8_e4m3 has no infinity).
+  // float8_e4m3fn of those: 13/8 * 2^-4, 13/8 * 2 (12.5625 eighths round up), and NaN
+  // (float8_e4m3fn has no infinity).
   assert.deepEqual(r.e4m3, [0.1015625, 3.25, NaN]);
   assert.match(r.asBad, /float33/);
   assert.deepEqual(r.nested, [[1, -2, 3], [4, 5, 6]]);

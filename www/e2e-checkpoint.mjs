@@ -241,7 +241,7 @@ export async function checkpoints({ flags, root, bin }) {
     mkdirSync(ref);
     const cli = (...a) => execFileSync(bin, ['convert', ...a], { stdio: 'inherit' });
     cli(join(dir, 'big.safetensors'), join(ref, 'big.safetensors'), '--to', 'bfloat16');
-    cli(join(dir, 'big.safetensors'), join(ref, 'big.e4m3.safetensors'), '--to', 'float8_e4m3');
+    cli(join(dir, 'big.safetensors'), join(ref, 'big.e4m3.safetensors'), '--to', 'float8_e4m3fn');
     cli(join(dir, 'sharded', 'model.safetensors.index.json'), join(ref, 'sharded'), '--to', 'bfloat16');
     const want = await shaOf(join(ref, 'big.safetensors'));
     const want8 = await shaOf(join(ref, 'big.e4m3.safetensors'));
@@ -281,7 +281,7 @@ export async function checkpoints({ flags, root, bin }) {
     // 1. One file over 4 GiB with a tensor over 2 GiB, from a File, on the host, into
     // a stream the test server writes to disk.
     await measure('File, host');
-    log('big.safetensors from a File on the host into a stream the server writes to disk (float8_e4m3)');
+    log('big.safetensors from a File on the host into a stream the server writes to disk (float8_e4m3fn)');
     await page.setInputFiles('#ckfiles', join(dir, 'big.safetensors'));
     t0 = Date.now();
     const one = await page.evaluate(async () => {
@@ -289,7 +289,7 @@ export async function checkpoints({ flags, root, bin }) {
       const ck = await openCheckpoint(document.getElementById('ckfiles').files[0]);
       let last = null;
       const report = await convertCheckpoint(ck, window.uploadStream('big-e4m3'), {
-        to: 'float8_e4m3', onProgress: (p) => { last = p; },
+        to: 'float8_e4m3fn', onProgress: (p) => { last = p; },
       });
       return { report, last, tensors: ck.tensors, wasm: window.nxrigWasmBytes() };
     });

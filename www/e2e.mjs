@@ -3,7 +3,7 @@
 // demo page served by http-server on localhost, and
 //   1. a TypedArray view with a byte offset, the 4-byte padding of WebGPU never showing,
 //      and a read pending at a device loss, through the JavaScript API;
-//   2. converts the real MiniLM checkpoint on WebGPU into bfloat16 and float8_e4m3, and
+//   2. converts the real MiniLM checkpoint on WebGPU into bfloat16 and float8_e4m3fn, and
 //      on the CPU (wasm) into float16, and checks each download equals `nxrig
 //      convert`'s file byte for byte;
 //   3. saves a screenshot (target/e2e/demo.png);
@@ -169,7 +169,7 @@ async function convertCheckpoint(page) {
   await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length > 100, null, { timeout: 120000 });
   // WebGPU, then the CPU (wasm: the host device, whose arrays and their reads are
   // one object, which the page once freed twice).
-  for (const [dtype, device] of [['bfloat16', 'webgpu'], ['float8_e4m3', 'webgpu'], ['float16', 'wasm']]) {
+  for (const [dtype, device] of [['bfloat16', 'webgpu'], ['float8_e4m3fn', 'webgpu'], ['float16', 'wasm']]) {
     const want = join(out, `model.${dtype}.safetensors`);
     execFileSync(bin, ['convert', checkpoint, want, '--to', dtype], { stdio: 'inherit' });
     await page.selectOption('#dtype', dtype);

@@ -235,6 +235,19 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
         "int4",
         &["o.safetensors", "\"w\"", "int4"],
     );
+    // The IEEE-like float8_e4m3 has no code: refused, naming OCP's E4M3 (F8_E4M3),
+    // float8_e4m3fn, so no file changes meaning silently.
+    fails(
+        d,
+        &p,
+        "o.safetensors",
+        "float8_e4m3",
+        &[
+            "\"w\"",
+            "no code for float8_e4m3",
+            "F8_E4M3 is float8_e4m3fn",
+        ],
+    );
     fails(d, &p, "o.npy", "bfloat16", &["o.npy", "\"w\"", "bfloat16"]);
     fails(d, &p, "o.txt", "float16", &["o.txt"]);
     std::fs::remove_file(&p).unwrap();
@@ -319,7 +332,7 @@ fn convert_on_the_gpu_writes_the_hosts_bytes() {
     data.extend_from_slice(&[7, 8, 9]);
     let h = r#"{"w":{"dtype":"F32","shape":[7],"data_offsets":[0,28]},"q":{"dtype":"U8","shape":[3],"data_offsets":[28,31]},"b":{"dtype":"I8","shape":[3],"data_offsets":[31,34]}}"#;
     let input = safetensors(dir.path(), "in.safetensors", h, &data);
-    for to in ["bfloat16", "float8_e4m3", "int4"] {
+    for to in ["bfloat16", "float8_e4m3fn", "int4"] {
         let mut outs = Vec::new();
         for dev in ["host", "gpu"] {
             let out = dir.path().join(format!("{dev}-{to}.safetensors"));

@@ -5,9 +5,9 @@
 //! or an exact integer) and encoded into the target with one rounding, to nearest,
 //! ties to even. The rules:
 //!
-//! - float into float: one rounding; overflow gives infinity, or NaN for float8_e4m3;
+//! - float into float: one rounding; overflow gives infinity, or NaN for float8_e4m3fn;
 //! - a NaN stays a NaN of its sign with the quiet bit set and its high payload bits
-//!   kept; float8_e4m3's NaN has no payload and reads as the canonical quiet NaN;
+//!   kept; float8_e4m3fn's NaN has no payload and reads as the canonical quiet NaN;
 //! - float into integer truncates toward zero and saturates, NaN gives 0;
 //! - integer into integer wraps modulo 2^bits; integer into float rounds once;
 //! - anything nonzero (NaN included; a complex if either part is) is true as bool;
@@ -324,11 +324,11 @@ mod tests {
     #[test]
     fn e4m3_nan_reads_as_canonical_quiet_nan() {
         assert_eq!(
-            convert_bits(DType::Float8E4m3, DType::Float16, 0xff),
+            convert_bits(DType::Float8E4m3fn, DType::Float16, 0xff),
             0xfe00
         );
         assert_eq!(
-            convert_bits(DType::Float8E4m3, DType::Float16, 0x7f),
+            convert_bits(DType::Float8E4m3fn, DType::Float16, 0x7f),
             0x7e00
         );
     }

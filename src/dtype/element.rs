@@ -17,16 +17,16 @@ mod sealed {
 
 /// A Rust type that holds one element of a dtype.
 ///
-/// Implemented for `half::f16`, `half::bf16`, [`F8E4m3`], [`F8E5m2`], `f32`, `f64`,
+/// Implemented for `half::f16`, `half::bf16`, [`F8E4m3fn`], [`F8E5m2`], `f32`, `f64`,
 /// [`I4`], [`U4`], `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`, `u64`,
 /// `Complex<f32>`, `Complex<f64>` and `bool`. Sealed: the table is closed.
 ///
 /// ```
-/// use nxrig::dtype::{Element, F8E4m3};
+/// use nxrig::dtype::{Element, F8E4m3fn};
 /// use nxrig::DType;
 ///
 /// assert_eq!(<f32 as Element>::DTYPE, DType::Float32);
-/// assert_eq!(F8E4m3::from_f64(1.8131605), F8E4m3(0x3f)); // one rounding, ties to even
+/// assert_eq!(F8E4m3fn::from_f64(1.8131605), F8E4m3fn(0x3f)); // one rounding, ties to even
 /// assert_eq!(<i8 as Element>::from_f64(300.0), 127); // saturates
 /// ```
 pub trait Element: sealed::Sealed + Copy + Send + Sync + PartialEq + fmt::Debug + 'static {
@@ -198,8 +198,8 @@ macro_rules! byte_float {
 
 byte_float!(
     /// A float8 e4m3 ("fn") element: bias 7, no infinity, NaN only at S.1111.111.
-    F8E4m3,
-    Float8E4m3
+    F8E4m3fn,
+    Float8E4m3fn
 );
 byte_float!(
     /// A float8 e5m2 element: bias 15, with infinities and NaNs.

@@ -1,4 +1,4 @@
-//! The dtype table: the 19 element formats of the field and their facts.
+//! The dtype table: the element formats of the field and their facts.
 //!
 //! Widths are in bits (int4 and uint4 are 4, never a
 //! 0-byte sentinel); alignment is in bytes.
@@ -8,7 +8,7 @@ use core::str::FromStr;
 
 use crate::error::Error;
 
-/// An element format: one of the 19 dtypes of the field.
+/// An element format: one of the dtypes of the field.
 ///
 /// The discriminant is nxrig's dtype code (`nx_dtype.h`'s `NX_DTYPE_*`), stable across
 /// releases.
@@ -16,7 +16,7 @@ use crate::error::Error;
 /// ```
 /// use nxrig::DType;
 /// let d: DType = "float8_e4m3fn".parse()?;
-/// assert_eq!((d, d.bits(), d.align(), d.dlpack()), (DType::Float8E4m3, 8, 1, (10, 8)));
+/// assert_eq!((d, d.bits(), d.align(), d.dlpack()), (DType::Float8E4m3fn, 8, 1, (10, 8)));
 /// assert_eq!(DType::Int4.bytes(5)?, 3); // two a byte
 /// # Ok::<(), nxrig::Error>(())
 /// ```
@@ -27,8 +27,9 @@ pub enum DType {
     Float16 = 0,
     /// bfloat16: 1 sign, 8 exponent, 7 fraction bits.
     Bfloat16 = 1,
-    /// float8 e4m3 ("fn"): bias 7, no infinity, NaN only at S.1111.111, max 448.
-    Float8E4m3 = 2,
+    /// float8 e4m3fn (OCP's E4M3, safetensors' `F8_E4M3`): bias 7, no infinity, NaN only
+    /// at S.1111.111, max 448.
+    Float8E4m3fn = 2,
     /// float8 e5m2: bias 15, IEEE-like with infinities and NaNs.
     Float8E5m2 = 3,
     /// IEEE binary32.
@@ -61,6 +62,11 @@ pub enum DType {
     Complex128 = 17,
     /// One byte, 0 or 1.
     Bool = 18,
+    /// float8 e4m3, IEEE-like: bias 7, infinities at S.1111.000, NaNs above, max 240
+    /// (not OCP's E4M3, which is [`DType::Float8E4m3fn`]).
+    Float8E4m3 = 19,
+    /// float8 e3m4, IEEE-like: bias 3, infinities and NaNs, max 15.5.
+    Float8E3m4 = 20,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -92,7 +98,7 @@ pub enum Class {
 /// ```
 /// use nxrig::DType;
 ///
-/// let e4m3 = DType::Float8E4m3.float_format().unwrap();
+/// let e4m3 = DType::Float8E4m3fn.float_format().unwrap();
 /// assert_eq!((e4m3.exponent_bits, e4m3.fraction_bits, e4m3.bias, e4m3.ieee), (4, 3, 7, false));
 /// assert!(DType::Float16.float_format().unwrap().ieee);
 /// assert_eq!(DType::Int8.float_format(), None);
@@ -138,6 +144,19 @@ pub(crate) const E4M3: FloatFormat = FloatFormat {
     bias: 7,
     ieee: false,
 };
+/// The IEEE-like float8 e4m3 (ml_dtypes' `float8_e4m3`).
+pub(crate) const E4M3_IEEE: FloatFormat = FloatFormat {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 7,
+    ieee: true,
+};
+pub(crate) const E3M4: FloatFormat = FloatFormat {
+    exponent_bits: 3,
+    fraction_bits: 4,
+    bias: 3,
+    ieee: true,
+};
 pub(crate) const E5M2: FloatFormat = FloatFormat {
     exponent_bits: 5,
     fraction_bits: 2,
@@ -171,6 +190,10 @@ pub mod dlpack {
     pub const COMPLEX: u8 = 5;
     /// `kDLBool`.
     pub const BOOL: u8 = 6;
+    /// `kDLFloat8_e3m4`.
+    pub const FLOAT8_E3M4: u8 = 7;
+    /// `kDLFloat8_e4m3`.
+    pub const FLOAT8_E4M3: u8 = 8;
     /// `kDLFloat8_e4m3fn`.
     pub const FLOAT8_E4M3FN: u8 = 10;
     /// `kDLFloat8_e5m2`.
@@ -187,9 +210,9 @@ pub mod dlpack {
 /// ```
 /// use nxrig::DType;
 ///
-/// let r = DType::Float8E4m3.row();
-/// assert_eq!((r.name, r.bits, r.safetensors, r.npy), ("float8_e4m3", 8, Some("F8_E4M3"), None));
-/// assert!(r.aliases.contains(&"float8_e4m3fn"));
+/// let r = DType::Float8E4m3fn.row();
+/// assert_eq!((r.name, r.bits, r.safetensors, r.npy), ("float8_e4m3fn", 8, Some("F8_E4M3"), None));
+/// assert!(r.aliases.contains(&"f8_e4m3"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -250,12 +273,15 @@ const fn row(
 
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
+/// How many dtypes the table has.
+const N: usize = 21;
+
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
-const TABLE: [Row; 19] = [
+const TABLE: [Row; N] = [
     row(DType::Float16, "float16", &["f16", "half"], 16, F, Some(F16), dlpack::FLOAT, Some("F16"), Some("<f2"), "Float16Array"),
     row(DType::Bfloat16, "bfloat16", &["bf16"], 16, F, Some(BF16), dlpack::BFLOAT, Some("BF16"), None, "Uint16Array"),
-    row(DType::Float8E4m3, "float8_e4m3", &["float8_e4m3fn", "f8_e4m3", "f8e4m3", "e4m3"], 8, F, Some(E4M3), dlpack::FLOAT8_E4M3FN, Some("F8_E4M3"), None, "Uint8Array"),
+    row(DType::Float8E4m3fn, "float8_e4m3fn", &["f8_e4m3", "f8e4m3fn", "e4m3fn"], 8, F, Some(E4M3), dlpack::FLOAT8_E4M3FN, Some("F8_E4M3"), None, "Uint8Array"),
     row(DType::Float8E5m2, "float8_e5m2", &["f8_e5m2", "f8e5m2", "e5m2"], 8, F, Some(E5M2), dlpack::FLOAT8_E5M2, Some("F8_E5M2"), None, "Uint8Array"),
     row(DType::Float32, "float32", &["f32", "float"], 32, F, Some(F32), dlpack::FLOAT, Some("F32"), Some("<f4"), "Float32Array"),
     row(DType::Float64, "float64", &["f64", "double"], 64, F, Some(F64), dlpack::FLOAT, Some("F64"), Some("<f8"), "Float64Array"),
@@ -272,6 +298,8 @@ const TABLE: [Row; 19] = [
     row(DType::Complex64, "complex64", &["c64"], 64, C, Some(F32), dlpack::COMPLEX, Some("C64"), Some("<c8"), "Float32Array"),
     row(DType::Complex128, "complex128", &["c128"], 128, C, Some(F64), dlpack::COMPLEX, None, Some("<c16"), "Float64Array"),
     row(DType::Bool, "bool", &["bool_"], 8, B, None, dlpack::BOOL, Some("BOOL"), Some("|b1"), "Uint8Array"),
+    row(DType::Float8E4m3, "float8_e4m3", &["f8e4m3"], 8, F, Some(E4M3_IEEE), dlpack::FLOAT8_E4M3, None, None, "Uint8Array"),
+    row(DType::Float8E3m4, "float8_e3m4", &["f8e3m4", "e3m4"], 8, F, Some(E3M4), dlpack::FLOAT8_E3M4, None, None, "Uint8Array"),
 ];
 
 // The table is in code order: row i is the dtype of code i.
@@ -283,15 +311,49 @@ const _: () = {
     }
 };
 
-/// `$m!(ARGS Float16 Bfloat16 ... Bool)`: the macro `$m` given every dtype's variant, in
-/// code order, after its arguments (the typed loops' dispatch over every dtype).
+/// `$m!(ARGS Float16 Bfloat16 ... Bool Float8E4m3 ...)`: the macro `$m` given every
+/// dtype's variant, in code order, after its arguments (the typed loops' dispatch over
+/// every dtype).
 macro_rules! every_dtype {
     ($m:ident!($($args:tt)*)) => {
-        $m!($($args)* Float16 Bfloat16 Float8E4m3 Float8E5m2 Float32 Float64 Int4 Uint4 Int8
-            Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool)
+        $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
+            Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
+            Float8E3m4)
     };
 }
 pub(crate) use every_dtype;
+
+/// `$m!(ARGS Float8E4m3fn Float8E5m2 ...)`: the macro `$m` given the variant of every
+/// dtype whose format is a float8 (its lane is `lanes::kinds::Float8<CODE>`).
+macro_rules! float8s {
+    ($m:ident!($($args:tt)*)) => {
+        $m! { $($args)* Float8E4m3fn Float8E5m2 Float8E4m3 Float8E3m4 }
+    };
+}
+pub(crate) use float8s;
+
+// `float8s!` lists exactly the dtypes of an 8-bit float format.
+const _: () = {
+    macro_rules! listed {
+        ($($d:ident)*) => {
+            [$(DType::$d),*]
+        };
+    }
+    let l = float8s!(listed!());
+    let mut i = 0;
+    let mut n = 0;
+    while i < TABLE.len() {
+        if let (Class::Float, 8) = (TABLE[i].class, TABLE[i].bits) {
+            let mut j = 0;
+            while l[j] as usize != i {
+                j += 1; // out of bounds (a compile error) where it is not listed
+            }
+            n += 1;
+        }
+        i += 1;
+    }
+    assert!(n == l.len());
+};
 
 // `every_dtype!` lists the table's dtypes, in its order.
 const _: () = {
@@ -315,8 +377,8 @@ static NAMES: std::sync::LazyLock<String> =
 
 impl DType {
     /// Every dtype, in code order.
-    pub const ALL: [DType; 19] = {
-        let mut all = [DType::Float16; 19];
+    pub const ALL: [DType; N] = {
+        let mut all = [DType::Float16; N];
         let mut i = 0;
         while i < TABLE.len() {
             all[i] = TABLE[i].dtype;
@@ -346,7 +408,7 @@ impl DType {
         }
     }
 
-    /// The dtype's name: `"float16"`, `"bfloat16"`, `"float8_e4m3"`, ..., `"bool"`.
+    /// The dtype's name: `"float16"`, `"bfloat16"`, `"float8_e4m3fn"`, ..., `"bool"`.
     #[inline]
     pub const fn name(self) -> &'static str {
         self.row().name
@@ -441,7 +503,7 @@ impl DType {
     }
 
     /// The greatest value the dtype holds: the largest finite float (448 for
-    /// float8_e4m3), the integer maximum, 1 for bool.
+    /// float8_e4m3fn), the integer maximum, 1 for bool.
     pub fn max_value(self) -> Scalar {
         match self.class() {
             Class::Signed => Scalar::Int((1i128 << (self.bits() - 1)) - 1),
@@ -475,7 +537,7 @@ impl DType {
 /// use nxrig::dtype::Scalar;
 /// use nxrig::DType;
 ///
-/// assert_eq!(DType::Float8E4m3.max_value(), Scalar::Float(448.0));
+/// assert_eq!(DType::Float8E4m3fn.max_value(), Scalar::Float(448.0));
 /// assert_eq!(DType::Int4.min_value(), Scalar::Int(-8));
 /// assert_eq!(DType::Bool.max_value(), Scalar::Int(1));
 /// ```

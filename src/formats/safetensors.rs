@@ -23,6 +23,22 @@ pub fn safetensors_dtype(d: DType) -> Option<&'static str> {
     d.row().safetensors
 }
 
+/// Why a `.safetensors` file cannot hold `d` (a dtype without a code), naming the
+/// dtype of the same widths that has one, where one does: no file changes meaning
+/// silently (OCP's E4M3, `F8_E4M3`, is float8_e4m3fn, not the IEEE-like float8_e4m3).
+fn no_code(d: DType) -> String {
+    let widths = |o: DType| o.float_format().map(|f| (f.exponent_bits, f.fraction_bits));
+    let twin = DType::ALL.into_iter().find(|&o| {
+        o != d && o.class() == d.class() && widths(o).is_some() && widths(o) == widths(d)
+    });
+    match twin.and_then(|o| Some((o, safetensors_dtype(o)?))) {
+        Some((o, code)) => format!(
+            "the .safetensors format has no code for {d}; its {code} is {o}, of the same widths but other special values (cast to {o} to write one)"
+        ),
+        None => format!("the .safetensors format cannot hold {d}"),
+    }
+}
+
 /// The order the `safetensors` crate writes tensors in (the reverse of its `Dtype`
 /// enum's order, widest first; then by name), kept so that nxrig's files stay byte for
 /// byte what that crate writes. Its whole enum, so that a dtype nxrig adds is in it.
@@ -279,12 +295,7 @@ pub(crate) fn header_bytes(
     let mut at = 0u64;
     for (k, &i) in order.iter().enumerate() {
         let t = &plan[i];
-        let st = safetensors_dtype(t.dtype).ok_or_else(|| {
-            fmt(
-                &t.name,
-                format!("the .safetensors format cannot hold {}", t.dtype),
-            )
-        })?;
+        let st = safetensors_dtype(t.dtype).ok_or_else(|| fmt(&t.name, no_code(t.dtype)))?;
         if t.name == "__metadata__" {
             return Err(fmt(
                 &t.name,

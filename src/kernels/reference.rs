@@ -75,7 +75,7 @@ proptest! {
 
     #[test]
     fn typed_casts_equal_the_element_reference(
-        s in 0usize..19, t in 0usize..19,
+        s in 0usize..DType::ALL.len(), t in 0usize..DType::ALL.len(),
         shape in prop::collection::vec(1usize..7, 1..4),
         form in 0u8..6, seed in any::<u64>(),
     ) {
@@ -93,7 +93,7 @@ proptest! {
 
     #[test]
     fn typed_sums_equal_the_element_reference(
-        d in 0usize..19,
+        d in 0usize..DType::ALL.len(),
         shape in prop::collection::vec(1usize..7, 1..4),
         fx in 0u8..6, fy in 0u8..6, seed in any::<u64>(),
     ) {

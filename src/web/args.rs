@@ -88,11 +88,11 @@ pub(crate) fn optional_integers(v: &JsValue, what: &str) -> Result<Option<Vec<us
     }
 }
 
-/// The dtype `v` names: one of the 19 names exactly (`"float32"`, not `"f32"` or
+/// The dtype `v` names: one of the dtypes' names exactly (`"float32"`, not `"f32"` or
 /// `"float"`, which the Rust API's parser takes), as the `DType` type says.
 ///
 /// # Errors
-/// Not a string, or not one of the 19 names.
+/// Not a string, or not one of the dtypes' names.
 pub(crate) fn dtype(v: &JsValue) -> Result<DType, JsError> {
     let names = || {
         DType::ALL

@@ -20,7 +20,7 @@ thread_local! {
     static VIEWED: RefCell<Vec<Buffer>> = const { RefCell::new(Vec::new()) };
 }
 
-/// An n-dimensional array of one of nxrig's 19 dtypes on a device: a dtype, a layout
+/// An n-dimensional array of one of nxrig's dtypes on a device: a dtype, a layout
 /// (shape, strides and offset in elements) and a buffer. Views share the buffer;
 /// `dispose()` gives its memory back once no view uses it.
 ///

@@ -49,7 +49,7 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
 }
 
-/// The names of the 19 dtypes, in the order of their codes (`float16` is 0, `bool` 18).
+/// The names of the dtypes, in the order of their codes (`float16` is 0, `bool` 18, ...).
 #[wasm_bindgen]
 pub fn dtypes() -> Vec<String> {
     crate::DType::ALL

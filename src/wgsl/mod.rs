@@ -100,7 +100,7 @@ mod tests {
         assert_eq!(group(vec![slot(DType::Complex128, true)]), 4);
         let slots = vec![
             Slot::input("x", DType::Bfloat16),
-            Slot::output("z", DType::Float8E4m3),
+            Slot::output("z", DType::Float8E4m3fn),
         ];
         let g = Kernel::new(slots, Some(DType::Float32), "z = x * 2.0;")
             .unwrap()
@@ -117,9 +117,9 @@ mod tests {
         assert_eq!(Words::of(DType::Complex128), Words::Multi { count: 4 });
         assert!(Words::of(DType::Uint8).shares_words());
         // float32 into a float8: the short path, and 8-bit targets share words.
-        let m =
-            cast_kernel(DType::Float32, DType::Float8E4m3).module(Form::Walked { one_axis: false });
-        assert!(m.contains("f32_to_float8_e4m3(a.x)") && m.contains("atomicOr"));
+        let m = cast_kernel(DType::Float32, DType::Float8E4m3fn)
+            .module(Form::Walked { one_axis: false });
+        assert!(m.contains("f32_to_float8_e4m3fn(a.x)") && m.contains("atomicOr"));
         let m = cast_kernel(DType::Int8, DType::Float16).module(Form::Contiguous { at_zero: true });
         assert!(
             m.contains("fn nx_cast(") && m.contains("for (var nx_k"),

@@ -3,7 +3,7 @@
 
     python3 tests/checkpoint/check.py IN.safetensors OUT.safetensors DTYPE
 
-DTYPE is one of float16, bfloat16, float8_e4m3, float8_e5m2. Every tensor of IN must be in
+DTYPE is one of float16, bfloat16, float8_e4m3fn, float8_e5m2. Every tensor of IN must be in
 OUT under the same name (and OUT must have no other tensor). A float tensor of IN (F32)
 must appear in OUT with DTYPE's safetensors code, the same shape, and exactly the bytes of
 `np.frombuffer(in, '<f4').astype(<ml_dtypes type>).tobytes()`; any other tensor must be
@@ -21,7 +21,7 @@ import numpy as np
 TARGETS = {
     "float16": ("F16", np.float16),
     "bfloat16": ("BF16", ml_dtypes.bfloat16),
-    "float8_e4m3": ("F8_E4M3", ml_dtypes.float8_e4m3fn),
+    "float8_e4m3fn": ("F8_E4M3", ml_dtypes.float8_e4m3fn),
     "float8_e5m2": ("F8_E5M2", ml_dtypes.float8_e5m2),
 }
 

@@ -90,7 +90,7 @@ fn gz(src: DType) -> Vec<u8> {
     v!(
         "float16",
         "bfloat16",
-        "float8_e4m3",
+        "float8_e4m3fn",
         "float8_e5m2",
         "float32",
         "float64",
@@ -106,7 +106,9 @@ fn gz(src: DType) -> Vec<u8> {
         "uint64",
         "complex64",
         "complex128",
-        "bool"
+        "bool",
+        "float8_e4m3",
+        "float8_e3m4"
     )
 }
 

@@ -5,42 +5,96 @@
 
 use half::{bf16, f16};
 
-/// The value of a float8 pattern, by its definition.
-pub fn f8_value(bits: u8, e4m3: bool) -> f64 {
-    let (eb, mb, bias) = if e4m3 { (4, 3, 7) } else { (5, 2, 15) };
-    let s = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
-    let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
-    let m = (bits & ((1 << mb) - 1)) as f64;
-    let all = (1 << eb) - 1;
-    if e == all && (if e4m3 { m == 7.0 } else { m != 0.0 }) {
-        return f64::NAN;
-    }
-    if !e4m3 && e == all {
-        return s * f64::INFINITY;
-    }
-    if e == 0 {
-        s * m * 2f64.powi(1 - bias - mb)
-    } else {
-        s * (1.0 + m / (1 << mb) as f64) * 2f64.powi(e - bias)
+/// A float8 format as the tests know it, written here from its definition (not read
+/// from nxrig's table): exponent and fraction widths, bias, and whether the all-ones
+/// exponent holds infinities and NaNs (IEEE-like) or only S.1111.111 is NaN ("fn").
+#[derive(Clone, Copy, Debug)]
+pub struct F8 {
+    pub e: i32,
+    pub m: i32,
+    pub bias: i32,
+    pub ieee: bool,
+}
+
+/// The float8 format of `d`, `None` for a dtype that is not a float8.
+pub fn f8_of(d: nxrig::DType) -> Option<F8> {
+    use nxrig::DType;
+    let f = |e, m, bias, ieee| Some(F8 { e, m, bias, ieee });
+    match d {
+        DType::Float8E4m3fn => f(4, 3, 7, false),
+        DType::Float8E5m2 => f(5, 2, 15, true),
+        DType::Float8E4m3 => f(4, 3, 7, true),
+        DType::Float8E3m4 => f(3, 4, 3, true),
+        _ => None,
     }
 }
 
-/// The float8 pattern nearest `x` (ties to the even pattern), by searching all 256.
-pub fn f8_nearest(x: f64, e4m3: bool) -> u8 {
-    if x.is_nan() {
-        return if e4m3 { 0x7f } else { 0x7e };
+impl F8 {
+    /// The positive quiet NaN (an "fn" format's one NaN).
+    pub fn nan(self) -> u8 {
+        let all = ((1 << self.e) - 1) << self.m;
+        if self.ieee {
+            all | 1 << (self.m - 1)
+        } else {
+            all | ((1 << self.m) - 1)
+        }
     }
-    // Past the midpoint beyond the largest value (448, 57344): NaN or infinity. On
-    // the midpoint, the tie goes to the even pattern: e4m3's 448 (0x7e, ml_dtypes
-    // agrees), e5m2's infinity (57344 is 0x7b, odd).
-    let limit = if e4m3 { 464.0 } else { 61440.0 };
-    if x.abs() > limit || (x.abs() == limit && !e4m3) {
+    /// The quiet bit (0 where NaN is one pattern).
+    pub fn quiet_bit(self) -> u8 {
+        if self.ieee {
+            1 << (self.m - 1)
+        } else {
+            0
+        }
+    }
+    /// The largest finite pattern.
+    pub fn max_finite(self) -> u8 {
+        let all = ((1u32 << self.e) - 1) << self.m;
+        (if self.ieee {
+            all - 1
+        } else {
+            all | ((1 << self.m) - 2)
+        }) as u8
+    }
+}
+
+/// The value of a float8 pattern of format `f`, by its definition.
+pub fn f8_value(bits: u8, f: F8) -> f64 {
+    let (eb, mb, bias) = (f.e, f.m, f.bias);
+    let s = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
+    let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
+    let m = (bits & ((1 << mb) - 1)) as i32;
+    let all = (1 << eb) - 1;
+    if e == all && (if f.ieee { m != 0 } else { m == (1 << mb) - 1 }) {
+        return f64::NAN;
+    }
+    if f.ieee && e == all {
+        return s * f64::INFINITY;
+    }
+    if e == 0 {
+        s * m as f64 * 2f64.powi(1 - bias - mb)
+    } else {
+        s * (1.0 + m as f64 / (1 << mb) as f64) * 2f64.powi(e - bias)
+    }
+}
+
+/// The float8 pattern of format `f` nearest `x` (ties to the even pattern), by
+/// searching all 256; past the largest finite value by half its ulp (or on that
+/// midpoint where the largest pattern is odd) infinity, or NaN in an "fn" format.
+pub fn f8_nearest(x: f64, f: F8) -> u8 {
+    if x.is_nan() {
+        return f.nan();
+    }
+    let max = f8_value(f.max_finite(), f);
+    let limit = max + (max - f8_value(f.max_finite() - 1, f)) / 2.0;
+    if x.abs() > limit || (x.abs() == limit && f.max_finite() & 1 == 1) {
         let sign = if x < 0.0 { 0x80 } else { 0 };
-        return sign | if e4m3 { 0x7f } else { 0x7c };
+        let all = ((1 << f.e) - 1) << f.m;
+        return sign | if f.ieee { all } else { f.nan() };
     }
     let mut best = (f64::INFINITY, 0u8);
     for b in 0..=255u8 {
-        let v = f8_value(b, e4m3);
+        let v = f8_value(b, f);
         if !v.is_finite() || (v == 0.0 && v.is_sign_negative() != x.is_sign_negative()) {
             continue;
         }
@@ -102,7 +156,7 @@ pub fn nearest16(x: f64, bf: bool) -> u16 {
 /// `raw_kernels.rs`): each class of compute type, a packed one, the narrow floats.
 pub const KERNEL_DTYPES: [nxrig::DType; 6] = [
     nxrig::DType::Bfloat16,
-    nxrig::DType::Float8E4m3,
+    nxrig::DType::Float8E4m3fn,
     nxrig::DType::Float16,
     nxrig::DType::Float32,
     nxrig::DType::Int32,
@@ -116,7 +170,7 @@ pub fn value(d: nxrig::DType, bits: u128) -> f64 {
     match d {
         DType::Bfloat16 => bf16::from_bits(bits as u16).to_f64(),
         DType::Float16 => f16::from_bits(bits as u16).to_f64(),
-        DType::Float8E4m3 => f8_value(bits as u8, true),
+        DType::Float8E4m3fn => f8_value(bits as u8, f8_of(d).unwrap()),
         DType::Float32 => f32::from_bits(bits as u32) as f64,
         DType::Int32 => bits as u32 as i32 as f64,
         DType::Int4 => (((bits as u8) << 4) as i8 >> 4) as f64,

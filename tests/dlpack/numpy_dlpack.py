@@ -101,7 +101,7 @@ NX = {
     "float16": 0, "bfloat16": 1, "float8_e4m3fn": 2, "float8_e5m2": 3, "float32": 4,
     "float64": 5, "int4": 6, "uint4": 7, "int8": 8, "uint8": 9, "int16": 10,
     "uint16": 11, "int32": 12, "uint32": 13, "int64": 14, "uint64": 15,
-    "complex64": 16, "complex128": 17, "bool": 18,
+    "complex64": 16, "complex128": 17, "bool": 18, "float8_e4m3": 19, "float8_e3m4": 20,
 }
 
 
@@ -300,6 +300,8 @@ lib.nx_array_free(h)
 for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float8_e4m3fn", ml_dtypes.float8_e4m3fn, (10, 8)),
                        ("float8_e5m2", ml_dtypes.float8_e5m2, (12, 8)),
+                       ("float8_e4m3", ml_dtypes.float8_e4m3, (8, 8)),
+                       ("float8_e3m4", ml_dtypes.float8_e3m4, (7, 8)),
                        ("int4", ml_dtypes.int4, (0, 4)), ("uint4", ml_dtypes.uint4, (1, 4))):
     vals = np.array([1.5, -2.0, 3.0, 0.25, -0.5, 7.0], dtype=np.float32)
     if "int" in name:

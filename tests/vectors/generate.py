@@ -39,10 +39,10 @@ class FloatFmt:
     """A binary floating-point format. `fn` formats (float8_e4m3fn) have no infinity and a
     single NaN encoding per sign: all exponent and fraction bits set."""
 
-    def __init__(self, name, ebits, mbits, fn=False):
+    def __init__(self, name, ebits, mbits, fn=False, bias=None):
         self.name, self.ebits, self.mbits, self.fn = name, ebits, mbits, fn
         self.nbits = 1 + ebits + mbits
-        self.bias = (1 << (ebits - 1)) - 1
+        self.bias = (1 << (ebits - 1)) - 1 if bias is None else bias
         self.emin = 1 - self.bias  # exponent of the smallest normal
         self.emask = (1 << ebits) - 1
         self.fmask = (1 << mbits) - 1
@@ -140,11 +140,14 @@ class IntFmt:
 
 F16 = FloatFmt("float16", 5, 10)
 BF16 = FloatFmt("bfloat16", 8, 7)
-E4M3 = FloatFmt("float8_e4m3", 4, 3, fn=True)
+E4M3 = FloatFmt("float8_e4m3fn", 4, 3, fn=True)
 E5M2 = FloatFmt("float8_e5m2", 5, 2)
 F32 = FloatFmt("float32", 8, 23)
 F64 = FloatFmt("float64", 11, 52)
-FLOATS = [F16, BF16, E4M3, E5M2, F32, F64]
+E4M3_IEEE = FloatFmt("float8_e4m3", 4, 3)
+E3M4 = FloatFmt("float8_e3m4", 3, 4)
+# The 8-bit float formats: every pair of their values is a tie tested.
+FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4]
 
 INTS = {
     "int4": IntFmt("int4", 4, True),
@@ -163,7 +166,7 @@ INTS = {
 TABLE = [
     ("float16", "float", 2, F16),
     ("bfloat16", "float", 2, BF16),
-    ("float8_e4m3", "float", 1, E4M3),
+    ("float8_e4m3fn", "float", 1, E4M3),
     ("float8_e5m2", "float", 1, E5M2),
     ("float32", "float", 4, F32),
     ("float64", "float", 8, F64),
@@ -180,8 +183,10 @@ TABLE = [
     ("complex64", "complex", 8, F32),
     ("complex128", "complex", 16, F64),
     ("bool", "bool", 1, None),
+    ("float8_e4m3", "float", 1, E4M3_IEEE),
+    ("float8_e3m4", "float", 1, E3M4),
 ]
-assert sum(t[2] for t in TABLE) == 75
+TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
 
 UINT_OF_WIDTH = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -551,8 +556,7 @@ def float_ties(src, o, rng, targets):
     """Rounding boundaries: midpoints between consecutive values of each target and the
     source values just below and above them (or the midpoint itself)."""
     params = {
-        "float8_e4m3": (100, 100, 0),  # every pair
-        "float8_e5m2": (100, 100, 0),
+        **{f.name: (100, 100, 0) for f in FLOAT8S},  # every pair
         "float16": (16, 16, 64),
         "bfloat16": (4, 4, 8),
         "float32": (4, 4, 8),
@@ -630,7 +634,7 @@ def write_records(src, src_bits, out):
         else:
             cols.append(column_bytes(out[name], width))
     rec = np.concatenate(cols, axis=1)
-    assert rec.shape == (n, sw + 75)
+    assert rec.shape == (n, sw + TARGET_BYTES)
     raw = rec.tobytes()
     path = os.path.join(OUT_DIR, f"{src}.bin.gz")
     with open(path, "wb") as f:
@@ -690,12 +694,11 @@ def main():
         print(line, flush=True)
         report.append(line)
 
-    float_targets = ["float16", "bfloat16", "float8_e4m3", "float8_e5m2", "float32",
-                     "float64", "complex64", "complex128"]
+    float_targets = [t[0] for t in TABLE if t[1] in ("float", "complex")]
     int_targets = [t[0] for t in TABLE if t[1] == "int"]
 
     # ---- exhaustive narrow floats ----
-    for fmt in (F16, BF16, E4M3, E5M2):
+    for fmt in [F16, BF16] + FLOAT8S:
         t0 = time.time()
         bits = list(range(1 << fmt.nbits))
         exact = [fmt.decode(b) for b in bits]
@@ -721,7 +724,7 @@ def main():
         t0 = time.time()
         rng = random.Random(f"nxrig-{fmt.name}-{seed}")
         o = float_specials(fmt)
-        ties = [E4M3, E5M2, F16, BF16] + ([F32] if fmt is F64 else [])
+        ties = FLOAT8S + [F16, BF16] + ([F32] if fmt is F64 else [])
         float_ties(fmt, o, rng, ties)
         bits = list(o.items)
         nstruct = len(bits)
@@ -736,7 +739,7 @@ def main():
             n = cross_check(fmt.name, bits, out,
                             [(["float16", "float32", "float64", "complex64", "complex128"], True, None),
                              (["bool"], False, None)])
-            n += fraction_check(fmt.name, exact, out, [E4M3, E5M2, BF16])
+            n += fraction_check(fmt.name, exact, out, FLOAT8S + [BF16])
         n += check_float_to_int(fmt.name, bits, exact, out)
         print(f"  {fmt.name}: {nstruct} structured + {N_RANDOM} random", flush=True)
         finish(fmt.name, bits, out, n, t0)
@@ -747,7 +750,7 @@ def main():
         fmt = INTS[name]
         rng = random.Random(f"nxrig-{name}")
         o = int_specials(fmt)
-        targets = [E4M3, E5M2, F16, BF16, F32] + ([F64] if fmt.nbits == 64 else [])
+        targets = FLOAT8S + [F16, BF16, F32] + ([F64] if fmt.nbits == 64 else [])
         int_ties(fmt, o, rng, targets)
         bits = list(o.items)
         nstruct = len(bits)
@@ -758,7 +761,7 @@ def main():
         # hardware rounding); the 8- and 16-bit float targets with the Fraction method.
         n = cross_check(name, bits, out, [(int_targets + ["bool"], False, None),
                                          (["float32", "float64", "complex64", "complex128"], True, None)])
-        n += fraction_check(name, [int_exact(v) for v in vals], out, [E4M3, E5M2, F16, BF16])
+        n += fraction_check(name, [int_exact(v) for v in vals], out, FLOAT8S + [F16, BF16])
         print(f"  {name}: {nstruct} structured + {N_RANDOM} random", flush=True)
         finish(name, bits, out, n, t0)
 

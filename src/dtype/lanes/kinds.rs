@@ -1,4 +1,4 @@
-//! The 19 lanes: each dtype as a Rust type, with how a value of any other dtype
+//! The lanes: each dtype as a Rust type, with how a value of any other dtype
 //! becomes one of its elements (rounded once) and how its elements become any other
 //! dtype's (`put`). Floats into integers are clamped and converted unchecked;
 //! narrow floats from float64 or wide integers go through float32 rounded to odd
@@ -193,10 +193,16 @@ impl<const CODE: u8> Lane for Float8<CODE> {
     }
 }
 
-/// The float8_e4m3 lane.
-pub(crate) type Float8E4m3 = Float8<{ DType::Float8E4m3.code() }>;
-/// The float8_e5m2 lane.
-pub(crate) type Float8E5m2 = Float8<{ DType::Float8E5m2.code() }>;
+/// The lane of each float8 dtype, named as its variant.
+macro_rules! float8_lanes {
+    ($($d:ident)*) => {
+        $(
+            #[doc = concat!("The ", stringify!($d), " lane.")]
+            pub(crate) type $d = Float8<{ DType::$d.code() }>;
+        )*
+    };
+}
+crate::dtype::table::float8s!(float8_lanes!());
 /// float32 and float64: `from_f32` and `from_f64` the functions that round (or quiet
 /// a NaN) into `$t`, integers by `as` (rounded once), `put` through `D::$put`.
 macro_rules! float_lane {

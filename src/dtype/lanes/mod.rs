@@ -1,6 +1,6 @@
 //! Typed element loops: every dtype as a Rust type ("lane"), every conversion between
 //! two dtypes as one loop over typed slices, generic over the pair and monomorphized
-//! for each of the 19 x 19, which the compiler vectorizes (no dispatch on the dtype
+//! for each pair of dtypes, which the compiler vectorizes (no dispatch on the dtype
 //! per element, no 128-bit patterns). Each conversion rounds once, to nearest even
 //! (see [`encode`]), and equals [`super::convert_bits`] bit for bit: the tests check
 //! every pair against the oracle vectors, contiguous and strided.

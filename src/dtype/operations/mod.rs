@@ -16,7 +16,7 @@
 //!   function, its `_into`, the operands' names (`(x, y)` or `(x)`) and the result:
 //!   `same` (the operands' dtype) or `bool`;
 //! - `what`: the result in words (`_into`'s documentation); `verb`: the operation in
-//!   a refusal ("float8_e4m3 has no division"); `js`: JavaScript's line;
+//!   a refusal ("float8_e4m3fn has no division"); `js`: JavaScript's line;
 //! - `float`: `[values { .. }]`, an expression of two float32 or float64 values `x`
 //!   and `y` (the narrow floats computed as float32 and rounded once back), or
 //!   `[bits(sign) { .. }]`, of every float's raw bits `x` and its sign bit `sign`;
