@@ -26,12 +26,14 @@
  * Conversion rules (exact; see nx_convert):
  *  1. float (or complex component) to float: the exact value rounded once to nearest, ties
  *     to even. Overflow gives +-inf where the target has inf; float8_e4m3fn (no inf) gives NaN
- *     with the sign kept (0x7F / 0xFF) for values that round beyond 448 and for +-inf.
- *     Signed zeros keep their sign; underflow gives a signed zero; subnormals are exact.
+ *     with the sign kept (0x7F / 0xFF) for values that round beyond 448 and for +-inf; a
+ *     "fnuz" float8 (no inf, no -0) gives its NaN, 0x80. Signed zeros keep their sign (+0
+ *     in a "fnuz" float8); underflow gives a signed zero; subnormals are exact.
  *  2. NaN into a float target: sign kept, exponent all ones, fraction = the target's quiet
  *     bit OR the source fraction left-aligned to the target fraction width (truncated).
- *     Every NaN into float8_e4m3fn is 0x7F / 0xFF by sign. A float8_e4m3fn NaN source has no
- *     payload and reads as a canonical quiet NaN.
+ *     Every NaN into float8_e4m3fn is 0x7F / 0xFF by sign, into a "fnuz" float8 0x80. A
+ *     NaN source of those formats has no payload and reads as a canonical quiet NaN of its
+ *     sign.
  *  3. float to integer: truncate toward zero, saturate to the target range, NaN gives 0,
  *     +-inf saturate.
  *  4. integer (and bool as 0/1) to integer: wrap modulo 2^bits (two's complement).
@@ -173,8 +175,14 @@ extern "C" {
 #define NX_DTYPE_FLOAT8_E4M3 19
 /** float8_e3m4: 1 sign, 3 exponent (bias 3), 4 fraction bits; IEEE-like, with infinities and NaNs. */
 #define NX_DTYPE_FLOAT8_E3M4 20
+/** float8_e4m3fnuz: 1 sign, 4 exponent (bias 8), 3 fraction bits; no infinity, no negative zero, NaN only at the negative-zero pattern. */
+#define NX_DTYPE_FLOAT8_E4M3FNUZ 21
+/** float8_e5m2fnuz: 1 sign, 5 exponent (bias 16), 2 fraction bits; no infinity, no negative zero, NaN only at the negative-zero pattern. */
+#define NX_DTYPE_FLOAT8_E5M2FNUZ 22
+/** float8_e4m3b11fnuz: 1 sign, 4 exponent (bias 11), 3 fraction bits; no infinity, no negative zero, NaN only at the negative-zero pattern. */
+#define NX_DTYPE_FLOAT8_E4M3B11FNUZ 23
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 21
+#define NX_DTYPE_COUNT 24
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -185,7 +193,8 @@ NX_FN int nx_dtype_bits(int code)
         return 16;
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
     case NX_DTYPE_UINT8: case NX_DTYPE_BOOL: case NX_DTYPE_FLOAT8_E4M3:
-    case NX_DTYPE_FLOAT8_E3M4:
+    case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
         return 32;
@@ -211,7 +220,8 @@ NX_FN int nx_dtype_align(int code)
         return 2;
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT4:
     case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
-    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4:
+    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
+    case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 1;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
     case NX_DTYPE_COMPLEX64:
@@ -251,6 +261,12 @@ NX_FN int nx_dtype_dlpack_code(int code)
         return 8;
     case NX_DTYPE_FLOAT8_E3M4:
         return 7;
+    case NX_DTYPE_FLOAT8_E4M3FNUZ:
+        return 11;
+    case NX_DTYPE_FLOAT8_E5M2FNUZ:
+        return 13;
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+        return 9;
     default:
         return -1;
     }
@@ -263,7 +279,8 @@ NX_FN int nx_dtype_kind(int code)
     switch (code) {
     case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT8_E4M3FN:
     case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
-    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4:
+    case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
+    case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return NX_KIND_FLOAT;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
     case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
@@ -338,6 +355,12 @@ NX_FN const char *nx_dtype_name(int code)
         return "float8_e4m3";
     case NX_DTYPE_FLOAT8_E3M4:
         return "float8_e3m4";
+    case NX_DTYPE_FLOAT8_E4M3FNUZ:
+        return "float8_e4m3fnuz";
+    case NX_DTYPE_FLOAT8_E5M2FNUZ:
+        return "float8_e5m2fnuz";
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+        return "float8_e4m3b11fnuz";
     default:
         return 0;
     }
@@ -349,11 +372,12 @@ NX_FN const char *nx_dtype_name(int code)
 NX_FN int nx_float_ebits(int code)
 {
     switch (code) {
-    case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2:
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M2FNUZ:
         return 5;
     case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32:
         return 8;
-    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E4M3FNUZ:
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 4;
     case NX_DTYPE_FLOAT64:
         return 11;
@@ -372,9 +396,10 @@ NX_FN int nx_float_mbits(int code)
         return 10;
     case NX_DTYPE_BFLOAT16:
         return 7;
-    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E4M3FNUZ:
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 3;
-    case NX_DTYPE_FLOAT8_E5M2:
+    case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M2FNUZ:
         return 2;
     case NX_DTYPE_FLOAT32:
         return 23;
@@ -401,24 +426,39 @@ NX_FN int nx_float_bias(int code)
         return 1023;
     case NX_DTYPE_FLOAT8_E3M4:
         return 3;
+    case NX_DTYPE_FLOAT8_E4M3FNUZ:
+        return 8;
+    case NX_DTYPE_FLOAT8_E5M2FNUZ:
+        return 16;
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+        return 11;
     default:
         return 0;
     }
 }
 
-/** 1 where a real float dtype's all-ones exponent means infinity and NaN (IEEE); 0 where
- *  only the all-ones pattern is NaN and there is no infinity, or code is not a float. */
-NX_FN int nx_float_ieee(int code)
+/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs
+ *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity
+ *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 ("fnuz"). */
+#define NX_SPECIALS_IEEE 0
+#define NX_SPECIALS_ALL_ONES_NAN 1
+#define NX_SPECIALS_NEG_ZERO_NAN 2
+
+/** A real float dtype's NX_SPECIALS_*, or -1 if code is not one. */
+NX_FN int nx_float_specials(int code)
 {
     switch (code) {
     case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT8_E5M2:
     case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64: case NX_DTYPE_FLOAT8_E4M3:
     case NX_DTYPE_FLOAT8_E3M4:
-        return 1;
+        return 0;
     case NX_DTYPE_FLOAT8_E4M3FN:
-        return 0;
+        return 1;
+    case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+        return 2;
     default:
-        return 0;
+        return -1;
     }
 }
 
@@ -564,8 +604,9 @@ NX_FN uint64_t nx_shr_rne(uint64_t m, int32_t s)
 /* ------------------------------------------------------------------------------------- */
 
 /** Decode the bit pattern of a real float dtype (in the low bits of `bits`; higher bits are
- *  ignored) into its exact nx_xval. A float8_e4m3fn NaN (S.1111.111) decodes as a canonical
- *  quiet NaN (mant = 2^63). An unknown code decodes as +0. */
+ *  ignored) into its exact nx_xval. A NaN of a format of one NaN (float8_e4m3fn's S.1111.111,
+ *  a "fnuz" format's 0x80) decodes as a canonical quiet NaN of its sign (mant = 2^63). An
+ *  unknown code decodes as +0. */
 NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
 {
     int eb = nx_float_ebits(code), mb = nx_float_mbits(code);
@@ -579,11 +620,19 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
     sign = (int)((bits >> (uint32_t)(eb + mb)) & 1u);
     e = (bits >> (uint32_t)mb) & emask;
     f = bits & fmask;
-    if (!nx_float_ieee(code)) {
+    switch (nx_float_specials(code)) {
+    case NX_SPECIALS_IEEE:
+        if (e == emask) {
+            if (f == 0) return nx_xval_make(NX_XVAL_INF, sign, 0, 0);
+            return nx_xval_make(NX_XVAL_NAN, sign, f << (uint32_t)(64 - mb), 0);
+        }
+        break;
+    case NX_SPECIALS_ALL_ONES_NAN:
         if (e == emask && f == fmask) return nx_xval_make(NX_XVAL_NAN, sign, ((uint64_t)1) << 63, 0);
-    } else if (e == emask) {
-        if (f == 0) return nx_xval_make(NX_XVAL_INF, sign, 0, 0);
-        return nx_xval_make(NX_XVAL_NAN, sign, f << (uint32_t)(64 - mb), 0);
+        break;
+    default: /* NX_SPECIALS_NEG_ZERO_NAN */
+        if (sign && e == 0 && f == 0) return nx_xval_make(NX_XVAL_NAN, 1, ((uint64_t)1) << 63, 0);
+        break;
     }
     if (e == 0) return nx_xval_make(NX_XVAL_FINITE, sign, f, 1 - bias - mb);
     return nx_xval_make(NX_XVAL_FINITE, sign, f | (((uint64_t)1) << (uint32_t)mb),
@@ -596,25 +645,39 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
 NX_FN uint64_t nx_float_encode(int code, nx_xval v)
 {
     int eb = nx_float_ebits(code), mb = nx_float_mbits(code);
-    int fn = !nx_float_ieee(code);
-    uint64_t emask, fmask, sbit, sig;
+    int specials = nx_float_specials(code);
+    int fnuz = specials == NX_SPECIALS_NEG_ZERO_NAN;
+    uint64_t emask, fmask, sbit, sig, over, max;
     int32_t bias, emin, E, q;
     if (eb == 0) return 0;
     emask = (((uint64_t)1) << (uint32_t)eb) - 1u;
     fmask = (((uint64_t)1) << (uint32_t)mb) - 1u;
     bias = (int32_t)nx_float_bias(code);
     sbit = ((uint64_t)(v.sign & 1u)) << (uint32_t)(eb + mb);
+    /* What overflow and infinities become (the infinity, or the NaN), and the largest
+     * finite pattern, sign clear. */
+    if (specials == NX_SPECIALS_IEEE) {
+        over = sbit | (emask << (uint32_t)mb);
+        max = (emask << (uint32_t)mb) - 1u;
+    } else if (fnuz) {
+        over = ((uint64_t)1) << (uint32_t)(eb + mb);
+        max = (emask << (uint32_t)mb) | fmask;
+    } else {
+        over = sbit | (emask << (uint32_t)mb) | fmask;
+        max = ((emask << (uint32_t)mb) | fmask) - 1u;
+    }
     if (v.kind == NX_XVAL_NAN) {
-        if (fn) return sbit | (emask << (uint32_t)mb) | fmask;
+        if (specials != NX_SPECIALS_IEEE) return over;
         return sbit | (emask << (uint32_t)mb) | (((uint64_t)1) << (uint32_t)(mb - 1)) |
                (v.mant >> (uint32_t)(64 - mb));
     }
-    if (v.kind == NX_XVAL_INF) return sbit | (emask << (uint32_t)mb) | (fn ? fmask : 0u);
-    if (v.mant == 0) return sbit;
+    if (v.kind == NX_XVAL_INF) return over;
+    if (v.mant == 0) return fnuz ? 0u : sbit;
     E = v.exp + nx_bitlen64(v.mant) - 1; /* exponent of the leading bit */
     emin = 1 - bias;
     if (E >= emin) {
         int32_t ef;
+        uint64_t bits;
         q = E - mb; /* exponent of the target ulp */
         sig = nx_shr_rne(v.mant, q - v.exp);
         if (sig >> (uint32_t)(mb + 1)) { /* rounded up to the next binade */
@@ -622,20 +685,15 @@ NX_FN uint64_t nx_float_encode(int code, nx_xval v)
             ++E;
         }
         ef = E + bias;
-        if (fn) {
-            if (ef > (int32_t)emask || (ef == (int32_t)emask && (sig & fmask) == fmask))
-                return sbit | (emask << (uint32_t)mb) | fmask;
-        } else if (ef >= (int32_t)emask) {
-            return sbit | (emask << (uint32_t)mb);
-        }
-        return sbit | ((uint64_t)ef << (uint32_t)mb) |
-               (sig & fmask);
+        if (ef > (int32_t)emask) return over;
+        bits = ((uint64_t)ef << (uint32_t)mb) | (sig & fmask);
+        return bits > max ? over : sbit | bits;
     }
     /* Subnormal range: ulp is 2^(emin - mb); a result of 2^mb is the smallest normal,
      * which this same encoding (exponent field 1, fraction 0) represents. */
     q = emin - mb;
     sig = nx_shr_rne(v.mant, q - v.exp);
-    return sbit | sig;
+    return (sig == 0 && fnuz) ? 0u : sbit | sig;
 }
 
 /** Convert the bit pattern of one real float dtype into another (rules 1 and 2): rounded

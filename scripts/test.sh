@@ -80,17 +80,26 @@ CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
   cargo test --release --target aarch64-unknown-linux-gnu --test vectors --test layout \
   --test arrays --test views --test placement --test door --test kernels --test convert -- --skip gpu
 
-step "checkpoint: float16, bfloat16, float8_e4m3fn, float8_e5m2 against ml_dtypes, on the host and the GPU"
+step "checkpoint: float16, bfloat16, the float8s of safetensors against ml_dtypes, on the host and the GPU"
 src=$(scripts/fetch-checkpoint.sh)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-for to in float16 bfloat16 float8_e4m3fn float8_e5m2; do
+for to in float16 bfloat16 float8_e4m3fn float8_e5m2 float8_e4m3fnuz float8_e5m2fnuz; do
   ./target/release/nxrig convert "$src" "$out/$to.safetensors" --to "$to"
   python3 tests/checkpoint/check.py "$src" "$out/$to.safetensors" "$to"
   ./target/release/nxrig convert "$src" "$out/gpu-$to.safetensors" --to "$to" --device gpu
   cmp "$out/$to.safetensors" "$out/gpu-$to.safetensors"
   echo "the GPU's $to file is the host's, byte for byte"
 done
+
+step "a file of the field's newer dtypes (F8_E4M3FNUZ, F8_E5M2FNUZ beside I8, F32): listed, converted to bfloat16 on the host and the GPU, every byte against ml_dtypes"
+python3 tests/checkpoint/field_dtypes.py "$out/field.safetensors"
+./target/release/nxrig info "$out/field.safetensors"
+./target/release/nxrig convert "$out/field.safetensors" "$out/field-bf16.safetensors" --to bfloat16
+python3 tests/checkpoint/check.py "$out/field.safetensors" "$out/field-bf16.safetensors" bfloat16
+./target/release/nxrig convert "$out/field.safetensors" "$out/gpu-field-bf16.safetensors" --to bfloat16 --device gpu
+cmp "$out/field-bf16.safetensors" "$out/gpu-field-bf16.safetensors"
+echo "the GPU's file is the host's, byte for byte"
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
 python3 tests/checkpoint/shard.py split "$src" "$out/shards" 3

@@ -4,12 +4,13 @@
 // shaders/convert.wgsl and shaders/add_float.wgsl come with them.
 
 // Encodes +-m * 2^u (m > 0) into format f (at most 32 bits wide), rounded once to
-// nearest, ties to even; overflow gives infinity (NaN for a format without one).
+// nearest, ties to even; overflow gives infinity (NaN for a format without one), a
+// zero +0 in a format without -0.
 fn encode_small(neg: bool, m: u32, u: i32, f: Fmt) -> u32 {
     let e_all = (1u << f.e) - 1u;
     let sign_bit = 1u << (f.e + f.m);
     let sign = select(0u, sign_bit, neg);
-    let over = select(sign_bit - 1u, e_all << f.m, f.ieee);
+    let over = overflow_f(f).x;
     let e = u + i32(31u - countLeadingZeros(m));
     let emin = 1 - f.bias;
     if (e > i32(e_all) - f.bias) { return sign | over; }
@@ -28,7 +29,8 @@ fn encode_small(neg: bool, m: u32, u: i32, f: Fmt) -> u32 {
     }
     var bits = q;
     if (e >= emin) { bits = (u32(e + f.bias - 1) << f.m) + q; }
-    if (bits > over - 1u) { return sign | over; }
+    if (bits > max_bits_f(f).x) { return sign | over; }
+    if (bits == 0u && f.specials == NEG_ZERO_NAN) { return 0u; }
     return sign | bits;
 }
 
@@ -43,11 +45,11 @@ fn add_small(a: u32, b: u32, f: Fmt) -> u32 {
     let eb = (b >> f.m) & e_all;
     let fa = a & fmask;
     let fb = b & fmask;
-    let quiet = select(0u, 1u << (f.m - 1u), f.ieee);
-    if (select(ea == e_all && fa == fmask, ea == e_all && fa != 0u, f.ieee)) { return a | quiet; }
-    if (select(eb == e_all && fb == fmask, eb == e_all && fb != 0u, f.ieee)) { return b | quiet; }
-    let inf_a = f.ieee && ea == e_all;
-    let inf_b = f.ieee && eb == e_all;
+    let quiet = select(0u, 1u << (f.m - 1u), f.specials == IEEE);
+    if (is_nan_f(vec2<u32>(a, 0u), f)) { return a | quiet; }
+    if (is_nan_f(vec2<u32>(b, 0u), f)) { return b | quiet; }
+    let inf_a = f.specials == IEEE && ea == e_all;
+    let inf_b = f.specials == IEEE && eb == e_all;
     if (inf_a || inf_b) {
         if (inf_a && inf_b && (a & sign_bit) != (b & sign_bit)) { return (e_all << f.m) | quiet; }
         return select(b, a, inf_a);
@@ -91,7 +93,7 @@ fn is_normal(a: vec2<u32>, f: Fmt) -> bool {
 }
 
 fn add(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
-    let f = Fmt(DST_E, DST_M, DST_BIAS, DST_IEEE);
+    let f = Fmt(DST_E, DST_M, DST_BIAS, DST_SPECIALS);
     if (DST_CLASS == FLOAT) {
         return vec4<u32>(add_real(a.xy, b.xy, f), 0u, 0u);
     }

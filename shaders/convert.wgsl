@@ -26,11 +26,18 @@ struct Num {
     exp: i32,
 }
 
+// A format's special values, as src/dtype's Specials: IEEE's infinities and NaNs at
+// the all-ones exponent; NaN only where every bit but the sign is 1 (no infinity);
+// NaN only at the -0 pattern (no infinity, no -0).
+const IEEE: u32 = 0u;
+const ALL_ONES_NAN: u32 = 1u;
+const NEG_ZERO_NAN: u32 = 2u;
+
 struct Fmt {
     e: u32,
     m: u32,
     bias: i32,
-    ieee: bool,
+    specials: u32,
 }
 
 // A dtype's facts: its class, its bits, its float format (or a complex component's;
@@ -93,17 +100,28 @@ fn bitlen64(a: vec2<u32>) -> u32 {
     return 32u - countLeadingZeros(a.x);
 }
 
+// A NaN of format f: IEEE's, an all-ones exponent with a nonzero fraction; every bit
+// but the sign set (ALL_ONES_NAN); the sign bit alone (NEG_ZERO_NAN).
+fn is_nan_f(a: vec2<u32>, f: Fmt) -> bool {
+    let m = a & mask64(f.e + f.m);
+    if (f.specials == IEEE) { return gt64(m, shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m)); }
+    if (f.specials == ALL_ONES_NAN) { return eq64(m, mask64(f.e + f.m)); }
+    return is_zero64(m) && !is_zero64(a & shl64(vec2<u32>(1u, 0u), f.e + f.m));
+}
+
 fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
     let e_all = (1u << f.e) - 1u;
     let neg = (shr64(bits, f.e + f.m).x & 1u) == 1u;
     let e = shr64(bits, f.m).x & e_all;
     let fmask = mask64(f.m);
     let frac = bits & fmask;
-    if (f.ieee && e == e_all) {
+    let magnitude = bits & mask64(f.e + f.m);
+    if (f.specials == IEEE && e == e_all) {
         if (is_zero64(frac)) { return Num(INF, neg, vec2<u32>(0u, 0u), 0); }
         return Num(NAN, neg, shl64(frac, 64u - f.m), 0);
     }
-    if (!f.ieee && e == e_all && eq64(frac, fmask)) {
+    if ((f.specials == ALL_ONES_NAN && eq64(magnitude, mask64(f.e + f.m)))
+        || (f.specials == NEG_ZERO_NAN && neg && is_zero64(magnitude))) {
         return Num(NAN, neg, vec2<u32>(0u, 0x80000000u), 0);
     }
     if (e == 0u) {
@@ -112,21 +130,38 @@ fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
     return Num(FIN, neg, frac | shl64(vec2<u32>(1u, 0u), f.m), i32(e) - f.bias - i32(f.m));
 }
 
+// What a value past the largest finite of format f becomes (an infinity too), sign
+// clear: the infinity, or the format's NaN.
+fn overflow_f(f: Fmt) -> vec2<u32> {
+    if (f.specials == IEEE) { return shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m); }
+    if (f.specials == ALL_ONES_NAN) { return mask64(f.e + f.m); }
+    return shl64(vec2<u32>(1u, 0u), f.e + f.m);
+}
+
+// The largest finite pattern of format f.
+fn max_bits_f(f: Fmt) -> vec2<u32> {
+    if (f.specials == NEG_ZERO_NAN) { return mask64(f.e + f.m); }
+    return sub64(overflow_f(f), vec2<u32>(1u, 0u));
+}
+
 fn encode_float(x: Num, f: Fmt) -> vec2<u32> {
     let e_all = (1u << f.e) - 1u;
     let sign_bit = shl64(vec2<u32>(1u, 0u), f.e + f.m);
     let sign = select(vec2<u32>(0u, 0u), sign_bit, x.neg);
-    let all_ones = sub64(sign_bit, vec2<u32>(1u, 0u));
-    let inf = shl64(vec2<u32>(e_all, 0u), f.m);
-    let over = select(all_ones, inf, f.ieee);
+    // A zero of the sign (+0 in a format without -0).
+    let zero = select(sign, vec2<u32>(0u, 0u), f.specials == NEG_ZERO_NAN);
+    let over = overflow_f(f);
     if (x.kind == NAN) {
-        if (f.ieee) {
-            return sign | inf | shl64(vec2<u32>(1u, 0u), f.m - 1u) | shr64(x.mant, 64u - f.m);
+        if (f.specials == IEEE) {
+            return sign | over | shl64(vec2<u32>(1u, 0u), f.m - 1u) | shr64(x.mant, 64u - f.m);
         }
-        return sign | all_ones;
+        return sign | over;
     }
-    if (x.kind == INF || is_zero64(x.mant)) {
-        return sign | select(vec2<u32>(0u, 0u), over, x.kind == INF);
+    if (x.kind == INF) {
+        return sign | over;
+    }
+    if (is_zero64(x.mant)) {
+        return zero;
     }
     let len = i32(bitlen64(x.mant));
     let e = x.exp + len - 1;
@@ -155,9 +190,11 @@ fn encode_float(x: Num, f: Fmt) -> vec2<u32> {
     if (e >= emin) {
         bits = add64(shl64(vec2<u32>(u32(e + f.bias - 1), 0u), f.m), q);
     }
-    let max_bits = sub64(over, vec2<u32>(1u, 0u));
-    if (gt64(bits, max_bits)) {
+    if (gt64(bits, max_bits_f(f))) {
         return sign | over;
+    }
+    if (is_zero64(bits)) {
+        return zero;
     }
     return sign | bits;
 }

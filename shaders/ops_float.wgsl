@@ -11,14 +11,6 @@ fn sign_f(f: Fmt) -> vec2<u32> {
     return shl64(vec2<u32>(1u, 0u), f.e + f.m);
 }
 
-// A NaN: IEEE's, an all-ones exponent with a nonzero fraction; otherwise (float8_e4m3fn)
-// every bit but the sign set.
-fn is_nan_f(a: vec2<u32>, f: Fmt) -> bool {
-    let m = a & mask64(f.e + f.m);
-    if (f.ieee) { return gt64(m, shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m)); }
-    return eq64(m, mask64(f.e + f.m));
-}
-
 fn is_zero_f(a: vec2<u32>, f: Fmt) -> bool {
     return is_zero64(a & mask64(f.e + f.m));
 }
@@ -30,7 +22,7 @@ fn default_nan_f(f: Fmt) -> vec2<u32> {
 fn sub_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
     // A NaN b keeps its sign: the rule quiets it, as it is.
     if (is_nan_f(b, f)) { return add_float(a, b, f); }
-    return add_float(a, b ^ sign_f(f), f);
+    return add_float(a, neg_float(b, f), f);
 }
 
 fn mul_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
@@ -130,10 +122,17 @@ fn minimum_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
     return select(a, b, lt_float(b, a, f));
 }
 
+// The sign bit that neg and abs flip or clear: none where the magnitude is zero in a
+// format without -0 (its +0, and its NaN at the -0 pattern, stay).
+fn sign_of_f(a: vec2<u32>, f: Fmt) -> vec2<u32> {
+    if (f.specials == NEG_ZERO_NAN && is_zero_f(a, f)) { return vec2<u32>(0u, 0u); }
+    return sign_f(f);
+}
+
 fn neg_float(a: vec2<u32>, f: Fmt) -> vec2<u32> {
-    return a ^ sign_f(f);
+    return a ^ sign_of_f(a, f);
 }
 
 fn abs_float(a: vec2<u32>, f: Fmt) -> vec2<u32> {
-    return a & ~sign_f(f);
+    return a & ~sign_of_f(a, f);
 }

@@ -4,7 +4,7 @@
 //! reshape of a view, negative-step slices), each with its input and answer.
 
 use half::f16;
-use nxrig::dtype::{convert_bits, F8E4m3fn, I4, U4};
+use nxrig::dtype::{convert_bits, F8E4m3fn, Specials, I4, U4};
 use nxrig::{AnyArray, Array, DType, Error, Move, Slice};
 
 mod common;
@@ -82,7 +82,7 @@ on_every_device! {
                         got & ((1 << f.fraction_bits) - 1),
                     );
                     assert!(
-                        e == e_all && (m != 0) && (f.ieee || m == (1 << f.fraction_bits) - 1),
+                        e == e_all && (m != 0) && (f.specials == Specials::Ieee || m == (1 << f.fraction_bits) - 1),
                         "{src} {nan:#x} -> {dst} = {got:#x}"
                     );
                 }

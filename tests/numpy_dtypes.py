@@ -31,4 +31,7 @@ NP_TYPE = {
     "bool": np.bool_,
     "float8_e4m3": ml_dtypes.float8_e4m3,
     "float8_e3m4": ml_dtypes.float8_e3m4,
+    "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+    "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
+    "float8_e4m3b11fnuz": ml_dtypes.float8_e4m3b11fnuz,
 }

@@ -141,6 +141,14 @@ fn float_oracle(op: Op, d: DType, a: u128, b: u128) -> u128 {
                 b
             }
         }),
+        // A "fnuz" format has no -0 (its NaN is the -0 pattern): by value.
+        Op::Neg | Op::Abs if f8_of(d).is_some_and(|f| f.fnuz) => {
+            if x.is_nan() {
+                a
+            } else {
+                round(d, if op == Op::Neg { -x } else { x.abs() })
+            }
+        }
         Op::Neg => a ^ sign,
         Op::Abs => a & !sign,
         Op::Eq => (x == y) as u128,
@@ -272,7 +280,7 @@ fn float_specials(d: DType) -> Vec<u128> {
         nan,
         sign | nan,
     ];
-    if f.ieee {
+    if f8_of(d).is_none_or(|f| f.ieee) {
         let inf = ((1 << e) - 1) << m;
         v.extend([inf, sign | inf, inf | 1]); // and a signalling NaN with a payload
         let _ = quiet_bit;

@@ -282,10 +282,14 @@ w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onG
   step("the docs' checkpoint servers, from another origin");
   await servers(browser, proj, serve, root);
 
-  step('Node: import nxrig, init() with no argument, host work, a .safetensors file');
+  step("Node: import nxrig, init() with no argument, host work, a .safetensors file, one of the field's newer dtypes converted");
   cpSync(join(root, 'www', 'sample.safetensors'), join(proj, 'sample.safetensors'));
+  // The "fnuz" float8s beside I8 and F32 (tests/checkpoint/field_dtypes.py), converted
+  // by the command line too: its file is held to ml_dtypes by tests/checkpoint/check.py.
+  execFileSync('python3', [join(root, 'tests', 'checkpoint', 'field_dtypes.py'), join(proj, 'field.safetensors')]);
+  execFileSync(join(root, 'target', 'release', 'nxrig'), ['convert', join(proj, 'field.safetensors'), join(proj, 'field-cli.safetensors'), '--to', 'bfloat16']);
   writeFileSync(join(proj, 'node.mjs'), `import { readFileSync } from 'node:fs';
-import init, { Device, NxArray, loadSafetensors, version } from 'nxrig';
+import init, { Device, NxArray, convertCheckpoint, loadSafetensors, openCheckpoint, version } from 'nxrig';
 const out = {};
 try { Device.host(); } catch (e) { out.early = e.message; }
 await init();
@@ -295,6 +299,9 @@ out.text = String(a);
 out.nested = await a.permute([1, 0]).cast('bfloat16').toArray();
 const f = loadSafetensors(readFileSync('sample.safetensors'));
 out.file = [f.length, f.get(f.names[0]).dtype];
+const ck = await openCheckpoint('field.safetensors');
+out.field = ck.tensors.map((t) => t.name + ' ' + t.dtype);
+await convertCheckpoint(ck, 'field-bf16.safetensors', { to: 'bfloat16' });
 const t0 = Date.now();
 try { await Device.gpu(); out.gpu = 'settled'; } catch (e) { out.gpu = e.message; }
 out.gpuMs = Date.now() - t0;
@@ -305,6 +312,9 @@ console.log(JSON.stringify(out));
   assert.equal(got.text, 'NxArray(float32 [2, 3] on host: 1, 2, 3, 4, 5, 6)');
   assert.deepEqual(got.nested, [[1, 4], [2, 5], [3, 6]]);
   assert.ok(got.file[0] > 0);
+  assert.deepEqual(got.field, ['w.fnuz float8_e4m3fnuz', 'w.e5m2fnuz float8_e5m2fnuz', 'q.int8 int8', 'b.f32 float32']);
+  assert.ok(readFileSync(join(proj, 'field-bf16.safetensors')).equals(readFileSync(join(proj, 'field-cli.safetensors'))),
+    "Node's conversion of the field's dtypes differs from nxrig convert's");
   assert.equal(got.gpu, 'Device.gpu: this environment has no WebGPU (navigator.gpu): use Device.host()');
   assert.ok(got.gpuMs < 1000, 'Device.gpu() rejects at once');
   console.log(`Node ${process.version}: nxrig ${got.version}, ${got.file[0]} tensors read, Device.gpu() rejected: ok`);

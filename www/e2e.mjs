@@ -190,6 +190,35 @@ async function convertCheckpoint(page) {
   console.log(`screenshot: ${join(out, 'demo.png')}`);
 }
 
+/** A file of the field's newer dtypes (tests/checkpoint/field_dtypes.py: the "fnuz"
+ * float8s beside I8 and F32), listed by the page with their dtypes and converted to
+ * bfloat16 on WebGPU and on the CPU: the downloads equal `nxrig convert`'s file, which
+ * tests/checkpoint/check.py holds to ml_dtypes' casts in the same run. */
+async function fieldDtypes(page) {
+  step('a file of the field\'s newer dtypes, listed and converted on WebGPU and the CPU');
+  const file = join(out, 'field.safetensors');
+  execFileSync('python3', [join(root, 'tests/checkpoint/field_dtypes.py'), file], { stdio: 'inherit' });
+  const want = join(out, 'field.bfloat16.safetensors');
+  execFileSync(bin, ['convert', file, want, '--to', 'bfloat16'], { stdio: 'inherit' });
+  await page.setInputFiles('#file', file);
+  await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 4, null, { timeout: 60000 });
+  const listed = await page.textContent('#tensors');
+  for (const d of ['float8_e4m3fnuz', 'float8_e5m2fnuz', 'int8', 'float32']) {
+    assert.ok(listed.includes(d), `the page lists a ${d} tensor: ${listed}`);
+  }
+  for (const device of ['webgpu', 'wasm']) {
+    await page.selectOption('#dtype', 'bfloat16');
+    await page.selectOption('#device', device);
+    await page.evaluate(() => { window.nxrigDone = null; });
+    await page.click('#convert');
+    await page.waitForFunction(() => window.nxrigDone, null, { timeout: 120000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    const got = readFileSync(await download.path());
+    assert.ok(got.equals(readFileSync(want)), `field dtypes on ${device}: the download differs from nxrig convert's file`);
+    console.log(`field dtypes on ${device}: ${got.length} bytes, the same as nxrig convert's`);
+  }
+}
+
 /** The page's inputs are disabled until nxrig is ready (a click while the
  * WebAssembly loads once did nothing) and a file dropped meanwhile is refused with a
  * word; then the sample loads: the `.wasm` held back 1.5 s so that the loading is
@@ -240,6 +269,7 @@ async function main() {
     await operations(page);
     await messages(page);
     await convertCheckpoint(page);
+    await fieldDtypes(page);
     await big(b, url);
     await panics(b, url);
     await tarball(b, { root, out, serve });

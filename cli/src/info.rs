@@ -80,8 +80,15 @@ pub fn info(file: &Path, json: bool) -> Result<(), Error> {
             .map(|s| format!("  {}", formats::escaped(s)))
             .unwrap_or_default()
     };
+    // The dtype column as wide as the file's longest dtype name (float8_e4m3b11fnuz).
+    let dw = ts
+        .iter()
+        .map(|(_, e)| e.dtype.name().len())
+        .max()
+        .unwrap_or(0)
+        .max(11);
     out.line(&format!(
-        "{}  {:11}  {:20}  {:>12}{}",
+        "{}  {:dw$}  {:20}  {:>12}{}",
         pad("name"),
         "dtype",
         "shape",
@@ -90,7 +97,7 @@ pub fn info(file: &Path, json: bool) -> Result<(), Error> {
     ));
     for ((shard, e), name) in ts.iter().zip(&names) {
         out.line(&format!(
-            "{}  {:11}  {:20}  {:>12}{}",
+            "{}  {:dw$}  {:20}  {:>12}{}",
             pad(name),
             e.dtype.name(),
             format!("{:?}", e.shape),

@@ -5,9 +5,12 @@
 //! or an exact integer) and encoded into the target with one rounding, to nearest,
 //! ties to even. The rules:
 //!
-//! - float into float: one rounding; overflow gives infinity, or NaN for float8_e4m3fn;
+//! - float into float: one rounding; overflow gives infinity, or NaN for a format
+//!   without one (float8_e4m3fn, the "fnuz" float8s); a zero keeps its sign, but
+//!   becomes +0 in a format without -0 ("fnuz");
 //! - a NaN stays a NaN of its sign with the quiet bit set and its high payload bits
-//!   kept; float8_e4m3fn's NaN has no payload and reads as the canonical quiet NaN;
+//!   kept; a format of one NaN (of each sign for float8_e4m3fn, 0x80 for "fnuz") has
+//!   no payload and reads as the canonical quiet NaN of its sign;
 //! - float into integer truncates toward zero and saturates, NaN gives 0;
 //! - integer into integer wraps modulo 2^bits; integer into float rounds once;
 //! - anything nonzero (NaN included; a complex if either part is) is true as bool;
@@ -16,7 +19,7 @@
 //! Elements travel as raw bits in a `u128` (sub-byte values in the low nibble,
 //! complex as real bits, then imaginary bits above them).
 
-use super::table::{Class, DType, FloatFormat};
+use super::table::{Class, DType, FloatFormat, Specials};
 
 /// An exact value of a float (or complex component).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,21 +55,16 @@ pub(crate) fn decode_float(f: FloatFormat, bits: u64) -> Num {
     let neg = (bits >> (f.bits() - 1)) & 1 == 1;
     let e = (bits >> m) & e_all;
     let frac = bits & ((1u64 << m) - 1);
-    if f.ieee && e == e_all {
-        return if frac == 0 {
-            Num::Inf { neg }
-        } else {
-            Num::Nan {
-                neg,
-                payload: frac << (64 - m),
-            }
+    if f.is_nan(bits) {
+        // IEEE's NaN carries its fraction; the others' one NaN reads as the quiet one.
+        let payload = match f.specials {
+            Specials::Ieee => frac << (64 - m),
+            _ => 1 << 63,
         };
+        return Num::Nan { neg, payload };
     }
-    if !f.ieee && e == e_all && frac == (1u64 << m) - 1 {
-        return Num::Nan {
-            neg,
-            payload: 1 << 63,
-        };
+    if f.specials == Specials::Ieee && e == e_all {
+        return Num::Inf { neg };
     }
     if e == 0 {
         Num::Fin {
@@ -87,27 +85,19 @@ pub(crate) fn decode_float(f: FloatFormat, bits: u64) -> Num {
 pub(crate) fn encode_float(f: FloatFormat, x: Num) -> u64 {
     let m = f.fraction_bits;
     let e_all = (1u64 << f.exponent_bits) - 1;
-    let sign_bit = 1u64 << (f.bits() - 1);
-    let all_ones = sign_bit - 1; // every bit but the sign
-    let inf = e_all << m;
-    let sign = |neg: bool| if neg { sign_bit } else { 0 };
+    let sign = |neg: bool| if neg { f.sign_bit() } else { 0 };
     match x {
-        Num::Nan { neg, payload } => {
-            if f.ieee {
-                sign(neg) | inf | (1u64 << (m - 1)) | (payload >> (64 - m))
-            } else {
-                sign(neg) | all_ones
-            }
-        }
-        Num::Inf { neg } => sign(neg) | if f.ieee { inf } else { all_ones },
-        Num::Fin { neg, mant: 0, .. } => sign(neg),
+        Num::Nan { neg, payload } => f.nan(neg, payload),
+        Num::Inf { neg } => f.overflow(neg),
+        Num::Fin { neg, mant: 0, .. } => f.zero(neg),
         Num::Fin { neg, mant, exp } => {
             let len = 64 - mant.leading_zeros() as i32;
             let e = exp + len - 1; // unbiased exponent of the leading bit
             let emin = 1 - f.bias;
-            let emax = e_all as i32 - f.bias; // an exponent past every finite value
+            // An exponent past every finite value.
+            let emax = e_all as i32 - f.bias;
             if e > emax {
-                return sign(neg) | if f.ieee { inf } else { all_ones };
+                return f.overflow(neg);
             }
             let ulp_exp = e.max(emin) - m as i32;
             let shift = ulp_exp - exp;
@@ -128,9 +118,10 @@ pub(crate) fn encode_float(f: FloatFormat, x: Num) -> u64 {
             } else {
                 q
             };
-            let max = if f.ieee { inf - 1 } else { all_ones - 1 };
-            if bits > max {
-                sign(neg) | if f.ieee { inf } else { all_ones }
+            if bits > f.max_bits() {
+                f.overflow(neg)
+            } else if bits == 0 {
+                f.zero(neg)
             } else {
                 sign(neg) | bits
             }

@@ -7,12 +7,13 @@
 //! default floating-point environment (round to nearest, no flush to zero), as Rust
 //! itself does.
 
-use super::table::{FloatFormat, F16};
+use super::table::{FloatFormat, Specials, F16};
 
 /// float32 bits into the bits of a narrow float of format `f` (a float whose exponent
 /// is under float32's: float16, the float8s), rounded to nearest, ties to even; past
 /// the largest finite, infinity where the format has one (a NaN keeps its sign and high
-/// payload bits, quiet), else the format's NaN, which infinities and NaNs give too.
+/// payload bits, quiet), else the format's NaN, which infinities and NaNs give too; a
+/// zero is +0 where the format has no -0.
 ///
 /// Generic over the format: called with a constant `f` (as [`f32_to_f16`] does), the
 /// compiler folds every constant below into the lines that were written by hand per
@@ -36,37 +37,49 @@ pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
         .to_bits()
         .wrapping_sub(magic.to_bits());
     let (limit, min_normal) = narrow_bounds(f);
-    let r = if f.ieee {
-        let nan = (emask << m) | (1 << (m - 1)) | ((a >> drop) & fmask);
-        if a > 0x7f80_0000 {
-            nan
-        } else if a >= limit {
-            emask << m
-        } else if a >= min_normal {
-            normal
-        } else {
-            sub
+    let finite = if a >= min_normal { normal } else { sub };
+    match f.specials {
+        Specials::Ieee => {
+            let nan = (emask << m) | (1 << (m - 1)) | ((a >> drop) & fmask);
+            sign | if a > 0x7f80_0000 {
+                nan
+            } else if a >= limit {
+                emask << m
+            } else {
+                finite
+            }
         }
-    } else if a > limit {
-        (emask << m) | fmask
-    } else if a >= min_normal {
-        normal
-    } else {
-        sub
-    };
-    r | sign
+        // The largest finite is even (S.1111.110): its midpoint with the NaN rounds to it.
+        Specials::AllOnesNan => {
+            sign | if a > limit {
+                (emask << m) | fmask
+            } else {
+                finite
+            }
+        }
+        // The largest finite is odd (S.1111.111): its midpoint rounds past it, to the NaN
+        // (0x80, as infinities and NaNs); a zero is +0.
+        Specials::NegZeroNan => {
+            if a >= limit {
+                1 << (bits - 1)
+            } else if finite == 0 {
+                0
+            } else {
+                sign | finite
+            }
+        }
+    }
 }
 
 /// The float32 magnitudes (bits, sign clear) that bound a narrow float format `f`'s
-/// normal results: from the first a value rounds past the largest finite (its fraction
-/// all ones, all but the last where the all-ones pattern is NaN, and a half ulp more),
-/// and the second is its least normal. The host's encoder and the WGSL one share them.
+/// normal results: from the first a value rounds past the largest finite (that and
+/// half an ulp more), and the second is its least normal. The host's encoder and the
+/// WGSL one share them.
 pub(crate) const fn narrow_bounds(f: FloatFormat) -> (u32, u32) {
-    let emask = (1u32 << f.exponent_bits) - 1;
-    let fmask = (1u32 << f.fraction_bits) - 1;
     let drop = 23 - f.fraction_bits;
-    let emax = if f.ieee { emask - 1 } else { emask } as i32 - f.bias;
-    let top = if f.ieee { fmask } else { fmask - 1 };
+    let max = f.max_bits() as u32;
+    let emax = (max >> f.fraction_bits) as i32 - f.bias;
+    let top = max & ((1 << f.fraction_bits) - 1);
     let limit = (((emax + 127) as u32) << 23) | (top << drop) | (1 << (drop - 1));
     (limit, ((128 - f.bias) as u32) << 23)
 }

@@ -15,4 +15,4 @@ mod table;
 pub use convert::{bits_of_f64, convert_bits, f64_of_bits};
 pub use element::{Element, F8E4m3fn, F8E5m2, I4, U4};
 pub use slice::{convert_run, read_bits, write_bits};
-pub use table::{dlpack, Class, DType, FloatFormat, Row, Scalar};
+pub use table::{dlpack, Class, DType, FloatFormat, Row, Scalar, Specials};

@@ -67,6 +67,15 @@ pub enum DType {
     Float8E4m3 = 19,
     /// float8 e3m4, IEEE-like: bias 3, infinities and NaNs, max 15.5.
     Float8E3m4 = 20,
+    /// float8 e4m3fnuz (AMD's, safetensors' `F8_E4M3FNUZ`): bias 8, no infinity, no -0,
+    /// NaN only at 0x80, max 240.
+    Float8E4m3fnuz = 21,
+    /// float8 e5m2fnuz (AMD's, safetensors' `F8_E5M2FNUZ`): bias 16, no infinity, no -0,
+    /// NaN only at 0x80, max 57344.
+    Float8E5m2fnuz = 22,
+    /// float8 e4m3b11fnuz (Graphcore's): bias 11, no infinity, no -0, NaN only at 0x80,
+    /// max 30.
+    Float8E4m3b11fnuz = 23,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -93,14 +102,17 @@ pub enum Class {
     Bool,
 }
 
-/// The bit layout of a binary floating-point format.
+/// The bit layout of a binary floating-point format, and its conventions.
 ///
 /// ```
+/// use nxrig::dtype::Specials;
 /// use nxrig::DType;
 ///
 /// let e4m3 = DType::Float8E4m3fn.float_format().unwrap();
-/// assert_eq!((e4m3.exponent_bits, e4m3.fraction_bits, e4m3.bias, e4m3.ieee), (4, 3, 7, false));
-/// assert!(DType::Float16.float_format().unwrap().ieee);
+/// assert_eq!((e4m3.exponent_bits, e4m3.fraction_bits, e4m3.bias), (4, 3, 7));
+/// assert_eq!(e4m3.specials, Specials::AllOnesNan);
+/// assert_eq!(DType::Float16.float_format().unwrap().specials, Specials::Ieee);
+/// assert_eq!(DType::Float8E4m3fnuz.float_format().unwrap().specials, Specials::NegZeroNan);
 /// assert_eq!(DType::Int8.float_format(), None);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -111,10 +123,31 @@ pub struct FloatFormat {
     pub fraction_bits: u32,
     /// Exponent bias.
     pub bias: i32,
-    /// Whether the all-ones exponent means infinity and NaN (IEEE). When false (the
-    /// float8 e4m3 "fn" variant) only the all-ones pattern is NaN and there is no
-    /// infinity.
-    pub ieee: bool,
+    /// Which patterns are infinities and NaNs, and what a value past the largest
+    /// finite becomes.
+    pub specials: Specials,
+}
+
+/// A float format's special values: where its NaNs and infinities are (ml_dtypes'
+/// conventions, whose names say them: "fn" finite with NaN, "fnuz" finite with NaN and
+/// an unsigned zero).
+///
+/// A value past the largest finite (by half an ulp, or on that midpoint where the
+/// largest finite pattern is odd) becomes the format's infinity where it has one, else
+/// its NaN; so do infinities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Specials {
+    /// IEEE 754's: the all-ones exponent holds the infinities (fraction 0) and NaNs
+    /// (any other fraction, which a NaN carries as its payload).
+    Ieee,
+    /// No infinity; NaN only where every exponent and fraction bit is 1, of either
+    /// sign, without a payload ("fn": float8_e4m3fn).
+    AllOnesNan,
+    /// No infinity and no negative zero: the one NaN is the negative-zero pattern (the
+    /// sign bit alone), and every other pattern is a number ("fnuz": AMD's float8s).
+    /// A negative result that rounds to zero is +0.
+    NegZeroNan,
 }
 
 impl FloatFormat {
@@ -123,6 +156,68 @@ impl FloatFormat {
     pub const fn bits(self) -> u32 {
         1 + self.exponent_bits + self.fraction_bits
     }
+
+    /// The sign bit.
+    #[inline]
+    pub(crate) const fn sign_bit(self) -> u64 {
+        1 << (self.bits() - 1)
+    }
+
+    /// The largest finite pattern (its magnitude bits; the sign clear).
+    pub(crate) const fn max_bits(self) -> u64 {
+        let all = self.sign_bit() - 1;
+        match self.specials {
+            Specials::Ieee => ((1 << self.exponent_bits) - 1) << self.fraction_bits,
+            Specials::AllOnesNan => all,
+            Specials::NegZeroNan => all + 1,
+        }
+        .wrapping_sub(1)
+    }
+
+    /// True for a NaN pattern (bits above the format's ignored).
+    pub(crate) const fn is_nan(self, bits: u64) -> bool {
+        let b = bits & ((self.sign_bit() << 1) - 1);
+        let mag = b & (self.sign_bit() - 1);
+        let inf = ((1 << self.exponent_bits) - 1) << self.fraction_bits;
+        match self.specials {
+            Specials::Ieee => mag > inf,
+            Specials::AllOnesNan => mag == self.sign_bit() - 1,
+            Specials::NegZeroNan => b == self.sign_bit(),
+        }
+    }
+
+    /// What a value past the largest finite of sign `neg` becomes (an infinity too):
+    /// the infinity, or the format's NaN.
+    pub(crate) const fn overflow(self, neg: bool) -> u64 {
+        let sign = if neg { self.sign_bit() } else { 0 };
+        match self.specials {
+            Specials::Ieee => sign | ((1 << self.exponent_bits) - 1) << self.fraction_bits,
+            Specials::AllOnesNan => sign | (self.sign_bit() - 1),
+            Specials::NegZeroNan => self.sign_bit(),
+        }
+    }
+
+    /// The NaN of sign `neg` with the fraction `payload` (left-aligned to bit 63, the
+    /// quiet bit set): IEEE's keeps the payload's high bits; the others have one NaN
+    /// (of each sign for "fn").
+    pub(crate) const fn nan(self, neg: bool, payload: u64) -> u64 {
+        match self.specials {
+            Specials::Ieee => {
+                let m = self.fraction_bits;
+                self.overflow(neg) | (1 << (m - 1)) | (payload >> (64 - m))
+            }
+            _ => self.overflow(neg),
+        }
+    }
+
+    /// A zero of sign `neg` (+0 where the format has no negative zero).
+    pub(crate) const fn zero(self, neg: bool) -> u64 {
+        match self.specials {
+            Specials::NegZeroNan => 0,
+            _ if neg => self.sign_bit(),
+            _ => 0,
+        }
+    }
 }
 
 /// The formats of the float dtypes.
@@ -130,50 +225,70 @@ pub(crate) const F16: FloatFormat = FloatFormat {
     exponent_bits: 5,
     fraction_bits: 10,
     bias: 15,
-    ieee: true,
+    specials: Specials::Ieee,
 };
 pub(crate) const BF16: FloatFormat = FloatFormat {
     exponent_bits: 8,
     fraction_bits: 7,
     bias: 127,
-    ieee: true,
+    specials: Specials::Ieee,
 };
 pub(crate) const E4M3: FloatFormat = FloatFormat {
     exponent_bits: 4,
     fraction_bits: 3,
     bias: 7,
-    ieee: false,
+    specials: Specials::AllOnesNan,
 };
 /// The IEEE-like float8 e4m3 (ml_dtypes' `float8_e4m3`).
 pub(crate) const E4M3_IEEE: FloatFormat = FloatFormat {
     exponent_bits: 4,
     fraction_bits: 3,
     bias: 7,
-    ieee: true,
+    specials: Specials::Ieee,
 };
 pub(crate) const E3M4: FloatFormat = FloatFormat {
     exponent_bits: 3,
     fraction_bits: 4,
     bias: 3,
-    ieee: true,
+    specials: Specials::Ieee,
+};
+/// AMD's float8s (ml_dtypes' `float8_e4m3fnuz`, `float8_e5m2fnuz`) and Graphcore's
+/// `float8_e4m3b11fnuz`: no infinity, no -0, NaN at 0x80.
+pub(crate) const E4M3FNUZ: FloatFormat = FloatFormat {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 8,
+    specials: Specials::NegZeroNan,
+};
+pub(crate) const E5M2FNUZ: FloatFormat = FloatFormat {
+    exponent_bits: 5,
+    fraction_bits: 2,
+    bias: 16,
+    specials: Specials::NegZeroNan,
+};
+pub(crate) const E4M3B11FNUZ: FloatFormat = FloatFormat {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 11,
+    specials: Specials::NegZeroNan,
 };
 pub(crate) const E5M2: FloatFormat = FloatFormat {
     exponent_bits: 5,
     fraction_bits: 2,
     bias: 15,
-    ieee: true,
+    specials: Specials::Ieee,
 };
 pub(crate) const F32: FloatFormat = FloatFormat {
     exponent_bits: 8,
     fraction_bits: 23,
     bias: 127,
-    ieee: true,
+    specials: Specials::Ieee,
 };
 pub(crate) const F64: FloatFormat = FloatFormat {
     exponent_bits: 11,
     fraction_bits: 52,
     bias: 1023,
-    ieee: true,
+    specials: Specials::Ieee,
 };
 
 /// DLPack's type codes (`DLDataTypeCode`) for the dtypes that DLPack has.
@@ -194,10 +309,16 @@ pub mod dlpack {
     pub const FLOAT8_E3M4: u8 = 7;
     /// `kDLFloat8_e4m3`.
     pub const FLOAT8_E4M3: u8 = 8;
+    /// `kDLFloat8_e4m3b11fnuz`.
+    pub const FLOAT8_E4M3B11FNUZ: u8 = 9;
     /// `kDLFloat8_e4m3fn`.
     pub const FLOAT8_E4M3FN: u8 = 10;
+    /// `kDLFloat8_e4m3fnuz`.
+    pub const FLOAT8_E4M3FNUZ: u8 = 11;
     /// `kDLFloat8_e5m2`.
     pub const FLOAT8_E5M2: u8 = 12;
+    /// `kDLFloat8_e5m2fnuz`.
+    pub const FLOAT8_E5M2FNUZ: u8 = 13;
 }
 
 /// One dtype's facts: its row of the table, the one place each is written.
@@ -274,7 +395,7 @@ const fn row(
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
 /// How many dtypes the table has.
-const N: usize = 21;
+const N: usize = 24;
 
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
@@ -300,6 +421,9 @@ const TABLE: [Row; N] = [
     row(DType::Bool, "bool", &["bool_"], 8, B, None, dlpack::BOOL, Some("BOOL"), Some("|b1"), "Uint8Array"),
     row(DType::Float8E4m3, "float8_e4m3", &["f8e4m3"], 8, F, Some(E4M3_IEEE), dlpack::FLOAT8_E4M3, None, None, "Uint8Array"),
     row(DType::Float8E3m4, "float8_e3m4", &["f8e3m4", "e3m4"], 8, F, Some(E3M4), dlpack::FLOAT8_E3M4, None, None, "Uint8Array"),
+    row(DType::Float8E4m3fnuz, "float8_e4m3fnuz", &["f8_e4m3fnuz", "f8e4m3fnuz", "e4m3fnuz"], 8, F, Some(E4M3FNUZ), dlpack::FLOAT8_E4M3FNUZ, Some("F8_E4M3FNUZ"), None, "Uint8Array"),
+    row(DType::Float8E5m2fnuz, "float8_e5m2fnuz", &["f8_e5m2fnuz", "f8e5m2fnuz", "e5m2fnuz"], 8, F, Some(E5M2FNUZ), dlpack::FLOAT8_E5M2FNUZ, Some("F8_E5M2FNUZ"), None, "Uint8Array"),
+    row(DType::Float8E4m3b11fnuz, "float8_e4m3b11fnuz", &["f8e4m3b11fnuz", "e4m3b11fnuz"], 8, F, Some(E4M3B11FNUZ), dlpack::FLOAT8_E4M3B11FNUZ, None, None, "Uint8Array"),
 ];
 
 // The table is in code order: row i is the dtype of code i.
@@ -318,7 +442,7 @@ macro_rules! every_dtype {
     ($m:ident!($($args:tt)*)) => {
         $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
             Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
-            Float8E3m4)
+            Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz)
     };
 }
 pub(crate) use every_dtype;
@@ -327,7 +451,8 @@ pub(crate) use every_dtype;
 /// dtype whose format is a float8 (its lane is `lanes::kinds::Float8<CODE>`).
 macro_rules! float8s {
     ($m:ident!($($args:tt)*)) => {
-        $m! { $($args)* Float8E4m3fn Float8E5m2 Float8E4m3 Float8E3m4 }
+        $m! { $($args)* Float8E4m3fn Float8E5m2 Float8E4m3 Float8E3m4 Float8E4m3fnuz
+            Float8E5m2fnuz Float8E4m3b11fnuz }
     };
 }
 pub(crate) use float8s;
@@ -515,19 +640,10 @@ impl DType {
 
     fn max_finite(self) -> f64 {
         let f = self.float_format().expect("float or complex dtype");
-        let emax = if f.ieee {
-            (1 << f.exponent_bits) - 2 - f.bias
-        } else {
-            (1 << f.exponent_bits) - 1 - f.bias
-        };
-        // e4m3fn's top exponent keeps mantissas 000..110 as numbers.
-        let frac_max = if f.ieee {
-            (1u64 << f.fraction_bits) - 1
-        } else {
-            (1u64 << f.fraction_bits) - 2
-        };
-        let m = (1u64 << f.fraction_bits) + frac_max;
-        (m as f64) * 2f64.powi(emax - f.fraction_bits as i32)
+        let max = f.max_bits();
+        let (e, frac) = (max >> f.fraction_bits, max & ((1 << f.fraction_bits) - 1));
+        let m = (1u64 << f.fraction_bits) + frac;
+        (m as f64) * 2f64.powi(e as i32 - f.bias - f.fraction_bits as i32)
     }
 }
 

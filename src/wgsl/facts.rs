@@ -3,7 +3,7 @@
 //! widened to `vec4<u32>`.
 
 use super::words::Words;
-use crate::dtype::{Class, DType};
+use crate::dtype::{Class, DType, Specials};
 
 /// Whether [`super::narrow::convert_f32`] has the short path from float32 into `dst`
 /// (its `f32_to_<dst>`): every narrow float, int32 and uint32.
@@ -22,38 +22,46 @@ fn class_code(d: DType) -> u32 {
     }
 }
 
+/// `convert.wgsl`'s code of a format's special values (`IEEE`, `ALL_ONES_NAN`,
+/// `NEG_ZERO_NAN`).
+pub(crate) fn specials_code(s: Specials) -> u32 {
+    match s {
+        Specials::Ieee => 0,
+        Specials::AllOnesNan => 1,
+        Specials::NegZeroNan => 2,
+    }
+}
+
 /// `d`'s facts as WGSL literals: its class, bits, and float format (exponent and
-/// fraction bits, bias, IEEE or not: a float's or a complex component's; float32's
+/// fraction bits, bias, special values: a float's or a complex component's; float32's
 /// for the others, a placeholder their conversions do not read).
 fn literals(d: DType) -> [String; 6] {
-    let f = d.float_format().unwrap_or(crate::dtype::FloatFormat {
-        exponent_bits: 8,
-        fraction_bits: 23,
-        bias: 127,
-        ieee: true,
-    });
+    let f = d
+        .float_format()
+        .or(DType::Float32.float_format())
+        .expect("float32 has a format");
     [
         format!("{}u", class_code(d)),
         format!("{}u", d.bits()),
         format!("{}u", f.exponent_bits),
         format!("{}u", f.fraction_bits),
         f.bias.to_string(),
-        f.ieee.to_string(),
+        format!("{}u", specials_code(f.specials)),
     ]
 }
 
 /// `d`'s facts as `convert.wgsl`'s `Dt` value: `Dt(class, bits, Fmt(e, m, bias,
-/// ieee))`.
+/// specials))`.
 pub(crate) fn dt(d: DType) -> String {
-    let [class, bits, e, m, bias, ieee] = literals(d);
-    format!("Dt({class}, {bits}, Fmt({e}, {m}, {bias}, {ieee}))")
+    let [class, bits, e, m, bias, sp] = literals(d);
+    format!("Dt({class}, {bits}, Fmt({e}, {m}, {bias}, {sp}))")
 }
 
-/// The constants `PREFIX_CLASS`, `_BITS`, `_E`, `_M`, `_BIAS`, `_IEEE` of `d`.
+/// The constants `PREFIX_CLASS`, `_BITS`, `_E`, `_M`, `_BIAS`, `_SPECIALS` of `d`.
 pub(crate) fn facts(prefix: &str, d: DType) -> String {
-    let [class, bits, e, m, bias, ieee] = literals(d);
+    let [class, bits, e, m, bias, sp] = literals(d);
     format!(
-        "const {prefix}_CLASS: u32 = {class};\nconst {prefix}_BITS: u32 = {bits};\nconst {prefix}_E: u32 = {e};\nconst {prefix}_M: u32 = {m};\nconst {prefix}_BIAS: i32 = {bias};\nconst {prefix}_IEEE: bool = {ieee};\n"
+        "const {prefix}_CLASS: u32 = {class};\nconst {prefix}_BITS: u32 = {bits};\nconst {prefix}_E: u32 = {e};\nconst {prefix}_M: u32 = {m};\nconst {prefix}_BIAS: i32 = {bias};\nconst {prefix}_SPECIALS: u32 = {sp};\n"
     )
 }
 

@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use crate::dtype::{Class, DType, FloatFormat};
+use crate::dtype::{Class, DType, FloatFormat, Specials};
 
 const CONVERT_F32: &str = include_str!("../../shaders/convert_f32.wgsl");
 
@@ -38,24 +38,40 @@ fn encoder(d: DType, f: FloatFormat) -> String {
     let fmask = (1u32 << m) - 1;
     let drop = 23 - m;
     let (limit, min_normal) = crate::dtype::fast::narrow_bounds(f);
-    let special = if f.ieee {
-        format!(
-            "    if (a > 0x7f800000u) {{ return sign | {:#x}u | ((a >> {drop}u) & {fmask:#x}u); }}\n    if (a >= {limit:#x}u) {{ return sign | {:#x}u; }}\n",
-            (emask << m) | (1 << (m - 1)),
-            emask << m
-        )
-    } else {
-        format!(
-            "    if (a > {limit:#x}u) {{ return sign | {:#x}u; }}\n",
-            (emask << m) | fmask
-        )
+    // The special values, and the last line: a subnormal (+0 where there is no -0).
+    let (special, tail) = match f.specials {
+        Specials::Ieee => (
+            format!(
+                "    if (a > 0x7f800000u) {{ return sign | {:#x}u | ((a >> {drop}u) & {fmask:#x}u); }}\n    if (a >= {limit:#x}u) {{ return sign | {:#x}u; }}\n",
+                (emask << m) | (1 << (m - 1)),
+                emask << m
+            ),
+            "return sign | subnormal(a, {k}u);",
+        ),
+        // The largest finite is even: its midpoint with the NaN rounds to it.
+        Specials::AllOnesNan => (
+            format!(
+                "    if (a > {limit:#x}u) {{ return sign | {:#x}u; }}\n",
+                (emask << m) | fmask
+            ),
+            "return sign | subnormal(a, {k}u);",
+        ),
+        // The largest finite is odd: its midpoint rounds to the NaN, the -0 pattern;
+        // a zero is +0.
+        Specials::NegZeroNan => (
+            format!(
+                "    if (a >= {limit:#x}u) {{ return {:#x}u; }}\n",
+                1u32 << (d.bits() - 1)
+            ),
+            "let s = subnormal(a, {k}u);\n    return select(sign | s, 0u, s == 0u);",
+        ),
     };
     format!(
         "fn f32_to_{name}(x: u32) -> u32 {{
     let sign = (x >> {sign_shift}u) & {sign:#x}u;
     let a = x & 0x7fffffffu;
 {special}    if (a >= {min_normal:#x}u) {{ return sign | (((a + {half:#x}u + ((a >> {drop}u) & 1u)) >> {drop}u) - ({rebias}u << {m}u)); }}
-    return sign | subnormal(a, {k}u);
+    {tail}
 }}
 ",
         name = d.name(),
@@ -63,7 +79,7 @@ fn encoder(d: DType, f: FloatFormat) -> String {
         sign = 1u32 << (d.bits() - 1),
         half = (1u32 << (drop - 1)) - 1,
         rebias = 127 - f.bias,
-        k = f.bias - 1 + m as i32,
+        tail = tail.replace("{k}", &(f.bias - 1 + m as i32).to_string()),
     )
 }
 
@@ -98,10 +114,11 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
     let emask = (1u32 << e) - 1;
     let fmask = (1u32 << m) - 1;
     let sign = 1u32 << (d.bits() - 1);
-    let special = if f.ieee {
-        format!("e == {emask:#x}u")
-    } else {
-        format!("(v & {:#x}u) == {:#x}u", sign - 1, (emask << m) | fmask)
+    // The patterns of infinities and NaNs, which raise `seen`.
+    let special = match f.specials {
+        Specials::Ieee => format!("e == {emask:#x}u"),
+        Specials::AllOnesNan => format!("(v & {:#x}u) == {:#x}u", sign - 1, (emask << m) | fmask),
+        Specials::NegZeroNan => format!("v == {sign:#x}u"),
     };
     let body = format!(
         "let s = (v & {sign:#x}u) << {}u;

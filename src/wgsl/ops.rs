@@ -83,7 +83,7 @@ pub(crate) fn op_helpers(op: Operation, d: DType) -> String {
     s + &format!("\n\nfn nx_op(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {{\n{body}\n}}\n")
 }
 
-const FMT: &str = "Fmt(OP_E, OP_M, OP_BIAS, OP_IEEE)";
+const FMT: &str = "Fmt(OP_E, OP_M, OP_BIAS, OP_SPECIALS)";
 
 /// A bool element of the WGSL condition `c`.
 fn bool_of(c: &str) -> String {

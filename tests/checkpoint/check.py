@@ -3,7 +3,8 @@
 
     python3 tests/checkpoint/check.py IN.safetensors OUT.safetensors DTYPE
 
-DTYPE is one of float16, bfloat16, float8_e4m3fn, float8_e5m2. Every tensor of IN must be in
+DTYPE is one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
+float8_e5m2fnuz. Every tensor of IN must be in
 OUT under the same name (and OUT must have no other tensor). A float tensor of IN (F32)
 must appear in OUT with DTYPE's safetensors code, the same shape, and exactly the bytes of
 `np.frombuffer(in, '<f4').astype(<ml_dtypes type>).tobytes()`; any other tensor must be
@@ -23,6 +24,8 @@ TARGETS = {
     "bfloat16": ("BF16", ml_dtypes.bfloat16),
     "float8_e4m3fn": ("F8_E4M3", ml_dtypes.float8_e4m3fn),
     "float8_e5m2": ("F8_E5M2", ml_dtypes.float8_e5m2),
+    "float8_e4m3fnuz": ("F8_E4M3FNUZ", ml_dtypes.float8_e4m3fnuz),
+    "float8_e5m2fnuz": ("F8_E5M2FNUZ", ml_dtypes.float8_e5m2fnuz),
 }
 
 # safetensors float dtype codes -> little-endian NumPy source types
@@ -33,6 +36,8 @@ FLOAT_SOURCES = {
     "BF16": ml_dtypes.bfloat16,
     "F8_E4M3": ml_dtypes.float8_e4m3fn,
     "F8_E5M2": ml_dtypes.float8_e5m2,
+    "F8_E4M3FNUZ": ml_dtypes.float8_e4m3fnuz,
+    "F8_E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
 }
 
 

@@ -84,6 +84,8 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
             (|b: u128| b & 0x7f != 0x7f) as fn(u128) -> bool,
         ),
         (DType::Float8E5m2, |b: u128| (b >> 2) & 0x1f != 0x1f),
+        // No -0: the pattern of -0 is the NaN, every other one a number.
+        (DType::Float8E4m3fnuz, |b: u128| b != 0x80),
     ] {
         let f: Vec<u128> = (0..256).filter(|&b| finite(b)).collect();
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
@@ -149,6 +151,14 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
             DType::Float8E5m2,
             &|i: usize| mix(i) & 0x7b,
             vec![("an infinity", 0x7c, 0x38), ("a NaN operand", 0xfe, 0x38)],
+        ),
+        (
+            DType::Float8E4m3fnuz,
+            &|i: usize| (mix(i) & 0xff) | 1,
+            vec![
+                ("the NaN at -0's pattern", 0x80, 0x38),
+                ("zero by zero", 0x00, 0x00),
+            ],
         ),
     ] {
         let xs: Vec<u128> = (0..n).map(gen).collect();

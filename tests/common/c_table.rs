@@ -2,7 +2,7 @@
 //! and the switches that give each dtype's facts in C (switches rather than arrays, so
 //! that they work in CUDA device code and in Metal without global memory).
 
-use nxrig::dtype::{dlpack, Class, Row};
+use nxrig::dtype::{dlpack, Class, Row, Specials};
 use nxrig::DType;
 
 /// The line that opens the section in the header.
@@ -21,10 +21,15 @@ fn described(r: &Row) -> String {
     let packed = "packed two a byte, low nibble first";
     match (r.class, r.format) {
         (Class::Float, Some(f)) => {
-            let special = if f.ieee {
-                "IEEE-like, with infinities and NaNs"
-            } else {
-                "no infinity, NaN only where every exponent and fraction bit is 1"
+            let special = match f.specials {
+                Specials::Ieee => "IEEE-like, with infinities and NaNs",
+                Specials::AllOnesNan => {
+                    "no infinity, NaN only where every exponent and fraction bit is 1"
+                }
+                Specials::NegZeroNan => {
+                    "no infinity, no negative zero, NaN only at the negative-zero pattern"
+                }
+                _ => "special values of a kind this header does not know",
             };
             format!(
                 "{}: 1 sign, {} exponent (bias {}), {} fraction bits; {special}.",
@@ -197,13 +202,24 @@ pub fn section() -> String {
         int,
         "0",
     );
+    s.push_str(
+        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\"). */\n\
+         #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n\n",
+    );
     switch(
         &mut s,
-        "1 where a real float dtype's all-ones exponent means infinity and NaN (IEEE); 0 where\n *  only the all-ones pattern is NaN and there is no infinity, or code is not a float.",
-        "int nx_float_ieee(int code)",
-        |d| float(d).map(|f| f.ieee as i64),
+        "A real float dtype's NX_SPECIALS_*, or -1 if code is not one.",
+        "int nx_float_specials(int code)",
+        |d| {
+            float(d).map(|f| match f.specials {
+                Specials::Ieee => 0,
+                Specials::AllOnesNan => 1,
+                Specials::NegZeroNan => 2,
+                _ => -1,
+            })
+        },
         int,
-        "0",
+        "-1",
     );
     s.push_str(END);
     s

@@ -108,7 +108,10 @@ fn gz(src: DType) -> Vec<u8> {
         "complex128",
         "bool",
         "float8_e4m3",
-        "float8_e3m4"
+        "float8_e3m4",
+        "float8_e4m3fnuz",
+        "float8_e5m2fnuz",
+        "float8_e4m3b11fnuz"
     )
 }
 

@@ -7,33 +7,57 @@ use half::{bf16, f16};
 
 /// A float8 format as the tests know it, written here from its definition (not read
 /// from nxrig's table): exponent and fraction widths, bias, and whether the all-ones
-/// exponent holds infinities and NaNs (IEEE-like) or only S.1111.111 is NaN ("fn").
+/// exponent holds infinities and NaNs (IEEE-like), or only S.1111.111 is NaN ("fn"),
+/// or only 0x80, with no -0 ("fnuz").
 #[derive(Clone, Copy, Debug)]
 pub struct F8 {
     pub e: i32,
     pub m: i32,
     pub bias: i32,
     pub ieee: bool,
+    pub fnuz: bool,
 }
 
 /// The float8 format of `d`, `None` for a dtype that is not a float8.
 pub fn f8_of(d: nxrig::DType) -> Option<F8> {
     use nxrig::DType;
-    let f = |e, m, bias, ieee| Some(F8 { e, m, bias, ieee });
+    let f = |e, m, bias, ieee| {
+        Some(F8 {
+            e,
+            m,
+            bias,
+            ieee,
+            fnuz: false,
+        })
+    };
+    let fnuz = |e, m, bias| {
+        Some(F8 {
+            e,
+            m,
+            bias,
+            ieee: false,
+            fnuz: true,
+        })
+    };
     match d {
         DType::Float8E4m3fn => f(4, 3, 7, false),
         DType::Float8E5m2 => f(5, 2, 15, true),
         DType::Float8E4m3 => f(4, 3, 7, true),
         DType::Float8E3m4 => f(3, 4, 3, true),
+        DType::Float8E4m3fnuz => fnuz(4, 3, 8),
+        DType::Float8E5m2fnuz => fnuz(5, 2, 16),
+        DType::Float8E4m3b11fnuz => fnuz(4, 3, 11),
         _ => None,
     }
 }
 
 impl F8 {
-    /// The positive quiet NaN (an "fn" format's one NaN).
+    /// The positive quiet NaN (an "fn" format's one NaN; a "fnuz" one's 0x80).
     pub fn nan(self) -> u8 {
         let all = ((1 << self.e) - 1) << self.m;
-        if self.ieee {
+        if self.fnuz {
+            0x80
+        } else if self.ieee {
             all | 1 << (self.m - 1)
         } else {
             all | ((1 << self.m) - 1)
@@ -50,7 +74,9 @@ impl F8 {
     /// The largest finite pattern.
     pub fn max_finite(self) -> u8 {
         let all = ((1u32 << self.e) - 1) << self.m;
-        (if self.ieee {
+        (if self.fnuz {
+            0x7f
+        } else if self.ieee {
             all - 1
         } else {
             all | ((1 << self.m) - 2)
@@ -65,7 +91,10 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
     let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
     let m = (bits & ((1 << mb) - 1)) as i32;
     let all = (1 << eb) - 1;
-    if e == all && (if f.ieee { m != 0 } else { m == (1 << mb) - 1 }) {
+    if f.fnuz && bits == 0x80 {
+        return f64::NAN;
+    }
+    if !f.fnuz && e == all && (if f.ieee { m != 0 } else { m == (1 << mb) - 1 }) {
         return f64::NAN;
     }
     if f.ieee && e == all {
@@ -80,7 +109,8 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
 
 /// The float8 pattern of format `f` nearest `x` (ties to the even pattern), by
 /// searching all 256; past the largest finite value by half its ulp (or on that
-/// midpoint where the largest pattern is odd) infinity, or NaN in an "fn" format.
+/// midpoint where the largest pattern is odd) infinity, or NaN in an "fn" or "fnuz"
+/// format; a zero is +0 in a "fnuz" format.
 pub fn f8_nearest(x: f64, f: F8) -> u8 {
     if x.is_nan() {
         return f.nan();
@@ -95,7 +125,8 @@ pub fn f8_nearest(x: f64, f: F8) -> u8 {
     let mut best = (f64::INFINITY, 0u8);
     for b in 0..=255u8 {
         let v = f8_value(b, f);
-        if !v.is_finite() || (v == 0.0 && v.is_sign_negative() != x.is_sign_negative()) {
+        let sign_differs = !f.fnuz && v.is_sign_negative() != x.is_sign_negative();
+        if !v.is_finite() || (v == 0.0 && sign_differs) {
             continue;
         }
         let d = (v - x).abs();

@@ -37,10 +37,12 @@ N_RANDOM_COMPLEX = 20_000
 
 class FloatFmt:
     """A binary floating-point format. `fn` formats (float8_e4m3fn) have no infinity and a
-    single NaN encoding per sign: all exponent and fraction bits set."""
+    single NaN encoding per sign: all exponent and fraction bits set. `fnuz` formats
+    (float8_e4m3fnuz, ...) have no infinity and no negative zero: their one NaN is the
+    negative-zero pattern 0x80, every other pattern a number, and a zero result is +0."""
 
-    def __init__(self, name, ebits, mbits, fn=False, bias=None):
-        self.name, self.ebits, self.mbits, self.fn = name, ebits, mbits, fn
+    def __init__(self, name, ebits, mbits, fn=False, bias=None, fnuz=False):
+        self.name, self.ebits, self.mbits, self.fn, self.fnuz = name, ebits, mbits, fn, fnuz
         self.nbits = 1 + ebits + mbits
         self.bias = (1 << (ebits - 1)) - 1 if bias is None else bias
         self.emin = 1 - self.bias  # exponent of the smallest normal
@@ -48,18 +50,24 @@ class FloatFmt:
         self.fmask = (1 << mbits) - 1
         self.sign = 1 << (self.nbits - 1)
         self.quiet = 1 << (mbits - 1)
-        if fn:
+        if fnuz:
+            self.max_finite = (self.emask << mbits) | self.fmask
+        elif fn:
             self.max_finite = (self.emask << mbits) | (self.fmask - 1)
         else:
             self.max_finite = (self.emask << mbits) - 1
-        self.inf = None if fn else self.emask << mbits
+        self.inf = None if (fn or fnuz) else self.emask << mbits
 
     # exact value tuples: (0, sign, M, E) finite; (1, sign) infinity; (2, sign, frac, fbits) NaN
     def decode(self, bits):
         s = bits >> (self.nbits - 1)
         e = (bits >> self.mbits) & self.emask
         f = bits & self.fmask
-        if self.fn:
+        if self.fnuz:
+            if bits == self.sign:
+                # no payload: the canonical quiet NaN, negative (as ml_dtypes reads it)
+                return (2, 1, self.quiet, self.mbits)
+        elif self.fn:
             if e == self.emask and f == self.fmask:
                 # no payload: the canonical quiet NaN
                 return (2, s, self.quiet, self.mbits)
@@ -70,13 +78,15 @@ class FloatFmt:
         return (0, s, f | (1 << self.mbits), e - self.bias - self.mbits)
 
     def overflow(self, s):
+        if self.fnuz:
+            return self.sign
         if self.fn:
             return (s << (self.nbits - 1)) | (self.emask << self.mbits) | self.fmask
         return (s << (self.nbits - 1)) | self.inf
 
     def round(self, s, M, E):
         """Bits of the value (-1)**s * M * 2**E rounded once to this format, ties to even."""
-        sbit = s << (self.nbits - 1)
+        sbit = 0 if self.fnuz else s << (self.nbits - 1)  # a zero has no sign in fnuz
         if M == 0:
             return sbit
         mb = self.mbits
@@ -93,6 +103,7 @@ class FloatFmt:
                 N += 1
         if N == 0:
             return sbit  # underflow to signed zero
+        sbit = s << (self.nbits - 1)
         if N >> (mb + 1):  # rounding carried into the next binade
             N >>= 1
             q += 1
@@ -111,8 +122,8 @@ class FloatFmt:
         s = v[1]
         if k == 1:
             return self.overflow(s)
-        if self.fn:
-            return (s << (self.nbits - 1)) | (self.emask << self.mbits) | self.fmask
+        if self.fn or self.fnuz:
+            return self.overflow(s)
         f, fb = v[2], v[3]
         top = f >> (fb - self.mbits) if fb >= self.mbits else f << (self.mbits - fb)
         return (s << (self.nbits - 1)) | (self.emask << self.mbits) | self.quiet | top
@@ -146,8 +157,11 @@ F32 = FloatFmt("float32", 8, 23)
 F64 = FloatFmt("float64", 11, 52)
 E4M3_IEEE = FloatFmt("float8_e4m3", 4, 3)
 E3M4 = FloatFmt("float8_e3m4", 3, 4)
+E4M3FNUZ = FloatFmt("float8_e4m3fnuz", 4, 3, bias=8, fnuz=True)
+E5M2FNUZ = FloatFmt("float8_e5m2fnuz", 5, 2, bias=16, fnuz=True)
+E4M3B11FNUZ = FloatFmt("float8_e4m3b11fnuz", 4, 3, bias=11, fnuz=True)
 # The 8-bit float formats: every pair of their values is a tie tested.
-FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4]
+FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ]
 
 INTS = {
     "int4": IntFmt("int4", 4, True),
@@ -185,6 +199,9 @@ TABLE = [
     ("bool", "bool", 1, None),
     ("float8_e4m3", "float", 1, E4M3_IEEE),
     ("float8_e3m4", "float", 1, E3M4),
+    ("float8_e4m3fnuz", "float", 1, E4M3FNUZ),
+    ("float8_e5m2fnuz", "float", 1, E5M2FNUZ),
+    ("float8_e4m3b11fnuz", "float", 1, E4M3B11FNUZ),
 ]
 TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
@@ -387,19 +404,20 @@ def fraction_round(fmt, table, x, s):
     vals, bits = table
     ulp_top = fmt.value(fmt.max_finite) - fmt.value(fmt.max_finite - 1)
     limit = vals[-1] + ulp_top / 2  # rounding threshold to the (virtual) next binade
-    sb = s << (fmt.nbits - 1)
+    def sb_of(b):  # the sign bit of a result of magnitude bits b (fnuz has no -0)
+        return 0 if fmt.fnuz and b == 0 else s << (fmt.nbits - 1)
     if x > limit or (x == limit and (fmt.max_finite & 1)):
         return fmt.overflow(s)
     i = bisect.bisect_left(vals, x)
     if i < len(vals) and vals[i] == x:
-        return sb | bits[i]
+        return sb_of(bits[i]) | bits[i]
     if i == len(vals):
-        return sb | bits[-1]
+        return sb_of(bits[-1]) | bits[-1]
     lo, hi = i - 1, i
     d_lo, d_hi = x - vals[lo], vals[hi] - x
     if d_lo < d_hi or (d_lo == d_hi and bits[lo] % 2 == 0):
-        return sb | bits[lo]
-    return sb | bits[hi]
+        return sb_of(bits[lo]) | bits[lo]
+    return sb_of(bits[hi]) | bits[hi]
 
 
 def fraction_check(src, exact_vals, out, targets):
@@ -668,6 +686,10 @@ def self_test():
     assert F64.round(0, (1 << 53) + 1, 0) == 0x4340000000000000
     assert F64.round(0, (1 << 53) + 3, 0) == 0x4340000000000002
     assert E5M2.round(0, 61440, 0) == 0x7C and E5M2.round(0, 61439, 0) == 0x7B
+    # fnuz: 240 + 8 is the tie past the largest finite, odd: the NaN; no -0
+    assert E4M3FNUZ.round(0, 248, 0) == 0x80 and E4M3FNUZ.round(0, 247, 0) == 0x7F
+    assert E4M3FNUZ.round(1, 1, -30) == 0 and E4M3FNUZ.round(1, 0, 0) == 0
+    assert f2f(E4M3FNUZ, F16, 0x80) == 0xFE00 and f2f(F32, E4M3FNUZ, 0xFF800000) == 0x80
     assert F16.round(1, 1, -25) == 0x8000 and F16.round(0, 3, -26) == 0x0001
     assert float_trunc(F32.decode(0xBFC00000)) == -1  # -1.5 -> -1
     # double rounding trap: f64 just above an f16 tie must round up

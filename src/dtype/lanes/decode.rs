@@ -7,7 +7,7 @@
 //! The product relies on the default floating-point environment (subnormal inputs
 //! not flushed), as [`super::super::fast`] and Rust itself do.
 
-use super::super::table::FloatFormat;
+use super::super::table::{FloatFormat, Specials};
 
 /// 2^112, the distance between float16's exponent bias and float32's.
 const F16_SCALE: f32 = f32::from_bits(0x7780_0000);
@@ -39,24 +39,24 @@ pub(crate) fn bf16_to_f32(b: u16) -> f32 {
     f32::from_bits(if nan { x | 0x0040_0000 } else { x })
 }
 
-/// The float32 bits of a float8 pattern of format `f`; a format without infinities
-/// (`!f.ieee`, float8_e4m3fn) has its all-ones pattern as its one NaN (read as the
-/// canonical quiet NaN) and its other all-ones-exponent patterns as numbers.
+/// The float32 bits of a float8 pattern of format `f`: a format of one NaN
+/// (float8_e4m3fn's all-ones patterns, a "fnuz" format's 0x80) reads it as the canonical
+/// quiet NaN of its sign, and has numbers where IEEE's all-ones exponent has its
+/// infinities and NaNs.
 const fn f8_bits(b: u8, f: FloatFormat) -> u32 {
-    let (ebits, mbits, bias, fn_nan) = (f.exponent_bits, f.fraction_bits, f.bias, !f.ieee);
+    let (ebits, mbits, bias) = (f.exponent_bits, f.fraction_bits, f.bias);
     let sign = ((b as u32) & 0x80) << 24;
     let e = ((b as u32) >> mbits) & ((1 << ebits) - 1);
     let m = (b as u32) & ((1 << mbits) - 1);
     let all = (1 << ebits) - 1;
-    if fn_nan && e == all && m == (1 << mbits) - 1 {
-        return sign | 0x7fc0_0000;
-    }
-    if !fn_nan && e == all {
-        return if m == 0 {
-            sign | 0x7f80_0000
-        } else {
-            sign | 0x7fc0_0000 | (m << (23 - mbits))
+    if f.is_nan(b as u64) {
+        return match f.specials {
+            Specials::Ieee => sign | 0x7fc0_0000 | (m << (23 - mbits)),
+            _ => sign | 0x7fc0_0000,
         };
+    }
+    if matches!(f.specials, Specials::Ieee) && e == all {
+        return sign | 0x7f80_0000;
     }
     if e == 0 {
         if m == 0 {

@@ -9,7 +9,7 @@ use super::arith_loops::{narrow_loop, native_loop, Apply, BinRun};
 use super::kinds::*;
 use super::Lane;
 use crate::dtype::operations::{with_operations, Operation};
-use crate::dtype::DType;
+use crate::dtype::{DType, Specials};
 
 /// The result lane of an operation of `same` or `bool` result over lane `L`.
 macro_rules! out {
@@ -85,7 +85,10 @@ macro_rules! floats {
             type Out = Float8<CODE>;
             apply_fn!(($($arg),+), u8, u8, |a, b| {
                 bind!(($($arg),+), a, b);
-                let $sign = 0x80u8;
+                // A format without -0 has no sign to flip or clear where the magnitude
+                // is zero (its +0, and its NaN at the -0 pattern).
+                let fnuz = matches!(Float8::<CODE>::FORMAT.specials, Specials::NegZeroNan);
+                let $sign = if fnuz && a & 0x7f == 0 { 0 } else { 0x80u8 };
                 $body
             });
         }

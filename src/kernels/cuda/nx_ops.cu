@@ -263,6 +263,8 @@ NX_FN void nx_op_neg_float(int code, const uint8_t *a, const uint8_t *b, uint8_t
     int w = nx_dtype_elem_bytes(code);
     uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_dtype_bits(code) - 1);
     (void)b;
+    /* No sign to flip or clear at a zero magnitude without -0 ("fnuz"). */
+    if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;
     nx_store_le(out, w, va ^ sign);
 }
 
@@ -295,6 +297,8 @@ NX_FN void nx_op_abs_float(int code, const uint8_t *a, const uint8_t *b, uint8_t
     int w = nx_dtype_elem_bytes(code);
     uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_dtype_bits(code) - 1);
     (void)b;
+    /* No sign to flip or clear at a zero magnitude without -0 ("fnuz"). */
+    if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;
     nx_store_le(out, w, va & ~sign);
 }
 

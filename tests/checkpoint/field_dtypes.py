@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Writes a small .safetensors file of the field's newer dtypes beside older ones:
+
+    python3 tests/checkpoint/field_dtypes.py OUT.safetensors
+
+every pattern of F8_E4M3FNUZ (as a 16 x 16 tensor) and of F8_E5M2FNUZ (256), an I8
+tensor and an F32 one, each tensor's bytes made here (the header by hand, as the format
+says), so that `nxrig info` lists them and `nxrig convert` converts them, checked by
+tests/checkpoint/check.py against ml_dtypes' casts.
+"""
+
+import json
+import struct
+import sys
+
+import numpy as np
+
+
+def main(path):
+    every = np.arange(256, dtype=np.uint8).tobytes()
+    tensors = [
+        ("w.fnuz", "F8_E4M3FNUZ", [16, 16], every),
+        ("w.e5m2fnuz", "F8_E5M2FNUZ", [256], every),
+        ("q.int8", "I8", [4, 4], np.arange(-8, 8, dtype=np.int8).tobytes()),
+        ("b.f32", "F32", [8], np.array([0.5, -2, 240, 248, 1e-9, -0.0, 57344, 61440],
+                                       dtype="<f4").tobytes()),
+    ]
+    header, data = {}, b""
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + data)
+    print(f"{path}: {len(tensors)} tensors, {len(data)} bytes of data")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(f"usage: {sys.argv[0]} OUT.safetensors")
+    main(sys.argv[1])
