@@ -1,8 +1,8 @@
 //! The GPU backend in the browser (headless Chromium's WebGPU on SwiftShader: no f16,
 //! no i64, no f64), through the runtime and nothing blocking: a device from
 //! `Rig::gpu_async`, uploads, kernels, `to_device_async` and `read_async` back. Cast
-//! against the oracle vectors (every source into every target, on at most 4096 records
-//! a source: every record of the 4-bit and 8-bit sources), NaN payloads, odd tails, the
+//! against the oracle vectors (on at most 4096 records a source: every record of the
+//! 4-bit and 8-bit sources; the pairs of [`CAST_SPINE`]), NaN payloads, odd tails, the
 //! 4-byte padding, a read pending at a device loss. Run by
 //! `wasm-pack test --headless --chrome`.
 #![cfg(target_arch = "wasm32")]
@@ -32,6 +32,34 @@ async fn bits_back(a: &AnyArray) -> Vec<u128> {
         .unwrap()
 }
 
+/// The sources cast into every dtype on WebGPU; every other source goes into these,
+/// into itself and into the three dtypes after it in code order. Each cast is a kernel
+/// SwiftShader compiles (about a second in this Chromium), so every pair would grow
+/// with the square of the table (576 pairs took 640 s of the suite); the native GPU
+/// suites (`cast_on_devices`) run every pair on the same WGSL.
+const CAST_SPINE: [DType; 5] = [
+    DType::Float32,
+    DType::Float16,
+    DType::Bfloat16,
+    DType::Float64,
+    DType::Int32,
+];
+
+/// The targets of `src`'s vectors on WebGPU (see [`CAST_SPINE`]).
+fn cast_targets(src: DType) -> Vec<DType> {
+    if CAST_SPINE.contains(&src) {
+        return DType::ALL.to_vec();
+    }
+    let i = src as usize;
+    let n = DType::ALL.len();
+    DType::ALL
+        .into_iter()
+        .enumerate()
+        .filter(|&(j, d)| CAST_SPINE.contains(&d) || (j + n - i) % n <= 3)
+        .map(|(_, d)| d)
+        .collect()
+}
+
 #[wasm_bindgen_test]
 async fn cast_on_webgpu_equals_the_oracle_vectors() {
     let gpu = gpu().await;
@@ -51,8 +79,13 @@ async fn cast_on_webgpu_equals_the_oracle_vectors() {
             .to_device(&gpu)
             .unwrap();
         let mut at = w;
+        let targets = cast_targets(src);
         for dst in DType::ALL {
             let dw = common::width(dst);
+            if !targets.contains(&dst) {
+                at += dw;
+                continue;
+            }
             let got = bits_back(&a.cast(dst).unwrap()).await;
             let wrong = recs
                 .iter()
@@ -72,7 +105,7 @@ async fn cast_on_webgpu_equals_the_oracle_vectors() {
             }
             at += dw;
         }
-        console_log!("{src}: {n} records into every dtype");
+        console_log!("{src}: {n} records into {} dtypes", targets.len());
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
