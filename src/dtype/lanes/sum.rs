@@ -105,10 +105,10 @@ macro_rules! narrow_sum {
 narrow_sum!(Float16, f16_to_f32, to_f16, |r| r & 0x7fff > 0x7c00);
 narrow_sum!(Bfloat16, bf16_to_f32, to_bf16, |r| r & 0x7fff > 0x7f80);
 /// The float8s: as [`narrow_sum`]'s where the format has infinities. One without
-/// (float8_e4m3fn, the "fnuz" ones) makes a sum past its largest finite its NaN, common enough (with
-/// e4m3fn, two operands over 232) that a block holding one, summed twice, made the add
-/// 13% slower in wasm on such data (4 M elements in Node): it sums by the rule
-/// throughout.
+/// (float8_e4m3fn, the "fnuz" ones) makes a sum past its largest finite its NaN,
+/// common enough (with e4m3fn, two operands over 232) that a block holding one, summed
+/// twice, made the add 13% slower in wasm on such data (4 M elements in Node): it sums
+/// by the rule throughout.
 impl<const CODE: u8> Sum for Float8<CODE> {
     #[inline(always)]
     fn add(a: u8, b: u8) -> u8 {
