@@ -19,7 +19,8 @@
 //! Elements travel as raw bits in a `u128` (sub-byte values in the low nibble,
 //! complex as real bits, then imaginary bits above them).
 
-use super::table::{Class, DType, FloatFormat, Specials};
+use super::format::{FloatFormat, Specials};
+use super::table::{Class, DType};
 
 /// An exact value of a float (or complex component).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! default floating-point environment (round to nearest, no flush to zero), as Rust
 //! itself does.
 
-use super::table::{FloatFormat, Specials, F16};
+use super::format::{FloatFormat, Specials, F16};
 
 /// float32 bits into the bits of a narrow float of format `f` (a float whose exponent
 /// is under float32's: float16, the float8s), rounded to nearest, ties to even; past

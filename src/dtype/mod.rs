@@ -7,6 +7,7 @@
 mod convert;
 mod element;
 pub mod fast;
+mod format;
 pub(crate) mod lanes;
 pub(crate) mod operations;
 mod slice;
@@ -14,5 +15,6 @@ mod table;
 
 pub use convert::{bits_of_f64, convert_bits, f64_of_bits};
 pub use element::{Element, F8E4m3fn, F8E5m2, I4, U4};
+pub use format::{FloatFormat, Specials};
 pub use slice::{convert_run, read_bits, write_bits};
-pub use table::{dlpack, Class, DType, FloatFormat, Row, Scalar, Specials};
+pub use table::{dlpack, Class, DType, Row, Scalar};

@@ -7,7 +7,7 @@
 //! The product relies on the default floating-point environment (subnormal inputs
 //! not flushed), as [`super::super::fast`] and Rust itself do.
 
-use super::super::table::{FloatFormat, Specials};
+use super::super::format::{FloatFormat, Specials};
 
 /// 2^112, the distance between float16's exponent bias and float32's.
 const F16_SCALE: f32 = f32::from_bits(0x7780_0000);

@@ -1,0 +1,192 @@
+//! Float formats: the bit layout of a binary floating-point format and its special
+//! values (`Specials`), with the facts every encoder reads of them, and the formats of
+//! the table's float dtypes.
+
+/// The bit layout of a binary floating-point format, and its conventions.
+///
+/// ```
+/// use nxrig::dtype::Specials;
+/// use nxrig::DType;
+///
+/// let e4m3 = DType::Float8E4m3fn.float_format().unwrap();
+/// assert_eq!((e4m3.exponent_bits, e4m3.fraction_bits, e4m3.bias), (4, 3, 7));
+/// assert_eq!(e4m3.specials, Specials::AllOnesNan);
+/// assert_eq!(DType::Float16.float_format().unwrap().specials, Specials::Ieee);
+/// assert_eq!(DType::Float8E4m3fnuz.float_format().unwrap().specials, Specials::NegZeroNan);
+/// assert_eq!(DType::Int8.float_format(), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatFormat {
+    /// Exponent field width in bits.
+    pub exponent_bits: u32,
+    /// Fraction (stored mantissa) width in bits.
+    pub fraction_bits: u32,
+    /// Exponent bias.
+    pub bias: i32,
+    /// Which patterns are infinities and NaNs, and what a value past the largest
+    /// finite becomes.
+    pub specials: Specials,
+}
+
+/// A float format's special values: where its NaNs and infinities are (ml_dtypes'
+/// conventions, whose names say them: "fn" finite with NaN, "fnuz" finite with NaN and
+/// an unsigned zero).
+///
+/// A value past the largest finite (by half an ulp, or on that midpoint where the
+/// largest finite pattern is odd) becomes the format's infinity where it has one, else
+/// its NaN; so do infinities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Specials {
+    /// IEEE 754's: the all-ones exponent holds the infinities (fraction 0) and NaNs
+    /// (any other fraction, which a NaN carries as its payload).
+    Ieee,
+    /// No infinity; NaN only where every exponent and fraction bit is 1, of either
+    /// sign, without a payload ("fn": float8_e4m3fn).
+    AllOnesNan,
+    /// No infinity and no negative zero: the one NaN is the negative-zero pattern (the
+    /// sign bit alone), and every other pattern is a number ("fnuz": AMD's float8s).
+    /// A negative result that rounds to zero is +0.
+    NegZeroNan,
+}
+
+impl FloatFormat {
+    /// Total width in bits.
+    #[inline]
+    pub const fn bits(self) -> u32 {
+        1 + self.exponent_bits + self.fraction_bits
+    }
+
+    /// The sign bit.
+    #[inline]
+    pub(crate) const fn sign_bit(self) -> u64 {
+        1 << (self.bits() - 1)
+    }
+
+    /// The largest finite pattern (its magnitude bits; the sign clear).
+    pub(crate) const fn max_bits(self) -> u64 {
+        let all = self.sign_bit() - 1;
+        match self.specials {
+            Specials::Ieee => ((1 << self.exponent_bits) - 1) << self.fraction_bits,
+            Specials::AllOnesNan => all,
+            Specials::NegZeroNan => all + 1,
+        }
+        .wrapping_sub(1)
+    }
+
+    /// True for a NaN pattern (bits above the format's ignored).
+    pub(crate) const fn is_nan(self, bits: u64) -> bool {
+        let b = bits & ((self.sign_bit() << 1) - 1);
+        let mag = b & (self.sign_bit() - 1);
+        let inf = ((1 << self.exponent_bits) - 1) << self.fraction_bits;
+        match self.specials {
+            Specials::Ieee => mag > inf,
+            Specials::AllOnesNan => mag == self.sign_bit() - 1,
+            Specials::NegZeroNan => b == self.sign_bit(),
+        }
+    }
+
+    /// What a value past the largest finite of sign `neg` becomes (an infinity too):
+    /// the infinity, or the format's NaN.
+    pub(crate) const fn overflow(self, neg: bool) -> u64 {
+        let sign = if neg { self.sign_bit() } else { 0 };
+        match self.specials {
+            Specials::Ieee => sign | ((1 << self.exponent_bits) - 1) << self.fraction_bits,
+            Specials::AllOnesNan => sign | (self.sign_bit() - 1),
+            Specials::NegZeroNan => self.sign_bit(),
+        }
+    }
+
+    /// The NaN of sign `neg` with the fraction `payload` (left-aligned to bit 63, the
+    /// quiet bit set): IEEE's keeps the payload's high bits; the others have one NaN
+    /// (of each sign for "fn").
+    pub(crate) const fn nan(self, neg: bool, payload: u64) -> u64 {
+        match self.specials {
+            Specials::Ieee => {
+                let m = self.fraction_bits;
+                self.overflow(neg) | (1 << (m - 1)) | (payload >> (64 - m))
+            }
+            _ => self.overflow(neg),
+        }
+    }
+
+    /// A zero of sign `neg` (+0 where the format has no negative zero).
+    pub(crate) const fn zero(self, neg: bool) -> u64 {
+        match self.specials {
+            Specials::NegZeroNan => 0,
+            _ if neg => self.sign_bit(),
+            _ => 0,
+        }
+    }
+}
+
+/// The formats of the float dtypes.
+pub(crate) const F16: FloatFormat = FloatFormat {
+    exponent_bits: 5,
+    fraction_bits: 10,
+    bias: 15,
+    specials: Specials::Ieee,
+};
+pub(crate) const BF16: FloatFormat = FloatFormat {
+    exponent_bits: 8,
+    fraction_bits: 7,
+    bias: 127,
+    specials: Specials::Ieee,
+};
+pub(crate) const E4M3: FloatFormat = FloatFormat {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 7,
+    specials: Specials::AllOnesNan,
+};
+/// The IEEE-like float8 e4m3 (ml_dtypes' `float8_e4m3`).
+pub(crate) const E4M3_IEEE: FloatFormat = FloatFormat {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 7,
+    specials: Specials::Ieee,
+};
+pub(crate) const E3M4: FloatFormat = FloatFormat {
+    exponent_bits: 3,
+    fraction_bits: 4,
+    bias: 3,
+    specials: Specials::Ieee,
+};
+/// AMD's float8s (ml_dtypes' `float8_e4m3fnuz`, `float8_e5m2fnuz`) and Graphcore's
+/// `float8_e4m3b11fnuz`: no infinity, no -0, NaN at 0x80.
+pub(crate) const E4M3FNUZ: FloatFormat = FloatFormat {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 8,
+    specials: Specials::NegZeroNan,
+};
+pub(crate) const E5M2FNUZ: FloatFormat = FloatFormat {
+    exponent_bits: 5,
+    fraction_bits: 2,
+    bias: 16,
+    specials: Specials::NegZeroNan,
+};
+pub(crate) const E4M3B11FNUZ: FloatFormat = FloatFormat {
+    exponent_bits: 4,
+    fraction_bits: 3,
+    bias: 11,
+    specials: Specials::NegZeroNan,
+};
+pub(crate) const E5M2: FloatFormat = FloatFormat {
+    exponent_bits: 5,
+    fraction_bits: 2,
+    bias: 15,
+    specials: Specials::Ieee,
+};
+pub(crate) const F32: FloatFormat = FloatFormat {
+    exponent_bits: 8,
+    fraction_bits: 23,
+    bias: 127,
+    specials: Specials::Ieee,
+};
+pub(crate) const F64: FloatFormat = FloatFormat {
+    exponent_bits: 11,
+    fraction_bits: 52,
+    bias: 1023,
+    specials: Specials::Ieee,
+};
