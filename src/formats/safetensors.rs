@@ -28,8 +28,10 @@ pub fn safetensors_dtype(d: DType) -> Option<&'static str> {
 /// silently (OCP's E4M3, `F8_E4M3`, is float8_e4m3fn, not the IEEE-like float8_e4m3).
 fn no_code(d: DType) -> String {
     let widths = |o: DType| o.float_format().map(|f| (f.exponent_bits, f.fraction_bits));
-    let twin = DType::ALL.into_iter().find(|&o| {
-        o != d && o.class() == d.class() && widths(o).is_some() && widths(o) == widths(d)
+    let twin = widths(d).and_then(|w| {
+        DType::ALL
+            .into_iter()
+            .find(|&o| o != d && o.class() == d.class() && widths(o) == Some(w))
     });
     match twin.and_then(|o| Some((o, safetensors_dtype(o)?))) {
         Some((o, code)) => format!(

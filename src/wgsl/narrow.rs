@@ -33,37 +33,31 @@ fn pow2(e: i32) -> String {
 /// `f32_to_<name>(x: u32) -> u32`: float32 bits into `d`'s, rounded to nearest, ties to
 /// even; beyond the largest finite, infinity where the format has one, else its NaN.
 fn encoder(d: DType, f: FloatFormat) -> String {
-    let (m, e) = (f.fraction_bits, f.exponent_bits);
-    let emask = (1u32 << e) - 1;
+    let m = f.fraction_bits;
     let fmask = (1u32 << m) - 1;
     let drop = 23 - m;
     let (limit, min_normal) = crate::dtype::fast::narrow_bounds(f);
+    // What overflow gives (the infinity, or the NaN), the subnormal step's argument.
+    let (over, k) = (f.overflow(false), f.bias - 1 + m as i32);
     // The special values, and the last line: a subnormal (+0 where there is no -0).
     let (special, tail) = match f.specials {
         Specials::Ieee => (
             format!(
-                "    if (a > 0x7f800000u) {{ return sign | {:#x}u | ((a >> {drop}u) & {fmask:#x}u); }}\n    if (a >= {limit:#x}u) {{ return sign | {:#x}u; }}\n",
-                (emask << m) | (1 << (m - 1)),
-                emask << m
+                "    if (a > 0x7f800000u) {{ return sign | {:#x}u | ((a >> {drop}u) & {fmask:#x}u); }}\n    if (a >= {limit:#x}u) {{ return sign | {over:#x}u; }}\n",
+                over | (1 << (m - 1)),
             ),
-            "return sign | subnormal(a, {k}u);",
+            format!("return sign | subnormal(a, {k}u);"),
         ),
         // The largest finite is even: its midpoint with the NaN rounds to it.
         Specials::AllOnesNan => (
-            format!(
-                "    if (a > {limit:#x}u) {{ return sign | {:#x}u; }}\n",
-                (emask << m) | fmask
-            ),
-            "return sign | subnormal(a, {k}u);",
+            format!("    if (a > {limit:#x}u) {{ return sign | {over:#x}u; }}\n"),
+            format!("return sign | subnormal(a, {k}u);"),
         ),
         // The largest finite is odd: its midpoint rounds to the NaN, the -0 pattern;
         // a zero is +0.
         Specials::NegZeroNan => (
-            format!(
-                "    if (a >= {limit:#x}u) {{ return {:#x}u; }}\n",
-                1u32 << (d.bits() - 1)
-            ),
-            "let s = subnormal(a, {k}u);\n    return select(sign | s, 0u, s == 0u);",
+            format!("    if (a >= {limit:#x}u) {{ return {over:#x}u; }}\n"),
+            format!("let s = subnormal(a, {k}u);\n    return select(sign | s, 0u, s == 0u);"),
         ),
     };
     format!(
@@ -79,7 +73,6 @@ fn encoder(d: DType, f: FloatFormat) -> String {
         sign = 1u32 << (d.bits() - 1),
         half = (1u32 << (drop - 1)) - 1,
         rebias = 127 - f.bias,
-        tail = tail.replace("{k}", &(f.bias - 1 + m as i32).to_string()),
     )
 }
 
