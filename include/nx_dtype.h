@@ -28,7 +28,10 @@
  *     to even. Overflow gives +-inf where the target has inf; float8_e4m3fn (no inf) gives NaN
  *     with the sign kept (0x7F / 0xFF) for values that round beyond 448 and for +-inf; a
  *     "fnuz" float8 (no inf, no -0) gives its NaN, 0x80. Signed zeros keep their sign (+0
- *     in a "fnuz" float8); underflow gives a signed zero; subnormals are exact.
+ *     in a "fnuz" float8); underflow gives a signed zero; subnormals are exact. Into
+ *     float8_e8m0fnu (powers of two, no sign, no zero): the nearest power, a tie up; under
+ *     2^-127, 2^-127 (0x00); zeros, negative values, infinities, NaNs and values rounding
+ *     past 2^127 give its NaN, 0xFF.
  *  2. NaN into a float target: sign kept, exponent all ones, fraction = the target's quiet
  *     bit OR the source fraction left-aligned to the target fraction width (truncated).
  *     Every NaN into float8_e4m3fn is 0x7F / 0xFF by sign, into a "fnuz" float8 0x80. A
@@ -181,8 +184,10 @@ extern "C" {
 #define NX_DTYPE_FLOAT8_E5M2FNUZ 22
 /** float8_e4m3b11fnuz: 1 sign, 4 exponent (bias 11), 3 fraction bits; no infinity, no negative zero, NaN only at the negative-zero pattern. */
 #define NX_DTYPE_FLOAT8_E4M3B11FNUZ 23
+/** float8_e8m0fnu: 0 sign, 8 exponent (bias 127), 0 fraction bits; no zero, no infinity, NaN only where every bit is 1, every other pattern a power of two. */
+#define NX_DTYPE_FLOAT8_E8M0FNU 24
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 24
+#define NX_DTYPE_COUNT 25
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -194,7 +199,7 @@ NX_FN int nx_dtype_bits(int code)
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
     case NX_DTYPE_UINT8: case NX_DTYPE_BOOL: case NX_DTYPE_FLOAT8_E4M3:
     case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
-    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E8M0FNU:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
         return 32;
@@ -222,6 +227,7 @@ NX_FN int nx_dtype_align(int code)
     case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+    case NX_DTYPE_FLOAT8_E8M0FNU:
         return 1;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
     case NX_DTYPE_COMPLEX64:
@@ -267,6 +273,8 @@ NX_FN int nx_dtype_dlpack_code(int code)
         return 13;
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 9;
+    case NX_DTYPE_FLOAT8_E8M0FNU:
+        return 14;
     default:
         return -1;
     }
@@ -281,6 +289,7 @@ NX_FN int nx_dtype_kind(int code)
     case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+    case NX_DTYPE_FLOAT8_E8M0FNU:
         return NX_KIND_FLOAT;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
     case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
@@ -361,6 +370,8 @@ NX_FN const char *nx_dtype_name(int code)
         return "float8_e5m2fnuz";
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return "float8_e4m3b11fnuz";
+    case NX_DTYPE_FLOAT8_E8M0FNU:
+        return "float8_e8m0fnu";
     default:
         return 0;
     }
@@ -374,7 +385,7 @@ NX_FN int nx_float_ebits(int code)
     switch (code) {
     case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M2FNUZ:
         return 5;
-    case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32:
+    case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT8_E8M0FNU:
         return 8;
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
@@ -407,6 +418,8 @@ NX_FN int nx_float_mbits(int code)
         return 52;
     case NX_DTYPE_FLOAT8_E3M4:
         return 4;
+    case NX_DTYPE_FLOAT8_E8M0FNU:
+        return 0;
     default:
         return 0;
     }
@@ -418,7 +431,7 @@ NX_FN int nx_float_bias(int code)
     switch (code) {
     case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2:
         return 15;
-    case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32:
+    case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT8_E8M0FNU:
         return 127;
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3:
         return 7;
@@ -439,10 +452,13 @@ NX_FN int nx_float_bias(int code)
 
 /** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs
  *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity
- *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 ("fnuz"). */
+ *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 ("fnuz");
+ *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the
+ *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu). */
 #define NX_SPECIALS_IEEE 0
 #define NX_SPECIALS_ALL_ONES_NAN 1
 #define NX_SPECIALS_NEG_ZERO_NAN 2
+#define NX_SPECIALS_UNSIGNED_NO_ZERO 3
 
 /** A real float dtype's NX_SPECIALS_*, or -1 if code is not one. */
 NX_FN int nx_float_specials(int code)
@@ -457,6 +473,8 @@ NX_FN int nx_float_specials(int code)
     case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 2;
+    case NX_DTYPE_FLOAT8_E8M0FNU:
+        return 3;
     default:
         return -1;
     }
@@ -610,6 +628,7 @@ NX_FN uint64_t nx_shr_rne(uint64_t m, int32_t s)
 NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
 {
     int eb = nx_float_ebits(code), mb = nx_float_mbits(code);
+    int specials = nx_float_specials(code);
     uint64_t emask, fmask, e, f;
     int32_t bias;
     int sign;
@@ -617,10 +636,11 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
     emask = (((uint64_t)1) << (uint32_t)eb) - 1u;
     fmask = (((uint64_t)1) << (uint32_t)mb) - 1u;
     bias = (int32_t)nx_float_bias(code);
-    sign = (int)((bits >> (uint32_t)(eb + mb)) & 1u);
+    /* An unsigned format has no sign bit: the bit above it is ignored too. */
+    sign = specials == NX_SPECIALS_UNSIGNED_NO_ZERO ? 0 : (int)((bits >> (uint32_t)(eb + mb)) & 1u);
     e = (bits >> (uint32_t)mb) & emask;
     f = bits & fmask;
-    switch (nx_float_specials(code)) {
+    switch (specials) {
     case NX_SPECIALS_IEEE:
         if (e == emask) {
             if (f == 0) return nx_xval_make(NX_XVAL_INF, sign, 0, 0);
@@ -630,6 +650,10 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
     case NX_SPECIALS_ALL_ONES_NAN:
         if (e == emask && f == fmask) return nx_xval_make(NX_XVAL_NAN, sign, ((uint64_t)1) << 63, 0);
         break;
+    case NX_SPECIALS_UNSIGNED_NO_ZERO: /* every other pattern a power of two, 0 too */
+        if (e == emask && f == fmask) return nx_xval_make(NX_XVAL_NAN, 0, ((uint64_t)1) << 63, 0);
+        return nx_xval_make(NX_XVAL_FINITE, 0, f | (((uint64_t)1) << (uint32_t)mb),
+                            (int32_t)e - bias - mb);
     default: /* NX_SPECIALS_NEG_ZERO_NAN */
         if (sign && e == 0 && f == 0) return nx_xval_make(NX_XVAL_NAN, 1, ((uint64_t)1) << 63, 0);
         break;
@@ -665,6 +689,18 @@ NX_FN uint64_t nx_float_encode(int code, nx_xval v)
     } else {
         over = sbit | (emask << (uint32_t)mb) | fmask;
         max = ((emask << (uint32_t)mb) | fmask) - 1u;
+    }
+    if (specials == NX_SPECIALS_UNSIGNED_NO_ZERO) {
+        /* Powers of two (fraction width 0): the nearest, a tie up (the bit under the
+         * leading one decides); under the least, the least; the NaN (all ones) for a
+         * zero, a negative value, an infinity, a NaN, and past the largest. */
+        int32_t len, ef;
+        if (v.kind != NX_XVAL_FINITE || v.sign || v.mant == 0) return emask;
+        len = nx_bitlen64(v.mant);
+        ef = v.exp + len - 1 + bias;
+        if (len >= 2 && ((v.mant >> (uint32_t)(len - 2)) & 1u)) ++ef;
+        if (ef < 0) ef = 0;
+        return ef >= (int32_t)emask ? emask : (uint64_t)ef;
     }
     if (v.kind == NX_XVAL_NAN) {
         if (specials != NX_SPECIALS_IEEE) return over;

@@ -92,7 +92,7 @@ for to in float16 bfloat16 float8_e4m3fn float8_e5m2 float8_e4m3fnuz float8_e5m2
   echo "the GPU's $to file is the host's, byte for byte"
 done
 
-step "a file of the field's newer dtypes (F8_E4M3FNUZ, F8_E5M2FNUZ beside I8, F32): listed, converted to bfloat16 on the host and the GPU, every byte against ml_dtypes"
+step "a file of the field's newer dtypes (F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0 beside I8, F32): listed, converted to bfloat16 on the host and the GPU, every byte against ml_dtypes"
 python3 tests/checkpoint/field_dtypes.py "$out/field.safetensors"
 ./target/release/nxrig info "$out/field.safetensors"
 ./target/release/nxrig convert "$out/field.safetensors" "$out/field-bf16.safetensors" --to bfloat16

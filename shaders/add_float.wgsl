@@ -7,8 +7,13 @@
 // Both operands are brought to a 62-bit significand; the smaller is shifted right with
 // a sticky bit, which keeps the rounding of the sum exact (at least 8 guard bits).
 fn add_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
-    var x = decode_float(a, f);
-    var y = decode_float(b, f);
+    return add_num(decode_float(a, f), decode_float(b, f), f);
+}
+
+// The exact sum of two decoded values, rounded once into format f.
+fn add_num(x0: Num, y0: Num, f: Fmt) -> vec2<u32> {
+    var x = x0;
+    var y = y0;
     if (x.kind == NAN) { return encode_float(x, f); }
     if (y.kind == NAN) { return encode_float(y, f); }
     if (x.kind == INF || y.kind == INF) {

@@ -28,10 +28,12 @@ struct Num {
 
 // A format's special values, as src/dtype's Specials: IEEE's infinities and NaNs at
 // the all-ones exponent; NaN only where every bit but the sign is 1 (no infinity);
-// NaN only at the -0 pattern (no infinity, no -0).
+// NaN only at the -0 pattern (no infinity, no -0); no sign and no zero, NaN only at
+// all ones, every other pattern a power of two (fraction width 0: float8_e8m0fnu).
 const IEEE: u32 = 0u;
 const ALL_ONES_NAN: u32 = 1u;
 const NEG_ZERO_NAN: u32 = 2u;
+const UNSIGNED_NO_ZERO: u32 = 3u;
 
 struct Fmt {
     e: u32,
@@ -101,17 +103,18 @@ fn bitlen64(a: vec2<u32>) -> u32 {
 }
 
 // A NaN of format f: IEEE's, an all-ones exponent with a nonzero fraction; every bit
-// but the sign set (ALL_ONES_NAN); the sign bit alone (NEG_ZERO_NAN).
+// but the sign set (ALL_ONES_NAN, UNSIGNED_NO_ZERO); the sign bit alone (NEG_ZERO_NAN).
 fn is_nan_f(a: vec2<u32>, f: Fmt) -> bool {
     let m = a & mask64(f.e + f.m);
     if (f.specials == IEEE) { return gt64(m, shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m)); }
-    if (f.specials == ALL_ONES_NAN) { return eq64(m, mask64(f.e + f.m)); }
+    if (f.specials == ALL_ONES_NAN || f.specials == UNSIGNED_NO_ZERO) { return eq64(m, mask64(f.e + f.m)); }
     return is_zero64(m) && !is_zero64(a & shl64(vec2<u32>(1u, 0u), f.e + f.m));
 }
 
 fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
     let e_all = (1u << f.e) - 1u;
-    let neg = (shr64(bits, f.e + f.m).x & 1u) == 1u;
+    // The bit above an unsigned format's is not its sign.
+    let neg = (shr64(bits, f.e + f.m).x & 1u) == 1u && f.specials != UNSIGNED_NO_ZERO;
     let e = shr64(bits, f.m).x & e_all;
     let fmask = mask64(f.m);
     let frac = bits & fmask;
@@ -120,11 +123,11 @@ fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
         if (is_zero64(frac)) { return Num(INF, neg, vec2<u32>(0u, 0u), 0); }
         return Num(NAN, neg, shl64(frac, 64u - f.m), 0);
     }
-    if ((f.specials == ALL_ONES_NAN && eq64(magnitude, mask64(f.e + f.m)))
+    if (((f.specials == ALL_ONES_NAN || f.specials == UNSIGNED_NO_ZERO) && eq64(magnitude, mask64(f.e + f.m)))
         || (f.specials == NEG_ZERO_NAN && neg && is_zero64(magnitude))) {
         return Num(NAN, neg, vec2<u32>(0u, 0x80000000u), 0);
     }
-    if (e == 0u) {
+    if (e == 0u && f.specials != UNSIGNED_NO_ZERO) {
         return Num(FIN, neg, frac, 1 - f.bias - i32(f.m));
     }
     return Num(FIN, neg, frac | shl64(vec2<u32>(1u, 0u), f.m), i32(e) - f.bias - i32(f.m));
@@ -134,7 +137,7 @@ fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
 // clear: the infinity, or the format's NaN.
 fn overflow_f(f: Fmt) -> vec2<u32> {
     if (f.specials == IEEE) { return shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m); }
-    if (f.specials == ALL_ONES_NAN) { return mask64(f.e + f.m); }
+    if (f.specials == ALL_ONES_NAN || f.specials == UNSIGNED_NO_ZERO) { return mask64(f.e + f.m); }
     return shl64(vec2<u32>(1u, 0u), f.e + f.m);
 }
 
@@ -144,7 +147,22 @@ fn max_bits_f(f: Fmt) -> vec2<u32> {
     return sub64(overflow_f(f), vec2<u32>(1u, 0u));
 }
 
+// x into a format of powers of two without sign or zero (UNSIGNED_NO_ZERO, fraction
+// width 0): the nearest power, a tie (1.5 * 2^k) up; under the least, the least; a
+// zero, a negative value, an infinity, a NaN or one rounding past the largest, the NaN.
+fn encode_power(x: Num, f: Fmt) -> vec2<u32> {
+    let nan = (1u << f.e) - 1u;
+    if (x.kind != FIN || x.neg || is_zero64(x.mant)) { return vec2<u32>(nan, 0u); }
+    let len = i32(bitlen64(x.mant));
+    var up = 0;
+    if (len >= 2 && (shr64(x.mant, u32(len - 2)).x & 1u) == 1u) { up = 1; }
+    let field = max(x.exp + len - 1 + up + f.bias, 0);
+    if (field >= i32(nan)) { return vec2<u32>(nan, 0u); }
+    return vec2<u32>(u32(field), 0u);
+}
+
 fn encode_float(x: Num, f: Fmt) -> vec2<u32> {
+    if (f.specials == UNSIGNED_NO_ZERO) { return encode_power(x, f); }
     let e_all = (1u << f.e) - 1u;
     let sign_bit = shl64(vec2<u32>(1u, 0u), f.e + f.m);
     let sign = select(vec2<u32>(0u, 0u), sign_bit, x.neg);

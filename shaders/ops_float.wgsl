@@ -12,7 +12,7 @@ fn sign_f(f: Fmt) -> vec2<u32> {
 }
 
 fn is_zero_f(a: vec2<u32>, f: Fmt) -> bool {
-    return is_zero64(a & mask64(f.e + f.m));
+    return is_zero64(a & mask64(f.e + f.m)) && f.specials != UNSIGNED_NO_ZERO;
 }
 
 fn default_nan_f(f: Fmt) -> vec2<u32> {
@@ -22,6 +22,12 @@ fn default_nan_f(f: Fmt) -> vec2<u32> {
 fn sub_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
     // A NaN b keeps its sign: the rule quiets it, as it is.
     if (is_nan_f(b, f)) { return add_float(a, b, f); }
+    // An unsigned format has no -b: the negated value is added.
+    if (f.specials == UNSIGNED_NO_ZERO) {
+        var y = decode_float(b, f);
+        y.neg = true;
+        return add_num(decode_float(a, f), y, f);
+    }
     return add_float(a, neg_float(b, f), f);
 }
 
@@ -123,9 +129,11 @@ fn minimum_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
 }
 
 // The sign bit that neg and abs flip or clear: none where the magnitude is zero in a
-// format without -0 (its +0, and its NaN at the -0 pattern, stay).
+// format without -0 (its +0, and its NaN at the -0 pattern, stay); in an unsigned
+// format, every bit a lacks (-a is then the NaN, |a| is a).
 fn sign_of_f(a: vec2<u32>, f: Fmt) -> vec2<u32> {
     if (f.specials == NEG_ZERO_NAN && is_zero_f(a, f)) { return vec2<u32>(0u, 0u); }
+    if (f.specials == UNSIGNED_NO_ZERO) { return ~a & mask64(f.e + f.m); }
     return sign_f(f);
 }
 

@@ -7,7 +7,9 @@
 //!
 //! - float into float: one rounding; overflow gives infinity, or NaN for a format
 //!   without one (float8_e4m3fn, the "fnuz" float8s); a zero keeps its sign, but
-//!   becomes +0 in a format without -0 ("fnuz");
+//!   becomes +0 in a format without -0 ("fnuz"); a format of powers of two without
+//!   sign or zero (float8_e8m0fnu) rounds a tie up, raises a value under its least to
+//!   it, and gives its NaN for a zero or a negative value;
 //! - a NaN stays a NaN of its sign with the quiet bit set and its high payload bits
 //!   kept; a format of one NaN (of each sign for float8_e4m3fn, 0x80 for "fnuz") has
 //!   no payload and reads as the canonical quiet NaN of its sign;
@@ -53,7 +55,8 @@ fn mask(bits: u32) -> u128 {
 pub(crate) fn decode_float(f: FloatFormat, bits: u64) -> Num {
     let m = f.fraction_bits;
     let e_all = (1u64 << f.exponent_bits) - 1;
-    let neg = (bits >> (f.bits() - 1)) & 1 == 1;
+    // Bits above the format's are ignored (an unsigned format's sign bit among them).
+    let neg = f.signed() && bits & f.sign_bit() != 0;
     let e = (bits >> m) & e_all;
     let frac = bits & ((1u64 << m) - 1);
     if f.is_nan(bits) {
@@ -67,7 +70,7 @@ pub(crate) fn decode_float(f: FloatFormat, bits: u64) -> Num {
     if f.specials == Specials::Ieee && e == e_all {
         return Num::Inf { neg };
     }
-    if e == 0 {
+    if e == 0 && f.specials != Specials::UnsignedNoZero {
         Num::Fin {
             neg,
             mant: frac,
@@ -82,8 +85,12 @@ pub(crate) fn decode_float(f: FloatFormat, bits: u64) -> Num {
     }
 }
 
-/// Encodes `x` into format `f` with one rounding to nearest, ties to even.
+/// Encodes `x` into format `f` with one rounding to nearest, ties to even (ties up
+/// for a format of powers of two, [`encode_power`]).
 pub(crate) fn encode_float(f: FloatFormat, x: Num) -> u64 {
+    if f.specials == Specials::UnsignedNoZero {
+        return encode_power(f, x);
+    }
     let m = f.fraction_bits;
     let e_all = (1u64 << f.exponent_bits) - 1;
     let sign = |neg: bool| if neg { f.sign_bit() } else { 0 };
@@ -127,6 +134,34 @@ pub(crate) fn encode_float(f: FloatFormat, x: Num) -> u64 {
                 sign(neg) | bits
             }
         }
+    }
+}
+
+/// Encodes `x` into a format of powers of two without sign or zero (fraction width 0,
+/// [`Specials::UnsignedNoZero`]): to the nearest power, a tie (`1.5 * 2^k`) up; under
+/// the least, the least; a zero, a negative value, an infinity, a NaN or a value
+/// rounding past the largest, the NaN (every bit set).
+fn encode_power(f: FloatFormat, x: Num) -> u64 {
+    let nan = f.overflow(false);
+    let Num::Fin {
+        neg: false,
+        mant,
+        exp,
+    } = x
+    else {
+        return nan;
+    };
+    if mant == 0 {
+        return nan;
+    }
+    let len = 64 - mant.leading_zeros() as i32;
+    // The bit under the leading one: at or past the midpoint, the next power.
+    let up = len >= 2 && (mant >> (len - 2)) & 1 == 1;
+    let field = (exp + len - 1 + up as i32 + f.bias).max(0) as u64;
+    if field >= nan {
+        nan
+    } else {
+        field
     }
 }
 

@@ -165,7 +165,8 @@ macro_rules! byte_float {
             pub const fn to_byte(self) -> u8 {
                 self.0
             }
-            /// `x` rounded once to nearest, ties to even.
+            /// `x` rounded once to nearest (ties to even; to the greater power for
+            /// an unsigned format of powers of two).
             pub fn from_f32(x: f32) -> Self {
                 Self(convert_bits(DType::Float32, DType::$d, x.to_bits() as u128) as u8)
             }
@@ -205,6 +206,20 @@ byte_float!(
     /// A float8 e5m2 element: bias 15, with infinities and NaNs.
     F8E5m2,
     Float8E5m2
+);
+byte_float!(
+    /// A float8 e8m0fnu element (an OCP MX scale): the power of two 2^(b - 127) of its
+    /// byte b, NaN at 0xff; no sign, no zero.
+    ///
+    /// ```
+    /// use nxrig::dtype::F8E8m0fnu;
+    /// assert_eq!(F8E8m0fnu::from_f32(1.0).to_byte(), 0x7f);
+    /// assert_eq!(F8E8m0fnu::from_f32(3.0).to_f32(), 4.0); // a tie: up
+    /// assert_eq!(F8E8m0fnu::from_byte(0).to_f32(), 2f32.powi(-127));
+    /// assert!(F8E8m0fnu::from_f32(0.0).to_f32().is_nan()); // no zero
+    /// ```
+    F8E8m0fnu,
+    Float8E8m0fnu
 );
 
 /// A signed 4-bit integer, -8 to 7.

@@ -13,7 +13,9 @@ use super::format::{FloatFormat, Specials, F16};
 /// is under float32's: float16, the float8s), rounded to nearest, ties to even; past
 /// the largest finite, infinity where the format has one (a NaN keeps its sign and high
 /// payload bits, quiet), else the format's NaN, which infinities and NaNs give too; a
-/// zero is +0 where the format has no -0.
+/// zero is +0 where the format has no -0. A format of powers of two without sign or
+/// zero (float8_e8m0fnu) rounds a tie up, raises a value under its least to it, and
+/// gives its NaN for zeros and negative values.
 ///
 /// Generic over the format: called with a constant `f` (as [`f32_to_f16`] does), the
 /// compiler folds every constant below into the lines that were written by hand per
@@ -66,6 +68,19 @@ pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
                 0
             } else {
                 sign | finite
+            }
+        }
+        // Powers of two (fraction width 0): adding half an exponent step rounds a tie
+        // up; under the midpoint of the least power and the next, the least.
+        Specials::UnsignedNoZero => {
+            let least_mid = (f32::from_bits(min_normal) * 0.75).to_bits();
+            // A negative value's bits (the sign's up) are all past `limit`.
+            if x == 0 || x >= limit {
+                emask
+            } else if a < least_mid {
+                0
+            } else {
+                ((a + (1 << 22)) >> 23) - (127 - f.bias) as u32
             }
         }
     }

@@ -48,19 +48,35 @@ pub enum Specials {
     /// sign bit alone), and every other pattern is a number ("fnuz": AMD's float8s).
     /// A negative result that rounds to zero is +0.
     NegZeroNan,
+    /// No sign bit and no zero ("fnu" without a zero: float8_e8m0fnu, the OCP MX
+    /// formats' scale, of fraction width 0): the all-ones pattern is the one NaN, every
+    /// other pattern `e` the power of two `2^(e - bias)` (an exponent field of 0 is
+    /// normal: there are no subnormals). A positive value rounds to the nearest
+    /// power, a tie up (`1.5 * 2^k` to `2^(k+1)`, as ml_dtypes); one under the least
+    /// becomes the least. A zero, a negative value, an infinity, a NaN and a value
+    /// that rounds past the largest become the NaN.
+    UnsignedNoZero,
 }
 
 impl FloatFormat {
     /// Total width in bits.
     #[inline]
     pub const fn bits(self) -> u32 {
-        1 + self.exponent_bits + self.fraction_bits
+        self.signed() as u32 + self.exponent_bits + self.fraction_bits
     }
 
-    /// The sign bit.
+    /// True where the format has a sign bit (every format but an unsigned one,
+    /// [`Specials::UnsignedNoZero`]).
+    #[inline]
+    pub const fn signed(self) -> bool {
+        !matches!(self.specials, Specials::UnsignedNoZero)
+    }
+
+    /// The sign bit: the bit above the exponent (past the format's width where it has
+    /// no sign).
     #[inline]
     pub(crate) const fn sign_bit(self) -> u64 {
-        1 << (self.bits() - 1)
+        1 << (self.exponent_bits + self.fraction_bits)
     }
 
     /// The largest finite pattern (its magnitude bits; the sign clear).
@@ -70,6 +86,7 @@ impl FloatFormat {
             Specials::Ieee => ((1 << self.exponent_bits) - 1) << self.fraction_bits,
             Specials::AllOnesNan => all,
             Specials::NegZeroNan => all + 1,
+            Specials::UnsignedNoZero => all,
         }
         .wrapping_sub(1)
     }
@@ -83,17 +100,20 @@ impl FloatFormat {
             Specials::Ieee => mag > inf,
             Specials::AllOnesNan => mag == self.sign_bit() - 1,
             Specials::NegZeroNan => b == self.sign_bit(),
+            Specials::UnsignedNoZero => mag == self.sign_bit() - 1,
         }
     }
 
     /// What a value past the largest finite of sign `neg` becomes (an infinity too):
-    /// the infinity, or the format's NaN.
+    /// the infinity, or the format's NaN (an unsigned format's NaN for any negative
+    /// value).
     pub(crate) const fn overflow(self, neg: bool) -> u64 {
         let sign = if neg { self.sign_bit() } else { 0 };
         match self.specials {
             Specials::Ieee => sign | ((1 << self.exponent_bits) - 1) << self.fraction_bits,
             Specials::AllOnesNan => sign | (self.sign_bit() - 1),
             Specials::NegZeroNan => self.sign_bit(),
+            Specials::UnsignedNoZero => self.sign_bit() - 1,
         }
     }
 
@@ -110,10 +130,12 @@ impl FloatFormat {
         }
     }
 
-    /// A zero of sign `neg` (+0 where the format has no negative zero).
+    /// A zero of sign `neg` (+0 where the format has no negative zero; the NaN where
+    /// it has no zero).
     pub(crate) const fn zero(self, neg: bool) -> u64 {
         match self.specials {
             Specials::NegZeroNan => 0,
+            Specials::UnsignedNoZero => self.sign_bit() - 1,
             _ if neg => self.sign_bit(),
             _ => 0,
         }
@@ -177,6 +199,14 @@ pub(crate) const E5M2: FloatFormat = FloatFormat {
     fraction_bits: 2,
     bias: 15,
     specials: Specials::Ieee,
+};
+/// The OCP MX formats' scale (ml_dtypes' `float8_e8m0fnu`): a power of two from
+/// 2^-127 to 2^127, NaN at 0xff.
+pub(crate) const E8M0: FloatFormat = FloatFormat {
+    exponent_bits: 8,
+    fraction_bits: 0,
+    bias: 127,
+    specials: Specials::UnsignedNoZero,
 };
 pub(crate) const F32: FloatFormat = FloatFormat {
     exponent_bits: 8,

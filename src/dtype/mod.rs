@@ -14,7 +14,7 @@ mod slice;
 mod table;
 
 pub use convert::{bits_of_f64, convert_bits, f64_of_bits};
-pub use element::{Element, F8E4m3fn, F8E5m2, I4, U4};
+pub use element::{Element, F8E4m3fn, F8E5m2, F8E8m0fnu, I4, U4};
 pub use format::{FloatFormat, Specials};
 pub use slice::{convert_run, read_bits, write_bits};
 pub use table::{dlpack, Class, DType, Row, Scalar};

@@ -10,7 +10,7 @@ use crate::error::Error;
 
 use super::format::FloatFormat;
 use super::format::{
-    BF16, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, F16, F32, F64,
+    BF16, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, E8M0, F16, F32, F64,
 };
 
 /// An element format: one of the dtypes of the field.
@@ -81,6 +81,10 @@ pub enum DType {
     /// float8 e4m3b11fnuz (Graphcore's): bias 11, no infinity, no -0, NaN only at 0x80,
     /// max 30.
     Float8E4m3b11fnuz = 23,
+    /// float8 e8m0fnu (the OCP MX formats' scale, safetensors' `F8_E8M0`): no sign, 8
+    /// exponent bits, bias 127; a power of two from 2^-127 (0x00) to 2^127 (0xfe), NaN
+    /// at 0xff; no zero (see [`Specials::UnsignedNoZero`](super::Specials)).
+    Float8E8m0fnu = 24,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -135,6 +139,8 @@ pub mod dlpack {
     pub const FLOAT8_E5M2: u8 = 12;
     /// `kDLFloat8_e5m2fnuz`.
     pub const FLOAT8_E5M2FNUZ: u8 = 13;
+    /// `kDLFloat8_e8m0fnu`.
+    pub const FLOAT8_E8M0FNU: u8 = 14;
 }
 
 /// One dtype's facts: its row of the table, the one place each is written.
@@ -211,7 +217,7 @@ const fn row(
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
 /// How many dtypes the table has.
-const N: usize = 24;
+const N: usize = 25;
 
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
@@ -240,6 +246,7 @@ const TABLE: [Row; N] = [
     row(DType::Float8E4m3fnuz, "float8_e4m3fnuz", &["f8_e4m3fnuz", "f8e4m3fnuz", "e4m3fnuz"], 8, F, Some(E4M3FNUZ), dlpack::FLOAT8_E4M3FNUZ, Some("F8_E4M3FNUZ"), None, "Uint8Array"),
     row(DType::Float8E5m2fnuz, "float8_e5m2fnuz", &["f8_e5m2fnuz", "f8e5m2fnuz", "e5m2fnuz"], 8, F, Some(E5M2FNUZ), dlpack::FLOAT8_E5M2FNUZ, Some("F8_E5M2FNUZ"), None, "Uint8Array"),
     row(DType::Float8E4m3b11fnuz, "float8_e4m3b11fnuz", &["f8e4m3b11fnuz", "e4m3b11fnuz"], 8, F, Some(E4M3B11FNUZ), dlpack::FLOAT8_E4M3B11FNUZ, None, None, "Uint8Array"),
+    row(DType::Float8E8m0fnu, "float8_e8m0fnu", &["f8_e8m0", "f8e8m0fnu", "e8m0fnu", "e8m0"], 8, F, Some(E8M0), dlpack::FLOAT8_E8M0FNU, Some("F8_E8M0"), None, "Uint8Array"),
 ];
 
 // The table is in code order: row i is the dtype of code i.
@@ -258,7 +265,7 @@ macro_rules! every_dtype {
     ($m:ident!($($args:tt)*)) => {
         $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
             Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
-            Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz)
+            Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu)
     };
 }
 pub(crate) use every_dtype;
@@ -268,7 +275,7 @@ pub(crate) use every_dtype;
 macro_rules! float8s {
     ($m:ident!($($args:tt)*)) => {
         $m! { $($args)* Float8E4m3fn Float8E5m2 Float8E4m3 Float8E3m4 Float8E4m3fnuz
-            Float8E5m2fnuz Float8E4m3b11fnuz }
+            Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu }
     };
 }
 pub(crate) use float8s;
@@ -433,10 +440,14 @@ impl DType {
     }
 
     /// The least value the dtype holds: `-max` for floats (the largest finite
-    /// magnitude, negated), the integer minimum, 0 for bool. Complex dtypes give their
+    /// magnitude, negated; an unsigned float's least power of two, 2^-127 for
+    /// float8_e8m0fnu), the integer minimum, 0 for bool. Complex dtypes give their
     /// component's.
     pub fn min_value(self) -> Scalar {
         match self.class() {
+            Class::Float if self.float_format().is_some_and(|f| !f.signed()) => {
+                Scalar::Float(2f64.powi(-self.float_format().map_or(0, |f| f.bias)))
+            }
             Class::Signed => Scalar::Int(-(1i128 << (self.bits() - 1))),
             Class::Unsigned | Class::Bool => Scalar::Int(0),
             Class::Float | Class::Complex => Scalar::Float(-self.max_finite()),

@@ -15,7 +15,9 @@ pub(crate) const ADD_FLOAT: &str = include_str!("../../shaders/add_float.wgsl");
 const F32_SCALED: &str = include_str!("../../shaders/add_f32_scaled.wgsl");
 
 /// `add_real`: one real component's sum, natively where `native` says so; else exactly
-/// in integers (`add_small` for components of 32 bits or fewer, `add_float` for 64).
+/// in integers (`add_small` for signed components of 32 bits or fewer, `add_float`
+/// where `wide`: for 64 bits, and for an unsigned format, which `add_small` does not
+/// know).
 fn add_real(native: Native, wide: bool) -> String {
     let head = "fn add_real(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {\n";
     if native.f32_exact {
@@ -121,7 +123,11 @@ fn enable(native: Native) -> &'static str {
 /// helpers, which every generated module has.
 fn add_fns(d: DType, native: Native) -> String {
     let words64 = if native.int64 { WORDS64 } else { "" };
-    let real = add_real(native, matches!(d, DType::Float64 | DType::Complex128));
+    let unsigned = d.float_format().is_some_and(|f| !f.signed());
+    let real = add_real(
+        native,
+        unsigned || matches!(d, DType::Float64 | DType::Complex128),
+    );
     [
         &facts("SRC", d),
         &facts("DST", d),

@@ -23,12 +23,13 @@ fn class_code(d: DType) -> u32 {
 }
 
 /// `convert.wgsl`'s code of a format's special values (`IEEE`, `ALL_ONES_NAN`,
-/// `NEG_ZERO_NAN`).
+/// `NEG_ZERO_NAN`, `UNSIGNED_NO_ZERO`).
 pub(crate) fn specials_code(s: Specials) -> u32 {
     match s {
         Specials::Ieee => 0,
         Specials::AllOnesNan => 1,
         Specials::NegZeroNan => 2,
+        Specials::UnsignedNoZero => 3,
     }
 }
 

@@ -167,9 +167,12 @@ mod tests {
 
     #[test]
     fn every_first_pass_validates() {
+        // float8_e8m0fnu has none (its values span float32's range).
+        assert!(add_first_helpers(DType::Float8E8m0fnu).is_none());
+        assert!(first_helpers(Operation::Mul, DType::Float8E8m0fnu).is_none());
         let narrow = DType::ALL
             .into_iter()
-            .filter(|&d| super::super::narrow::is_narrow(d));
+            .filter(|&d| super::super::narrow::is_narrow(d) && d != DType::Float8E8m0fnu);
         for d in narrow.chain([DType::Float32]) {
             let ops = [
                 Some(Operation::Sub),

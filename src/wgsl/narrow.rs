@@ -32,6 +32,7 @@ fn pow2(e: i32) -> String {
 
 /// `f32_to_<name>(x: u32) -> u32`: float32 bits into `d`'s, rounded to nearest, ties to
 /// even; beyond the largest finite, infinity where the format has one, else its NaN.
+/// An unsigned format of powers of two: [`power_encoder`].
 fn encoder(d: DType, f: FloatFormat) -> String {
     let m = f.fraction_bits;
     let fmask = (1u32 << m) - 1;
@@ -59,6 +60,7 @@ fn encoder(d: DType, f: FloatFormat) -> String {
             format!("    if (a >= {limit:#x}u) {{ return {over:#x}u; }}\n"),
             format!("let s = subnormal(a, {k}u);\n    return select(sign | s, 0u, s == 0u);"),
         ),
+        Specials::UnsignedNoZero => return power_encoder(d, f),
     };
     format!(
         "fn f32_to_{name}(x: u32) -> u32 {{
@@ -72,6 +74,27 @@ fn encoder(d: DType, f: FloatFormat) -> String {
         sign_shift = 32 - d.bits(),
         sign = 1u32 << (d.bits() - 1),
         half = (1u32 << (drop - 1)) - 1,
+        rebias = 127 - f.bias,
+    )
+}
+
+/// `f32_to_<name>` of a format of powers of two without sign or zero (fraction width 0,
+/// float8_e8m0fnu): zeros, negative values (every bit pattern from the sign's up),
+/// infinities, NaNs and values from the midpoint of the largest power and the next
+/// give the NaN; values under the midpoint of the least and the next, the least;
+/// others half an exponent step added (a tie up) and rebiased.
+fn power_encoder(d: DType, f: FloatFormat) -> String {
+    let (limit, min_normal) = crate::dtype::fast::narrow_bounds(f);
+    let least_mid = (f32::from_bits(min_normal) * 0.75).to_bits();
+    format!(
+        "fn f32_to_{name}(x: u32) -> u32 {{
+    if (x == 0u || x >= {limit:#x}u) {{ return {nan:#x}u; }}
+    if (x < {least_mid:#x}u) {{ return 0u; }}
+    return ((x + 0x400000u) >> 23u) - {rebias}u;
+}}
+",
+        name = d.name(),
+        nan = f.overflow(false),
         rebias = 127 - f.bias,
     )
 }
@@ -91,9 +114,11 @@ pub(crate) fn convert_f32() -> &'static str {
 
 /// The body of a function of `v` (a narrow float's bits) that returns them as float32
 /// bits, exactly, and raises `seen` where `v` is an infinity or a NaN; and the name of
-/// the rounding back (`f32_to_<name>`). `None` for a dtype that is not a narrow float.
+/// the rounding back (`f32_to_<name>`). `None` for a dtype that is not a narrow float,
+/// and for an unsigned one (float8_e8m0fnu, whose values span float32's range: a
+/// device may flush its least, 2^-127, and products of two underflow float32).
 pub(crate) fn decode(d: DType) -> Option<(String, String)> {
-    if !is_narrow(d) {
+    if !is_narrow(d) || d.float_format().is_some_and(|f| !f.signed()) {
         return None;
     }
     if d == DType::Bfloat16 {
@@ -112,6 +137,8 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
         Specials::Ieee => format!("e == {emask:#x}u"),
         Specials::AllOnesNan => format!("(v & {:#x}u) == {:#x}u", sign - 1, (emask << m) | fmask),
         Specials::NegZeroNan => format!("v == {sign:#x}u"),
+        // Not reached: `None` above.
+        Specials::UnsignedNoZero => format!("v == {:#x}u", f.overflow(false)),
     };
     let body = format!(
         "let s = (v & {sign:#x}u) << {}u;

@@ -38,6 +38,7 @@ FLOAT_SOURCES = {
     "F8_E5M2": ml_dtypes.float8_e5m2,
     "F8_E4M3FNUZ": ml_dtypes.float8_e4m3fnuz,
     "F8_E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
+    "F8_E8M0": ml_dtypes.float8_e8m0fnu,
 }
 
 

@@ -86,6 +86,8 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
         (DType::Float8E5m2, |b: u128| (b >> 2) & 0x1f != 0x1f),
         // No -0: the pattern of -0 is the NaN, every other one a number.
         (DType::Float8E4m3fnuz, |b: u128| b != 0x80),
+        // No sign and no zero: every pattern but 0xff a power of two.
+        (DType::Float8E8m0fnu, |b: u128| b != 0xff),
     ] {
         let f: Vec<u128> = (0..256).filter(|&b| finite(b)).collect();
         let (mut xs, mut ys) = (Vec::new(), Vec::new());

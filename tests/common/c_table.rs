@@ -29,11 +29,18 @@ fn described(r: &Row) -> String {
                 Specials::NegZeroNan => {
                     "no infinity, no negative zero, NaN only at the negative-zero pattern"
                 }
+                Specials::UnsignedNoZero => {
+                    "no zero, no infinity, NaN only where every bit is 1, every other pattern a power of two"
+                }
                 _ => "special values of a kind this header does not know",
             };
             format!(
-                "{}: 1 sign, {} exponent (bias {}), {} fraction bits; {special}.",
-                r.name, f.exponent_bits, f.bias, f.fraction_bits
+                "{}: {} sign, {} exponent (bias {}), {} fraction bits; {special}.",
+                r.name,
+                f.signed() as u32,
+                f.exponent_bits,
+                f.bias,
+                f.fraction_bits
             )
         }
         (Class::Complex, Some(f)) => format!(
@@ -203,8 +210,8 @@ pub fn section() -> String {
         "0",
     );
     s.push_str(
-        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\"). */\n\
-         #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n\n",
+        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\");\n *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the\n *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu). */\n\
+         #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n#define NX_SPECIALS_UNSIGNED_NO_ZERO 3\n\n",
     );
     switch(
         &mut s,
@@ -215,6 +222,7 @@ pub fn section() -> String {
                 Specials::Ieee => 0,
                 Specials::AllOnesNan => 1,
                 Specials::NegZeroNan => 2,
+                Specials::UnsignedNoZero => 3,
                 _ => -1,
             })
         },

@@ -111,7 +111,8 @@ fn gz(src: DType) -> Vec<u8> {
         "float8_e3m4",
         "float8_e4m3fnuz",
         "float8_e5m2fnuz",
-        "float8_e4m3b11fnuz"
+        "float8_e4m3b11fnuz",
+        "float8_e8m0fnu"
     )
 }
 

@@ -8,7 +8,8 @@ use half::{bf16, f16};
 /// A float8 format as the tests know it, written here from its definition (not read
 /// from nxrig's table): exponent and fraction widths, bias, and whether the all-ones
 /// exponent holds infinities and NaNs (IEEE-like), or only S.1111.111 is NaN ("fn"),
-/// or only 0x80, with no -0 ("fnuz").
+/// or only 0x80, with no -0 ("fnuz"); or a format of 8 exponent bits alone, no sign and
+/// no zero, NaN at 0xff (`unsigned`: float8_e8m0fnu, the OCP MX scale).
 #[derive(Clone, Copy, Debug)]
 pub struct F8 {
     pub e: i32,
@@ -16,6 +17,7 @@ pub struct F8 {
     pub bias: i32,
     pub ieee: bool,
     pub fnuz: bool,
+    pub unsigned: bool,
 }
 
 /// The float8 format of `d`, `None` for a dtype that is not a float8.
@@ -28,6 +30,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             bias,
             ieee,
             fnuz: false,
+            unsigned: false,
         })
     };
     let fnuz = |e, m, bias| {
@@ -37,6 +40,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             bias,
             ieee: false,
             fnuz: true,
+            unsigned: false,
         })
     };
     match d {
@@ -47,6 +51,14 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
         DType::Float8E4m3fnuz => fnuz(4, 3, 8),
         DType::Float8E5m2fnuz => fnuz(5, 2, 16),
         DType::Float8E4m3b11fnuz => fnuz(4, 3, 11),
+        DType::Float8E8m0fnu => Some(F8 {
+            e: 8,
+            m: 0,
+            bias: 127,
+            ieee: false,
+            fnuz: false,
+            unsigned: true,
+        }),
         _ => None,
     }
 }
@@ -54,8 +66,10 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
 impl F8 {
     /// The positive quiet NaN (an "fn" format's one NaN; a "fnuz" one's 0x80).
     pub fn nan(self) -> u8 {
-        let all = ((1 << self.e) - 1) << self.m;
-        if self.fnuz {
+        let all = (((1u32 << self.e) - 1) << self.m) as u8;
+        if self.unsigned {
+            0xff
+        } else if self.fnuz {
             0x80
         } else if self.ieee {
             all | 1 << (self.m - 1)
@@ -74,7 +88,9 @@ impl F8 {
     /// The largest finite pattern.
     pub fn max_finite(self) -> u8 {
         let all = ((1u32 << self.e) - 1) << self.m;
-        (if self.fnuz {
+        (if self.unsigned {
+            0xfe
+        } else if self.fnuz {
             0x7f
         } else if self.ieee {
             all - 1
@@ -86,6 +102,13 @@ impl F8 {
 
 /// The value of a float8 pattern of format `f`, by its definition.
 pub fn f8_value(bits: u8, f: F8) -> f64 {
+    if f.unsigned {
+        return if bits == 0xff {
+            f64::NAN
+        } else {
+            2f64.powi(bits as i32 - f.bias)
+        };
+    }
     let (eb, mb, bias) = (f.e, f.m, f.bias);
     let s = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
     let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
@@ -111,9 +134,26 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
 /// searching all 256; past the largest finite value by half its ulp (or on that
 /// midpoint where the largest pattern is odd) infinity, or NaN in an "fn" or "fnuz"
 /// format; a zero is +0 in a "fnuz" format.
+/// An unsigned format (no sign, no zero) takes the nearest power of two, a tie up; a
+/// value under its least, the least; a NaN, a zero, a negative value or one from the
+/// midpoint of its largest and the next power, its NaN.
 pub fn f8_nearest(x: f64, f: F8) -> u8 {
     if x.is_nan() {
         return f.nan();
+    }
+    if f.unsigned {
+        let top = f8_value(f.max_finite(), f);
+        if x <= 0.0 || x >= 1.5 * top {
+            return f.nan();
+        }
+        let mut best = (f64::INFINITY, 0u8);
+        for b in 0..=f.max_finite() {
+            let d = (f8_value(b, f) - x).abs();
+            if d <= best.0 {
+                best = (d, b); // a tie: the later, greater power
+            }
+        }
+        return best.1;
     }
     let max = f8_value(f.max_finite(), f);
     let limit = max + (max - f8_value(f.max_finite() - 1, f)) / 2.0;

@@ -103,6 +103,7 @@ NX = {
     "uint16": 11, "int32": 12, "uint32": 13, "int64": 14, "uint64": 15,
     "complex64": 16, "complex128": 17, "bool": 18, "float8_e4m3": 19, "float8_e3m4": 20,
     "float8_e4m3fnuz": 21, "float8_e5m2fnuz": 22, "float8_e4m3b11fnuz": 23,
+    "float8_e8m0fnu": 24,
 }
 
 
@@ -306,8 +307,11 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, (11, 8)),
                        ("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, (13, 8)),
                        ("float8_e4m3b11fnuz", ml_dtypes.float8_e4m3b11fnuz, (9, 8)),
+                       ("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, (14, 8)),
                        ("int4", ml_dtypes.int4, (0, 4)), ("uint4", ml_dtypes.uint4, (1, 4))):
     vals = np.array([1.5, -2.0, 3.0, 0.25, -0.5, 7.0], dtype=np.float32)
+    if name == "float8_e8m0fnu":  # unsigned powers of two (a negative value is its NaN)
+        vals = np.array([1.0, 2.0, 4.0, 0.25, 0.5, 2.0 ** -127], dtype=np.float32)
     if "int" in name:
         vals = np.array([1, -2, 3, 7, -8, 0] if name == "int4" else [1, 2, 3, 15, 8, 0])
     x = vals.astype(mt).reshape(2, 3)

@@ -136,6 +136,49 @@ class FloatFmt:
         return -x if v[1] else x
 
 
+class PowerFmt:
+    """A format of powers of two without sign or zero (float8_e8m0fnu, the OCP MX formats'
+    scale), written from the OCP MX specification and ml_dtypes' documented behaviour:
+    `ebits` exponent bits and no fraction; every pattern e but all ones (the NaN) is
+    2**(e - bias). A value rounds to the nearest power, a tie (1.5 * 2**k) up; one under
+    the least becomes the least; zeros, negative values, infinities, NaNs and values from
+    the midpoint of the largest power and the next give the NaN."""
+
+    def __init__(self, name, ebits, bias):
+        self.name, self.ebits, self.mbits, self.bias = name, ebits, 0, bias
+        self.nbits = ebits
+        self.emask = (1 << ebits) - 1
+        self.fmask = 0
+        self.nan = self.emask
+        self.max_finite = self.emask - 1
+        self.inf = None
+
+    def decode(self, bits):
+        b = bits & self.emask
+        if b == self.nan:
+            return (2, 0, 1, 1)  # no payload: the canonical quiet NaN, positive
+        return (0, 0, 1, b - self.bias)
+
+    def overflow(self, s):
+        return self.nan
+
+    def round(self, s, M, E):
+        if s or M == 0:
+            return self.nan
+        n = M.bit_length()
+        e = E + n - 1
+        if n >= 2 and (M >> (n - 2)) & 1:  # at or past the midpoint 1.5 * 2**e: up
+            e += 1
+        field = max(e + self.bias, 0)
+        return self.nan if field >= self.nan else field
+
+    def from_exact(self, v):
+        return self.round(v[1], v[2], v[3]) if v[0] == 0 else self.nan
+
+    def value(self, bits):
+        return Fraction(2) ** ((bits & self.emask) - self.bias)
+
+
 class IntFmt:
     def __init__(self, name, bits, signed):
         self.name, self.nbits, self.signed = name, bits, signed
@@ -160,8 +203,9 @@ E3M4 = FloatFmt("float8_e3m4", 3, 4)
 E4M3FNUZ = FloatFmt("float8_e4m3fnuz", 4, 3, bias=8, fnuz=True)
 E5M2FNUZ = FloatFmt("float8_e5m2fnuz", 5, 2, bias=16, fnuz=True)
 E4M3B11FNUZ = FloatFmt("float8_e4m3b11fnuz", 4, 3, bias=11, fnuz=True)
+E8M0 = PowerFmt("float8_e8m0fnu", 8, 127)
 # The 8-bit float formats: every pair of their values is a tie tested.
-FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ]
+FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ, E8M0]
 
 INTS = {
     "int4": IntFmt("int4", 4, True),
@@ -202,6 +246,7 @@ TABLE = [
     ("float8_e4m3fnuz", "float", 1, E4M3FNUZ),
     ("float8_e5m2fnuz", "float", 1, E5M2FNUZ),
     ("float8_e4m3b11fnuz", "float", 1, E4M3B11FNUZ),
+    ("float8_e8m0fnu", "float", 1, E8M0),
 ]
 TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
@@ -402,6 +447,18 @@ def fraction_round(fmt, table, x, s):
     import bisect
 
     vals, bits = table
+    if isinstance(fmt, PowerFmt):
+        # A tie up; a zero or a negative value the NaN; under the least, the least.
+        if s or x == 0 or x >= vals[-1] * Fraction(3, 2):
+            return fmt.nan
+        i = bisect.bisect_left(vals, x)
+        if i < len(vals) and vals[i] == x:
+            return bits[i]
+        if i == 0:
+            return bits[0]
+        if i == len(vals):
+            return bits[-1]
+        return bits[i - 1] if x - vals[i - 1] < vals[i] - x else bits[i]
     ulp_top = fmt.value(fmt.max_finite) - fmt.value(fmt.max_finite - 1)
     limit = vals[-1] + ulp_top / 2  # rounding threshold to the (virtual) next binade
     def sb_of(b):  # the sign bit of a result of magnitude bits b (fnuz has no -0)
@@ -690,6 +747,13 @@ def self_test():
     assert E4M3FNUZ.round(0, 248, 0) == 0x80 and E4M3FNUZ.round(0, 247, 0) == 0x7F
     assert E4M3FNUZ.round(1, 1, -30) == 0 and E4M3FNUZ.round(1, 0, 0) == 0
     assert f2f(E4M3FNUZ, F16, 0x80) == 0xFE00 and f2f(F32, E4M3FNUZ, 0xFF800000) == 0x80
+    # e8m0: ties up, no zero (the NaN), under the least the least, 1.5 * 2**127 the NaN
+    assert E8M0.round(0, 3, -1) == 0x80 and E8M0.round(0, 3, 0) == 0x81
+    assert E8M0.round(0, 3, -2) == 0x7F and E8M0.round(0, 5, -2) == 0x7F
+    assert E8M0.round(0, 1, -200) == 0 and E8M0.round(0, 0, 0) == 0xFF
+    assert E8M0.round(1, 1, 0) == 0xFF and E8M0.round(0, 3, 126) == 0xFF
+    assert E8M0.round(0, 1, 127) == 0xFE and f2f(E8M0, F32, 0) == 0x00400000
+    assert f2f(E8M0, F16, 0xFF) == 0x7E00 and f2f(F32, E8M0, 0x80000000) == 0xFF
     assert F16.round(1, 1, -25) == 0x8000 and F16.round(0, 3, -26) == 0x0001
     assert float_trunc(F32.decode(0xBFC00000)) == -1  # -1.5 -> -1
     # double rounding trap: f64 just above an f16 tie must round up

@@ -1,6 +1,6 @@
 //! The loops of the elementwise operations besides the sum, generic over a lane and
 //! an operation's meaning ([`Apply`]), over blocks or straight over typed slices; the
-//! narrow floats' through float32. The meanings and the dispatch from an operation
+//! narrow floats' through float32 (or float64, [`Computes`]). The meanings and the dispatch from an operation
 //! and a dtype are `op_loops.rs`'s, written from the table.
 
 use super::{at, Lane, BLOCK};
@@ -39,12 +39,13 @@ fn store_block<L: Lane>(d: &mut [u8], pos: usize, stride: isize, done: usize, va
     L::store(d, at(pos, stride, done), stride, vals);
 }
 
-/// A block of a narrow float lane `L` as float32 values (exact).
+/// A block of a narrow float lane `L` as values of lane `C` (float32 or float64:
+/// exact).
 #[cfg_attr(target_arch = "wasm32", inline(never))]
 #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-fn decode_block<L: Lane>(raw: &[L::T], out: &mut [f32]) {
+fn decode_block<L: Lane, C: Lane>(raw: &[L::T], out: &mut [C::T]) {
     for (o, &r) in out.iter_mut().zip(raw) {
-        *o = L::put::<super::Float32>(r);
+        *o = L::put::<C>(r);
     }
 }
 
@@ -57,8 +58,52 @@ fn encode_block<L: Lane>(vals: &[f32], out: &mut [L::T]) {
     }
 }
 
-/// How a narrow float operation's results reach the output: float32 values rounded
-/// once into the lane, bools as they are.
+/// float64 values rounded once into a narrow float lane `L`.
+#[cfg_attr(target_arch = "wasm32", inline(never))]
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+fn encode_block64<L: Lane>(vals: &[f64], out: &mut [L::T]) {
+    for (o, &v) in out.iter_mut().zip(vals) {
+        *o = L::from_f64(v);
+    }
+}
+
+/// The lane a narrow float lane computes its operations in: float32, whose range
+/// and precision hold every product and quotient of a narrow float's values to be
+/// rounded once, or float64 for a format whose least value squared underflows
+/// float32 (float8_e8m0fnu: 2^-127 * 2^-127).
+pub(super) trait Computes: Lane {
+    type In: Lane;
+}
+
+/// `Through<WIDE>`'s lane: float64 where `WIDE`, else float32.
+pub(super) struct Through<const WIDE: bool>;
+
+/// The lane of a [`Through`].
+pub(super) trait Pick {
+    type Lane: Lane;
+}
+
+impl Pick for Through<false> {
+    type Lane = super::Float32;
+}
+
+impl Pick for Through<true> {
+    type Lane = super::Float64;
+}
+
+/// Whether a narrow float of format `f` computes through float64: where the square of
+/// its least positive value is under float32's least (2^-149).
+pub(super) const fn computes_wide(f: crate::dtype::FloatFormat) -> bool {
+    let least = if f.signed() {
+        1 - f.bias - f.fraction_bits as i32
+    } else {
+        -f.bias
+    };
+    2 * least < -149
+}
+
+/// How a narrow float operation's results reach the output: float32 or float64 values
+/// rounded once into the lane, bools as they are.
 pub(super) trait Back<L: Lane>: Lane {
     fn back(
         vals: &[Self::T],
@@ -78,6 +123,14 @@ impl<L: Lane> Back<L> for super::Float32 {
     }
 }
 
+impl<L: Lane> Back<L> for super::Float64 {
+    #[inline(always)]
+    fn back(vals: &[f64], raw: &mut [L::T], d: &mut [u8], pos: usize, stride: isize, done: usize) {
+        encode_block64::<L>(vals, raw);
+        store_block::<L>(d, pos, stride, done, raw);
+    }
+}
+
 impl<L: Lane> Back<L> for super::Bool {
     #[inline(always)]
     fn back(vals: &[u8], _raw: &mut [L::T], d: &mut [u8], pos: usize, stride: isize, done: usize) {
@@ -85,23 +138,25 @@ impl<L: Lane> Back<L> for super::Bool {
     }
 }
 
-/// An operation of float32 whose results a narrow float lane `L` takes back.
-pub(super) trait NarrowOp<L: Lane>: Apply<super::Float32, Out = Self::To> {
+/// An operation of lane `C` (float32 or float64) whose results a narrow float lane
+/// `L` takes back.
+pub(super) trait NarrowOp<L: Lane, C: Lane>: Apply<C, Out = Self::To> {
     type To: Back<L>;
 }
 
-impl<L: Lane, O: Apply<super::Float32>> NarrowOp<L> for O
+impl<L: Lane, C: Lane, O: Apply<C>> NarrowOp<L, C> for O
 where
     O::Out: Back<L>,
 {
     type To = O::Out;
 }
 
-/// Applies `O` (an operation of float32) to `n` elements of a narrow float lane `L`,
-/// a block at a time: decoded into float32, computed, and (for float32 results)
-/// rounded back once into `L`: the same bits as [`body`] of `L`'s own operations.
+/// Applies `O` (an operation of lane `C`, float32 or float64) to `n` elements of a
+/// narrow float lane `L`, a block at a time: decoded into `C`, computed, and (for
+/// float results) rounded back once into `L`: the same bits as [`body`] of `L`'s own
+/// operations.
 #[inline(always)]
-fn narrow_body<L: Lane, O: NarrowOp<L>>(
+fn narrow_body<L: Lane, C: Lane, O: NarrowOp<L, C>>(
     x: Strided<'_>,
     y: Strided<'_>,
     d: &mut [u8],
@@ -110,15 +165,15 @@ fn narrow_body<L: Lane, O: NarrowOp<L>>(
     n: usize,
 ) {
     let mut raw = [L::T::default(); BLOCK];
-    let (mut xs, mut ys) = ([0f32; BLOCK], [0f32; BLOCK]);
+    let (mut xs, mut ys) = ([C::T::default(); BLOCK], [C::T::default(); BLOCK]);
     let mut os = [<O::To as Lane>::T::default(); BLOCK];
     let mut done = 0;
     while done < n {
         let k = (n - done).min(BLOCK);
         load_block::<L>(x, done, &mut raw[..k]);
-        decode_block::<L>(&raw[..k], &mut xs[..k]);
+        decode_block::<L, C>(&raw[..k], &mut xs[..k]);
         load_block::<L>(y, done, &mut raw[..k]);
-        decode_block::<L>(&raw[..k], &mut ys[..k]);
+        decode_block::<L, C>(&raw[..k], &mut ys[..k]);
         for ((o, &a), &b) in os[..k].iter_mut().zip(&xs[..k]).zip(&ys[..k]) {
             *o = O::apply(a, b);
         }
@@ -177,7 +232,7 @@ super::tier::versions!(run -> BinRun = body<L: Lane, O: Apply<L>>(
     x: Strided<'_>, y: Strided<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize
 ));
 
-super::tier::versions!(narrow -> BinRun = narrow_body<L: Lane, O: NarrowOp<L>>(
+super::tier::versions!(narrow -> BinRun = narrow_body<L: Lane, C: Lane, O: NarrowOp<L, C>>(
     x: Strided<'_>, y: Strided<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize
 ));
 
@@ -186,8 +241,8 @@ pub(super) fn native_loop<L: Lane, O: Apply<L>>() -> BinRun {
     run::<L, O>()
 }
 
-/// The loop of `O` (an operation of float32) over a narrow float lane `L`: decoded
-/// into float32, computed, rounded back once.
-pub(super) fn narrow_loop<L: Lane, O: NarrowOp<L>>() -> BinRun {
-    narrow::<L, O>()
+/// The loop of `O` (an operation of lane `C`, float32 or float64) over a narrow
+/// float lane `L`: decoded into `C`, computed, rounded back once.
+pub(super) fn narrow_loop<L: Lane, C: Lane, O: NarrowOp<L, C>>() -> BinRun {
+    narrow::<L, C, O>()
 }

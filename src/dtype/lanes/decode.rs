@@ -42,10 +42,15 @@ pub(crate) fn bf16_to_f32(b: u16) -> f32 {
 /// The float32 bits of a float8 pattern of format `f`: a format of one NaN
 /// (float8_e4m3fn's all-ones patterns, a "fnuz" format's 0x80) reads it as the canonical
 /// quiet NaN of its sign, and has numbers where IEEE's all-ones exponent has its
-/// infinities and NaNs.
+/// infinities and NaNs; a format of powers of two without sign or zero
+/// (float8_e8m0fnu) reads an exponent field of 0 as its least power, 2^-bias.
 const fn f8_bits(b: u8, f: FloatFormat) -> u32 {
     let (ebits, mbits, bias) = (f.exponent_bits, f.fraction_bits, f.bias);
-    let sign = ((b as u32) & 0x80) << 24;
+    let sign = if f.signed() {
+        ((b as u32) & 0x80) << 24
+    } else {
+        0
+    };
     let e = ((b as u32) >> mbits) & ((1 << ebits) - 1);
     let m = (b as u32) & ((1 << mbits) - 1);
     let all = (1 << ebits) - 1;
@@ -57,6 +62,14 @@ const fn f8_bits(b: u8, f: FloatFormat) -> u32 {
     }
     if matches!(f.specials, Specials::Ieee) && e == all {
         return sign | 0x7f80_0000;
+    }
+    if e == 0 && matches!(f.specials, Specials::UnsignedNoZero) {
+        // 2^-bias: normal in float32, or (from 2^-127) subnormal.
+        return if bias < 127 {
+            ((127 - bias) as u32) << 23
+        } else {
+            1 << (149 - bias)
+        };
     }
     if e == 0 {
         if m == 0 {

@@ -163,7 +163,7 @@ impl<const CODE: u8> Float8<CODE> {
     };
     /// Its format.
     pub(crate) const FORMAT: FloatFormat = match Self::DTYPE.float_format() {
-        Some(f) if f.exponent_bits + f.fraction_bits == 7 => f,
+        Some(f) if f.bits() == 8 => f,
         _ => panic!("a float8 format"),
     };
     /// Every pattern's float32 bits (a reference: one table in memory a format).

@@ -5,7 +5,9 @@
 //! each class are listed here once; an operation adds no line.
 
 use super::arith::*;
-use super::arith_loops::{narrow_loop, native_loop, Apply, BinRun};
+use super::arith_loops::{
+    computes_wide, narrow_loop, native_loop, Apply, BinRun, Computes, Pick, Through,
+};
 use super::kinds::*;
 use super::Lane;
 use crate::dtype::operations::{with_operations, Operation};
@@ -86,9 +88,14 @@ macro_rules! floats {
             apply_fn!(($($arg),+), u8, u8, |a, b| {
                 bind!(($($arg),+), a, b);
                 // A format without -0 has no sign to flip or clear where the magnitude
-                // is zero (its +0, and its NaN at the -0 pattern).
-                let fnuz = matches!(Float8::<CODE>::FORMAT.specials, Specials::NegZeroNan);
-                let $sign = if fnuz && a & 0x7f == 0 { 0 } else { 0x80u8 };
+                // is zero (its +0, and its NaN at the -0 pattern). An unsigned one's
+                // "sign" is every bit the value lacks: `-x` is then its NaN (every bit
+                // set), `|x|` is `x`.
+                let $sign = match Float8::<CODE>::FORMAT.specials {
+                    Specials::NegZeroNan if a & 0x7f == 0 => 0,
+                    Specials::UnsignedNoZero => !a,
+                    _ => 0x80u8,
+                };
                 $body
             });
         }
@@ -197,7 +204,7 @@ macro_rules! loop_of {
         None
     };
     (narrow $l:ty, $v:ident, [values $b:block]) => {
-        Some(narrow_loop::<$l, op::$v>())
+        Some(narrow_loop::<$l, <$l as Computes>::In, op::$v>())
     };
     ($k:ident $l:ty, $v:ident, $field:tt) => {
         Some(native_loop::<$l, op::$v>())
@@ -224,17 +231,14 @@ macro_rules! host_loops {
             complexes!($v ($($arg),+) $res $complex);
         )*
         host_loops!(@class narrow: Float16 Bfloat16; { $($v $float)* });
-        impl<const CODE: u8> Loops for Float8<CODE> {
-            fn loop_of(o: Operation) -> Option<BinRun> {
-                match o {
-                    $(Operation::$v => loop_of!(narrow Self, $v, $float),)*
-                }
-            }
-        }
+        crate::dtype::table::float8s!(host_loops!(@float8s { $($v $float)* }));
         host_loops!(@class native: Float32 Float64; { $($v $float)* });
         host_loops!(@class native: Int4 Uint4 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64; { $($v $int)* });
         host_loops!(@class native: Bool; { $($v $bool)* });
         host_loops!(@class native: Complex64 Complex128; { $($v $complex)* });
+    };
+    (@float8s $ops:tt $($l:ident)*) => {
+        $(host_loops!(@lane narrow $l $ops);)*
     };
     (@class $k:ident: $($l:ident)*; $ops:tt) => {
         $(host_loops!(@lane $k $l $ops);)*
@@ -249,6 +253,27 @@ macro_rules! host_loops {
         }
     };
 }
+
+impl Computes for Float16 {
+    type In = Float32;
+}
+
+impl Computes for Bfloat16 {
+    type In = Float32;
+}
+
+/// Each float8 lane's [`Computes`], from its format.
+macro_rules! float8_computes {
+    ($($d:ident)*) => {
+        $(
+            impl Computes for $d {
+                type In = <Through<{ computes_wide($d::FORMAT) }> as Pick>::Lane;
+            }
+        )*
+    };
+}
+
+crate::dtype::table::float8s!(float8_computes!());
 
 with_operations!(host_loops);
 
