@@ -77,7 +77,9 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
     use nxrig::DType;
     let mut out = Vec::new();
     // Every pair of finite float8s (no flag: the native sums alone), 8 elements past
-    // a multiple of the contiguous form's 16.
+    // a multiple of the contiguous form's 16. (float8_e8m0fnu has no first pass, its
+    // exact kernels only: `tests/ops.rs` holds them to the oracle; its every pair
+    // through the exact division took SwiftShader past the browser's GPU watchdog.)
     for (d, finite) in [
         (
             DType::Float8E4m3fn,
@@ -86,8 +88,6 @@ pub fn narrow_cases() -> Vec<(String, nxrig::DType, Vec<u128>, Vec<u128>)> {
         (DType::Float8E5m2, |b: u128| (b >> 2) & 0x1f != 0x1f),
         // No -0: the pattern of -0 is the NaN, every other one a number.
         (DType::Float8E4m3fnuz, |b: u128| b != 0x80),
-        // No sign and no zero: every pattern but 0xff a power of two.
-        (DType::Float8E8m0fnu, |b: u128| b != 0xff),
     ] {
         let f: Vec<u128> = (0..256).filter(|&b| finite(b)).collect();
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
