@@ -1,7 +1,7 @@
 //! The loops of the elementwise operations besides the sum, generic over a lane and
 //! an operation's meaning ([`Apply`]), over blocks or straight over typed slices; the
-//! narrow floats' through float32 (or float64, [`Computes`]). The meanings and the dispatch from an operation
-//! and a dtype are `op_loops.rs`'s, written from the table.
+//! narrow floats' through float32 (or float64, [`Computes`]). The meanings and the
+//! dispatch from an operation and a dtype are `op_loops.rs`'s, written from the table.
 
 use super::{at, Lane, BLOCK};
 
