@@ -445,12 +445,13 @@ impl DType {
     /// component's.
     pub fn min_value(self) -> Scalar {
         match self.class() {
-            Class::Float if self.float_format().is_some_and(|f| !f.signed()) => {
-                Scalar::Float(2f64.powi(-self.float_format().map_or(0, |f| f.bias)))
-            }
+            Class::Float => match self.float_format() {
+                Some(f) if !f.signed() => Scalar::Float(2f64.powi(-f.bias)),
+                _ => Scalar::Float(-self.max_finite()),
+            },
             Class::Signed => Scalar::Int(-(1i128 << (self.bits() - 1))),
             Class::Unsigned | Class::Bool => Scalar::Int(0),
-            Class::Float | Class::Complex => Scalar::Float(-self.max_finite()),
+            Class::Complex => Scalar::Float(-self.max_finite()),
         }
     }
 
@@ -482,6 +483,8 @@ impl DType {
 ///
 /// assert_eq!(DType::Float8E4m3fn.max_value(), Scalar::Float(448.0));
 /// assert_eq!(DType::Int4.min_value(), Scalar::Int(-8));
+/// assert_eq!(DType::Float8E8m0fnu.min_value(), Scalar::Float(2f64.powi(-127)));
+/// assert_eq!(DType::Float8E8m0fnu.max_value(), Scalar::Float(2f64.powi(127)));
 /// assert_eq!(DType::Bool.max_value(), Scalar::Int(1));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
