@@ -73,7 +73,7 @@ pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
         // Powers of two (fraction width 0): adding half an exponent step rounds a tie
         // up; under the midpoint of the least power and the next, the least.
         Specials::UnsignedNoZero => {
-            let least_mid = (f32::from_bits(min_normal) * 0.75).to_bits();
+            let least_mid = power_least_mid(f);
             // A negative value's bits (the sign's up) are all past `limit`.
             if x == 0 || x >= limit {
                 emask
@@ -97,6 +97,14 @@ pub(crate) const fn narrow_bounds(f: FloatFormat) -> (u32, u32) {
     let top = max & ((1 << f.fraction_bits) - 1);
     let limit = (((emax + 127) as u32) << 23) | (top << drop) | (1 << (drop - 1));
     (limit, ((128 - f.bias) as u32) << 23)
+}
+
+/// The float32 bits of the midpoint of an unsigned format of powers of two's least
+/// power and the next (1.5 * 2^-bias): under it, a value becomes the least. The host's
+/// encoder and the WGSL one share it.
+pub(crate) fn power_least_mid(f: FloatFormat) -> u32 {
+    // 0.75 of 2^(1 - bias), the least normal of a format with a sign: exact.
+    (f32::from_bits(narrow_bounds(f).1) * 0.75).to_bits()
 }
 
 /// float32 bits into float16 bits, rounded to nearest, ties to even.

@@ -84,8 +84,8 @@ fn encoder(d: DType, f: FloatFormat) -> String {
 /// give the NaN; values under the midpoint of the least and the next, the least;
 /// others half an exponent step added (a tie up) and rebiased.
 fn power_encoder(d: DType, f: FloatFormat) -> String {
-    let (limit, min_normal) = crate::dtype::fast::narrow_bounds(f);
-    let least_mid = (f32::from_bits(min_normal) * 0.75).to_bits();
+    let (limit, _) = crate::dtype::fast::narrow_bounds(f);
+    let least_mid = crate::dtype::fast::power_least_mid(f);
     format!(
         "fn f32_to_{name}(x: u32) -> u32 {{
     if (x == 0u || x >= {limit:#x}u) {{ return {nan:#x}u; }}

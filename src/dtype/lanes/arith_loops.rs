@@ -49,21 +49,12 @@ fn decode_block<L: Lane, C: Lane>(raw: &[L::T], out: &mut [C::T]) {
     }
 }
 
-/// float32 values rounded once into a narrow float lane `L`.
+/// Values of lane `C` (float32 or float64) rounded once into a narrow float lane `L`.
 #[cfg_attr(target_arch = "wasm32", inline(never))]
 #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-fn encode_block<L: Lane>(vals: &[f32], out: &mut [L::T]) {
+fn encode_block<L: Lane, C: Lane>(vals: &[C::T], out: &mut [L::T]) {
     for (o, &v) in out.iter_mut().zip(vals) {
-        *o = L::from_f32(v);
-    }
-}
-
-/// float64 values rounded once into a narrow float lane `L`.
-#[cfg_attr(target_arch = "wasm32", inline(never))]
-#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-fn encode_block64<L: Lane>(vals: &[f64], out: &mut [L::T]) {
-    for (o, &v) in out.iter_mut().zip(vals) {
-        *o = L::from_f64(v);
+        *o = C::put::<L>(v);
     }
 }
 
@@ -118,7 +109,7 @@ pub(super) trait Back<L: Lane>: Lane {
 impl<L: Lane> Back<L> for super::Float32 {
     #[inline(always)]
     fn back(vals: &[f32], raw: &mut [L::T], d: &mut [u8], pos: usize, stride: isize, done: usize) {
-        encode_block::<L>(vals, raw);
+        encode_block::<L, Self>(vals, raw);
         store_block::<L>(d, pos, stride, done, raw);
     }
 }
@@ -126,7 +117,7 @@ impl<L: Lane> Back<L> for super::Float32 {
 impl<L: Lane> Back<L> for super::Float64 {
     #[inline(always)]
     fn back(vals: &[f64], raw: &mut [L::T], d: &mut [u8], pos: usize, stride: isize, done: usize) {
-        encode_block64::<L>(vals, raw);
+        encode_block::<L, Self>(vals, raw);
         store_block::<L>(d, pos, stride, done, raw);
     }
 }
