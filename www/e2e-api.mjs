@@ -5,10 +5,8 @@
 // own. Each expected value comes from the test (literals, JavaScript's own float
 // conversions), never from nxrig.
 import assert from 'node:assert/strict';
+import { step } from './e2e-step.mjs';
 
-function step(s) {
-  console.log(`--- ${s}`);
-}
 
 export async function conventions(page) {
   step('the API as the field expects it: shapes, TypedArray kinds, reads, dispose, text, memory');

@@ -21,6 +21,7 @@ import { chromium } from 'playwright-core';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkpointServer } from './e2e-server.mjs';
+import { step } from './e2e-step.mjs';
 
 const MiB = 1 << 20;
 const GiB = 1 << 30;
@@ -30,7 +31,6 @@ const BLOCK = 16 * MiB;
 const WASM_BOUND = 256 * MiB;
 const RENDERER_BOUND = 1280 * MiB;
 
-const log = (s) => console.log(`--- ${s}`);
 
 /** SHA-256 of the file at `path`, streamed. */
 function shaOf(path) {
@@ -230,7 +230,7 @@ export async function checkpoints({ flags, root, bin }) {
   let server;
   let b;
   try {
-    log(`checkpoints made at test time (scale ${scale})`);
+    step(`checkpoints made at test time (scale ${scale})`);
     t0 = Date.now();
     const { bytes, shardBytes } = makeCheckpoints(dir, scale);
     console.log(`big.safetensors ${(bytes / GiB).toFixed(2)} GiB of tensors, sharded ${(shardBytes / GiB).toFixed(2)} GiB, made in ${(Date.now() - t0) / 1000} s`);
@@ -281,7 +281,7 @@ export async function checkpoints({ flags, root, bin }) {
     // 1. One file over 4 GiB with a tensor over 2 GiB, from a File, on the host, into
     // a stream the test server writes to disk.
     await measure('File, host');
-    log('big.safetensors from a File on the host into a stream the server writes to disk (float8_e4m3fn)');
+    step('big.safetensors from a File on the host into a stream the server writes to disk (float8_e4m3fn)');
     await page.setInputFiles('#ckfiles', join(dir, 'big.safetensors'));
     t0 = Date.now();
     const one = await page.evaluate(async () => {
@@ -304,7 +304,7 @@ export async function checkpoints({ flags, root, bin }) {
 
     // 2. The same file from its URL (HTTP Range), on WebGPU, into an OPFS file.
     await measure('URL, WebGPU');
-    log('big.safetensors from its URL on WebGPU into an OPFS file (bfloat16)');
+    step('big.safetensors from its URL on WebGPU into an OPFS file (bfloat16)');
     t0 = Date.now();
     const two = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
@@ -324,7 +324,7 @@ export async function checkpoints({ flags, root, bin }) {
 
     // 3. Sharded, from its files, on the host, into an OPFS folder.
     await measure('sharded files, host');
-    log('the sharded checkpoint from its files on the host into an OPFS folder');
+    step('the sharded checkpoint from its files on the host into an OPFS folder');
     await page.setInputFiles('#ckfiles', readdirSync(join(dir, 'sharded')).map((f) => join(dir, 'sharded', f)));
     t0 = Date.now();
     const three = await page.evaluate(async (names) => {
@@ -348,7 +348,7 @@ export async function checkpoints({ flags, root, bin }) {
 
     // 4. Sharded, from its index's URL, on WebGPU, into a stream for each file.
     await measure('sharded URL, WebGPU');
-    log('the sharded checkpoint from its index URL on WebGPU into a stream for each file');
+    step('the sharded checkpoint from its index URL on WebGPU into a stream for each file');
     t0 = Date.now();
     const four = await page.evaluate(async (names) => {
       const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
@@ -372,7 +372,7 @@ export async function checkpoints({ flags, root, bin }) {
     // into the browser's storage; its progress bar reaches the end and its files are
     // nxrig convert's.
     await measure('the demo');
-    log("the demo converts the sharded checkpoint through its folder input");
+    step("the demo converts the sharded checkpoint through its folder input");
     await page.setInputFiles('#folder', join(dir, 'sharded'));
     await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 5, null, { timeout: 60000 });
     await page.selectOption('#dtype', 'bfloat16');
@@ -400,7 +400,7 @@ export async function checkpoints({ flags, root, bin }) {
 
     // 3. An abort half-way; a server that ignores Range; a tensor alone.
     await measure('an abort, a server without Range, a changed file');
-    log('an abort half-way leaves nothing; Range ignored is refused; a tensor loaded alone');
+    step('an abort half-way leaves nothing; Range ignored is refused; a tensor loaded alone');
     const edge = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
       const out = {};
@@ -489,7 +489,7 @@ export async function checkpoints({ flags, root, bin }) {
     }
 
     // 4. Node: paths in, paths out, in a process of its own (its peak memory).
-    log('Node: the file and the sharded folder from paths into paths');
+    step('Node: the file and the sharded folder from paths into paths');
     const script = `
       import { init, openCheckpoint, convertCheckpoint } from ${JSON.stringify(join(root, 'js/node.js'))};
       await init();

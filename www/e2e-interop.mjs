@@ -15,12 +15,10 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browser, serve } from './e2e.mjs';
+import { step } from './e2e-step.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-function step(s) {
-  console.log(`--- ${s}`);
-}
 
 /** bfloat16 of each float32 of `xs`, rounded to nearest even, as float32 values. */
 function bf16(xs) {

@@ -5,9 +5,10 @@
 // int32 wrapping; a donated input's memory taken by the output; every option and call
 // checked, a WGSL error at its line, the `js` body's exception as the call's.
 import assert from 'node:assert/strict';
+import { step } from './e2e-step.mjs';
 
 export async function kernels(page) {
-  console.log('--- kernels of your own: elementwise({ name, inputs, outputs, compute, wgsl, js })');
+  step('kernels of your own: elementwise({ name, inputs, outputs, compute, wgsl, js })');
   const r = await page.evaluate(async () => {
     const { NxArray, Device, elementwise } = window.nxrig;
     const out = { devices: [] };

@@ -5,9 +5,10 @@
 // rounding to nearest even; Math.imul and floor division for int32); results into
 // arrays given (`{ out }`: a strided view, in place); refusals naming the function.
 import assert from 'node:assert/strict';
+import { step } from './e2e-step.mjs';
 
 export async function operations(page) {
-  console.log('--- operations: sub, mul, div, maximum, minimum, lt, where, neg, abs');
+  step('operations: sub, mul, div, maximum, minimum, lt, where, neg, abs');
   const r = await page.evaluate(async () => {
     const nx = window.nxrig;
     const { NxArray, Device } = nx;

@@ -23,10 +23,8 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { step } from './e2e-step.mjs';
 
-function step(s) {
-  console.log(`--- ${s}`);
-}
 
 /** The ```ts blocks of the README and of docs/javascript.md, in order. */
 function readmeSnippets(root) {

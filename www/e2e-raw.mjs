@@ -4,9 +4,10 @@
 // computed here (bfloat16 values doubled are exact: the exponent moves); every option
 // and call checked, a module's WGSL error at its line, the host device refused.
 import assert from 'node:assert/strict';
+import { step } from './e2e-step.mjs';
 
 export async function rawKernels(page) {
-  console.log('--- raw kernels: rawKernel({ name, inputs, outputs, compute, wgsl })');
+  step('raw kernels: rawKernel({ name, inputs, outputs, compute, wgsl })');
   const r = await page.evaluate(async () => {
     const { NxArray, Device, rawKernel } = window.nxrig;
     const gpu = await Device.gpu();

@@ -34,6 +34,7 @@ import { kernels } from './e2e-kernels.mjs';
 import { operations } from './e2e-ops.mjs';
 import { rawKernels } from './e2e-raw.mjs';
 import { tarball } from './e2e-package.mjs';
+import { step } from './e2e-step.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const checkpoint = process.env.NXRIG_CHECKPOINT ?? join(root, 'data/minilm/model.safetensors');
@@ -70,9 +71,6 @@ export async function browser() {
   return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
 }
 
-function step(s) {
-  console.log(`--- ${s}`);
-}
 
 async function cases(page) {
   step('a subarray, odd byte counts on WebGPU, a read pending at a loss, through the JavaScript API');
@@ -275,7 +273,7 @@ async function main() {
     await tarball(b, { root, out, serve });
     await interop();
     await checkpoints({ flags: FLAGS, root, bin });
-    console.log('e2e: all passed');
+    step('e2e: all passed');
   } finally {
     await b.close();
     server.kill();

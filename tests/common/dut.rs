@@ -13,6 +13,9 @@
 //!   (the browsers' path, forced);
 //! - `<test>::cuda` (cargo feature `cuda`): every CUDA device (`Rig::cudas`), in turn.
 //!
+//! A test of the host's own machinery (its thread pool's split) is written in
+//! [`on_the_hosts!`], which makes `host` and `host_virtual` only.
+//!
 //! In the browser only `host` is made (a suite's blocking reads of GPU memory cannot
 //! run there; the browser's GPU suite is `tests/webgpu.rs`). A GPU test fails where
 //! the machine has no GPU; it never passes without running. A CUDA test is reported
@@ -176,6 +179,34 @@ macro_rules! on_every_device {
                 fn cuda() {
                     $crate::dut::run_on($crate::dut::Kind::Cuda, body)
                 }
+            }
+        }
+    };
+}
+
+/// A conformance test of the host's own machinery (its thread pool's split, its typed
+/// loops), which a GPU or CUDA device does not run: `on_the_hosts! { fn name() { ... } }`
+/// makes `name::host` (in the browser too) and `name::host_virtual` only.
+#[macro_export]
+macro_rules! on_the_hosts {
+    ($(#[$m:meta])* fn $name:ident() $body:block) => {
+        $(#[$m])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            fn body() $body
+
+            #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+            #[cfg_attr(not(target_arch = "wasm32"), test)]
+            fn host() {
+                $crate::dut::run_on($crate::dut::Kind::Host, body)
+            }
+
+            #[cfg(not(target_arch = "wasm32"))]
+            #[test]
+            fn host_virtual() {
+                $crate::dut::run_on($crate::dut::Kind::HostVirtual, body)
             }
         }
     };
