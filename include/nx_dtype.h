@@ -31,7 +31,9 @@
  *     in a "fnuz" float8); underflow gives a signed zero; subnormals are exact. Into
  *     float8_e8m0fnu (powers of two, no sign, no zero): the nearest power, a tie up; under
  *     2^-127, 2^-127 (0x00); zeros, negative values, infinities, NaNs and values rounding
- *     past 2^127 give its NaN, 0xFF.
+ *     past 2^127 give its NaN, 0xFF. Into float8_e5m3fnu (no sign, a zero, subnormals):
+ *     negative values (but zeros, which give +0), infinities, NaNs and values rounding
+ *     past 114688 give its NaN, 0xFF.
  *  2. NaN into a float target: sign kept, exponent all ones, fraction = the target's quiet
  *     bit OR the source fraction left-aligned to the target fraction width (truncated).
  *     Every NaN into float8_e4m3fn is 0x7F / 0xFF by sign, into a "fnuz" float8 0x80. A
@@ -186,8 +188,10 @@ extern "C" {
 #define NX_DTYPE_FLOAT8_E4M3B11FNUZ 23
 /** float8_e8m0fnu: 0 sign, 8 exponent (bias 127), 0 fraction bits; no zero, no infinity, NaN only where every bit is 1, every other pattern a power of two. */
 #define NX_DTYPE_FLOAT8_E8M0FNU 24
+/** float8_e5m3fnu: 0 sign, 5 exponent (bias 15), 3 fraction bits; no infinity, NaN only where every bit is 1. */
+#define NX_DTYPE_FLOAT8_E5M3FNU 25
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 25
+#define NX_DTYPE_COUNT 26
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -200,6 +204,7 @@ NX_FN int nx_dtype_bits(int code)
     case NX_DTYPE_UINT8: case NX_DTYPE_BOOL: case NX_DTYPE_FLOAT8_E4M3:
     case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E8M0FNU:
+    case NX_DTYPE_FLOAT8_E5M3FNU:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
         return 32;
@@ -227,7 +232,7 @@ NX_FN int nx_dtype_align(int code)
     case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
-    case NX_DTYPE_FLOAT8_E8M0FNU:
+    case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU:
         return 1;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
     case NX_DTYPE_COMPLEX64:
@@ -241,7 +246,8 @@ NX_FN int nx_dtype_align(int code)
 }
 
 /** DLPack type code (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5,
- *  kDLBool 6, kDLFloat8_*: see DLPack 1.1), or -1 for an unknown code. */
+ *  kDLBool 6, kDLFloat8_*: see DLPack 1.1), or -1 for an unknown code and for a dtype
+ *  DLPack has no code for (float8_e5m3fnu). */
 NX_FN int nx_dtype_dlpack_code(int code)
 {
     switch (code) {
@@ -289,7 +295,7 @@ NX_FN int nx_dtype_kind(int code)
     case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
-    case NX_DTYPE_FLOAT8_E8M0FNU:
+    case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU:
         return NX_KIND_FLOAT;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
     case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
@@ -372,6 +378,8 @@ NX_FN const char *nx_dtype_name(int code)
         return "float8_e4m3b11fnuz";
     case NX_DTYPE_FLOAT8_E8M0FNU:
         return "float8_e8m0fnu";
+    case NX_DTYPE_FLOAT8_E5M3FNU:
+        return "float8_e5m3fnu";
     default:
         return 0;
     }
@@ -384,6 +392,7 @@ NX_FN int nx_float_ebits(int code)
 {
     switch (code) {
     case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M2FNUZ:
+    case NX_DTYPE_FLOAT8_E5M3FNU:
         return 5;
     case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT8_E8M0FNU:
         return 8;
@@ -408,7 +417,7 @@ NX_FN int nx_float_mbits(int code)
     case NX_DTYPE_BFLOAT16:
         return 7;
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E4M3FNUZ:
-    case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E5M3FNU:
         return 3;
     case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M2FNUZ:
         return 2;
@@ -429,7 +438,7 @@ NX_FN int nx_float_mbits(int code)
 NX_FN int nx_float_bias(int code)
 {
     switch (code) {
-    case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2:
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M3FNU:
         return 15;
     case NX_DTYPE_BFLOAT16: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT8_E8M0FNU:
         return 127;
@@ -454,11 +463,13 @@ NX_FN int nx_float_bias(int code)
  *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity
  *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 ("fnuz");
  *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the
- *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu). */
+ *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where
+ *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu). */
 #define NX_SPECIALS_IEEE 0
 #define NX_SPECIALS_ALL_ONES_NAN 1
 #define NX_SPECIALS_NEG_ZERO_NAN 2
 #define NX_SPECIALS_UNSIGNED_NO_ZERO 3
+#define NX_SPECIALS_UNSIGNED 4
 
 /** A real float dtype's NX_SPECIALS_*, or -1 if code is not one. */
 NX_FN int nx_float_specials(int code)
@@ -475,6 +486,8 @@ NX_FN int nx_float_specials(int code)
         return 2;
     case NX_DTYPE_FLOAT8_E8M0FNU:
         return 3;
+    case NX_DTYPE_FLOAT8_E5M3FNU:
+        return 4;
     default:
         return -1;
     }
@@ -491,10 +504,11 @@ NX_FN int nx_dtype_elem_bytes(int code)
     return b < 8 ? 1 : b / 8;
 }
 
-/** DLPack bits field (equal to nx_dtype_bits), or -1 for an unknown code. */
+/** DLPack bits field (equal to nx_dtype_bits), or -1 for an unknown code and for a dtype
+ *  DLPack has no code for. */
 NX_FN int nx_dtype_dlpack_bits(int code)
 {
-    return nx_dtype_bits(code);
+    return nx_dtype_dlpack_code(code) < 0 ? -1 : nx_dtype_bits(code);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -637,7 +651,8 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
     fmask = (((uint64_t)1) << (uint32_t)mb) - 1u;
     bias = (int32_t)nx_float_bias(code);
     /* An unsigned format has no sign bit: the bit above it is ignored too. */
-    sign = specials == NX_SPECIALS_UNSIGNED_NO_ZERO ? 0 : (int)((bits >> (uint32_t)(eb + mb)) & 1u);
+    sign = (specials == NX_SPECIALS_UNSIGNED_NO_ZERO || specials == NX_SPECIALS_UNSIGNED)
+               ? 0 : (int)((bits >> (uint32_t)(eb + mb)) & 1u);
     e = (bits >> (uint32_t)mb) & emask;
     f = bits & fmask;
     switch (specials) {
@@ -648,6 +663,7 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
         }
         break;
     case NX_SPECIALS_ALL_ONES_NAN:
+    case NX_SPECIALS_UNSIGNED: /* no sign: the sign above is 0 */
         if (e == emask && f == fmask) return nx_xval_make(NX_XVAL_NAN, sign, ((uint64_t)1) << 63, 0);
         break;
     case NX_SPECIALS_UNSIGNED_NO_ZERO: /* every other pattern a power of two, 0 too */
@@ -701,6 +717,12 @@ NX_FN uint64_t nx_float_encode(int code, nx_xval v)
         if (len >= 2 && ((v.mant >> (uint32_t)(len - 2)) & 1u)) ++ef;
         if (ef < 0) ef = 0;
         return ef >= (int32_t)emask ? emask : (uint64_t)ef;
+    }
+    if (specials == NX_SPECIALS_UNSIGNED) {
+        /* No sign: a negative value (one that would round to zero too) the NaN, -0 +0. */
+        if (v.sign && v.kind == NX_XVAL_FINITE && v.mant == 0) return 0u;
+        if (v.sign) return over & ~sbit;
+        sbit = 0u;
     }
     if (v.kind == NX_XVAL_NAN) {
         if (specials != NX_SPECIALS_IEEE) return over;

@@ -31,13 +31,13 @@ export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
 
 // BEGIN the dtype table: written by tests/dtype_table.rs from src/dtype/table.rs.
 
-/** The 25 dtypes, by name. */
+/** The 26 dtypes, by name. */
 export type DType =
   | 'float16' | 'bfloat16' | 'float8_e4m3fn' | 'float8_e5m2' | 'float32' | 'float64'
   | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
   | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool' | 'float8_e4m3'
   | 'float8_e3m4' | 'float8_e4m3fnuz' | 'float8_e5m2fnuz' | 'float8_e4m3b11fnuz'
-  | 'float8_e8m0fnu';
+  | 'float8_e8m0fnu' | 'float8_e5m3fnu';
 
 /** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
 export interface DataTypeMap {
@@ -84,6 +84,8 @@ export interface DataTypeMap {
   float8_e4m3b11fnuz: Uint8Array;
   /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
   float8_e8m0fnu: Uint8Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float8_e5m3fnu: Uint8Array;
 }
 
 /** What one element of each dtype is in `toArray()`. */
@@ -113,6 +115,7 @@ export interface ValueMap {
   float8_e5m2fnuz: number;
   float8_e4m3b11fnuz: number;
   float8_e8m0fnu: number;
+  float8_e5m3fnu: number;
 }
 
 // END the dtype table

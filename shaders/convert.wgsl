@@ -29,11 +29,20 @@ struct Num {
 // A format's special values, as src/dtype's Specials: IEEE's infinities and NaNs at
 // the all-ones exponent; NaN only where every bit but the sign is 1 (no infinity);
 // NaN only at the -0 pattern (no infinity, no -0); no sign and no zero, NaN only at
-// all ones, every other pattern a power of two (fraction width 0: float8_e8m0fnu).
+// all ones, every other pattern a power of two (fraction width 0: float8_e8m0fnu); no
+// sign, NaN only at all ones, a zero and subnormals, a negative value the NaN
+// (float8_e5m3fnu).
 const IEEE: u32 = 0u;
 const ALL_ONES_NAN: u32 = 1u;
 const NEG_ZERO_NAN: u32 = 2u;
 const UNSIGNED_NO_ZERO: u32 = 3u;
+const UNSIGNED_FNU: u32 = 4u;
+
+// True for a format whose every bit but the sign's set is its one NaN (of each sign
+// where it has one).
+fn all_ones_nan(f: Fmt) -> bool {
+    return f.specials == ALL_ONES_NAN || f.specials == UNSIGNED_NO_ZERO || f.specials == UNSIGNED_FNU;
+}
 
 struct Fmt {
     e: u32,
@@ -103,18 +112,19 @@ fn bitlen64(a: vec2<u32>) -> u32 {
 }
 
 // A NaN of format f: IEEE's, an all-ones exponent with a nonzero fraction; every bit
-// but the sign set (ALL_ONES_NAN, UNSIGNED_NO_ZERO); the sign bit alone (NEG_ZERO_NAN).
+// but the sign set (ALL_ONES_NAN, the unsigned ones); the sign bit alone (NEG_ZERO_NAN).
 fn is_nan_f(a: vec2<u32>, f: Fmt) -> bool {
     let m = a & mask64(f.e + f.m);
     if (f.specials == IEEE) { return gt64(m, shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m)); }
-    if (f.specials == ALL_ONES_NAN || f.specials == UNSIGNED_NO_ZERO) { return eq64(m, mask64(f.e + f.m)); }
+    if (all_ones_nan(f)) { return eq64(m, mask64(f.e + f.m)); }
     return is_zero64(m) && !is_zero64(a & shl64(vec2<u32>(1u, 0u), f.e + f.m));
 }
 
 fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
     let e_all = (1u << f.e) - 1u;
     // The bit above an unsigned format's is not its sign.
-    let neg = (shr64(bits, f.e + f.m).x & 1u) == 1u && f.specials != UNSIGNED_NO_ZERO;
+    let neg = (shr64(bits, f.e + f.m).x & 1u) == 1u && f.specials != UNSIGNED_NO_ZERO
+        && f.specials != UNSIGNED_FNU;
     let e = shr64(bits, f.m).x & e_all;
     let fmask = mask64(f.m);
     let frac = bits & fmask;
@@ -123,7 +133,7 @@ fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
         if (is_zero64(frac)) { return Num(INF, neg, vec2<u32>(0u, 0u), 0); }
         return Num(NAN, neg, shl64(frac, 64u - f.m), 0);
     }
-    if (((f.specials == ALL_ONES_NAN || f.specials == UNSIGNED_NO_ZERO) && eq64(magnitude, mask64(f.e + f.m)))
+    if ((all_ones_nan(f) && eq64(magnitude, mask64(f.e + f.m)))
         || (f.specials == NEG_ZERO_NAN && neg && is_zero64(magnitude))) {
         return Num(NAN, neg, vec2<u32>(0u, 0x80000000u), 0);
     }
@@ -137,7 +147,7 @@ fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
 // clear: the infinity, or the format's NaN.
 fn overflow_f(f: Fmt) -> vec2<u32> {
     if (f.specials == IEEE) { return shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m); }
-    if (f.specials == ALL_ONES_NAN || f.specials == UNSIGNED_NO_ZERO) { return mask64(f.e + f.m); }
+    if (all_ones_nan(f)) { return mask64(f.e + f.m); }
     return shl64(vec2<u32>(1u, 0u), f.e + f.m);
 }
 
@@ -163,9 +173,14 @@ fn encode_power(x: Num, f: Fmt) -> vec2<u32> {
 
 fn encode_float(x: Num, f: Fmt) -> vec2<u32> {
     if (f.specials == UNSIGNED_NO_ZERO) { return encode_power(x, f); }
+    // An unsigned format's NaN for a negative value (one that would round to zero too),
+    // a zero of either sign its +0.
+    if (f.specials == UNSIGNED_FNU && x.neg && !(x.kind == FIN && is_zero64(x.mant))) {
+        return overflow_f(f);
+    }
     let e_all = (1u << f.e) - 1u;
     let sign_bit = shl64(vec2<u32>(1u, 0u), f.e + f.m);
-    let sign = select(vec2<u32>(0u, 0u), sign_bit, x.neg);
+    let sign = select(vec2<u32>(0u, 0u), sign_bit, x.neg && f.specials != UNSIGNED_FNU);
     // A zero of the sign (+0 in a format without -0).
     let zero = select(sign, vec2<u32>(0u, 0u), f.specials == NEG_ZERO_NAN);
     let over = overflow_f(f);

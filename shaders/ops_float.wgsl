@@ -23,7 +23,7 @@ fn sub_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
     // A NaN b keeps its sign: the rule quiets it, as it is.
     if (is_nan_f(b, f)) { return add_float(a, b, f); }
     // An unsigned format has no -b: the negated value is added.
-    if (f.specials == UNSIGNED_NO_ZERO) {
+    if (f.specials == UNSIGNED_NO_ZERO || f.specials == UNSIGNED_FNU) {
         var y = decode_float(b, f);
         y.neg = true;
         return add_num(decode_float(a, f), y, f);
@@ -130,10 +130,12 @@ fn minimum_float(a: vec2<u32>, b: vec2<u32>, f: Fmt) -> vec2<u32> {
 
 // The sign bit that neg and abs flip or clear: none where the magnitude is zero in a
 // format without -0 (its +0, and its NaN at the -0 pattern, stay); in an unsigned
-// format, every bit a lacks (-a is then the NaN, |a| is a).
+// format, every bit a lacks (-a is then the NaN, |a| is a), none where a is its zero.
 fn sign_of_f(a: vec2<u32>, f: Fmt) -> vec2<u32> {
-    if (f.specials == NEG_ZERO_NAN && is_zero_f(a, f)) { return vec2<u32>(0u, 0u); }
-    if (f.specials == UNSIGNED_NO_ZERO) { return ~a & mask64(f.e + f.m); }
+    if ((f.specials == NEG_ZERO_NAN || f.specials == UNSIGNED_FNU) && is_zero_f(a, f)) {
+        return vec2<u32>(0u, 0u);
+    }
+    if (f.specials == UNSIGNED_NO_ZERO || f.specials == UNSIGNED_FNU) { return ~a & mask64(f.e + f.m); }
     return sign_f(f);
 }
 

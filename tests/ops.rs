@@ -143,7 +143,7 @@ fn float_oracle(op: Op, d: DType, a: u128, b: u128) -> u128 {
         }),
         // A "fnuz" format has no -0 (its NaN is the -0 pattern), an unsigned one no
         // sign (a negative value is its NaN): by value.
-        Op::Neg | Op::Abs if f8_of(d).is_some_and(|f| f.fnuz || f.unsigned) => {
+        Op::Neg | Op::Abs if f8_of(d).is_some_and(|f| f.fnuz || f.unsigned || f.fnu) => {
             if x.is_nan() {
                 a
             } else {

@@ -109,9 +109,9 @@ export async function conventions(page) {
     return out;
   });
   assert.deepEqual(r.misuse, [
-    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu), got: 5',
-    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu)',
-    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu), got: object',
+    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu), got: 5',
+    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu)',
+    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu), got: object',
     'NxArray.fromTypedArray: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
     'NxArray.zeros: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
     'NxArray.zeros: host cannot hold 4294967292 bytes in one array: one allocation holds at most 2147483583 bytes on this platform; read such a tensor a piece at a time, or place it on a GPU',

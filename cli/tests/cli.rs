@@ -248,6 +248,14 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
             "F8_E4M3 is float8_e4m3fn",
         ],
     );
+    // float8_e5m3fnu has no code, nor a twin of its widths that has one.
+    fails(
+        d,
+        &p,
+        "o.safetensors",
+        "float8_e5m3fnu",
+        &["\"w\"", "cannot hold float8_e5m3fnu"],
+    );
     fails(d, &p, "o.npy", "bfloat16", &["o.npy", "\"w\"", "bfloat16"]);
     fails(d, &p, "o.txt", "float16", &["o.txt"]);
     std::fs::remove_file(&p).unwrap();

@@ -9,7 +9,8 @@
 //!   without one (float8_e4m3fn, the "fnuz" float8s); a zero keeps its sign, but
 //!   becomes +0 in a format without -0 ("fnuz"); a format of powers of two without
 //!   sign or zero (float8_e8m0fnu) rounds a tie up, raises a value under its least to
-//!   it, and gives its NaN for a zero or a negative value;
+//!   it, and gives its NaN for a zero or a negative value; an unsigned format with a
+//!   zero (float8_e5m3fnu) gives its NaN for a negative value but a zero (+0);
 //! - a NaN stays a NaN of its sign with the quiet bit set and its high payload bits
 //!   kept; a format of one NaN (of each sign for float8_e4m3fn, 0x80 for "fnuz") has
 //!   no payload and reads as the canonical quiet NaN of its sign;
@@ -98,6 +99,8 @@ pub(crate) fn encode_float(f: FloatFormat, x: Num) -> u64 {
         Num::Nan { neg, payload } => f.nan(neg, payload),
         Num::Inf { neg } => f.overflow(neg),
         Num::Fin { neg, mant: 0, .. } => f.zero(neg),
+        // An unsigned format's NaN for a negative value, one that would round to zero too.
+        Num::Fin { neg: true, .. } if !f.signed() => f.overflow(true),
         Num::Fin { neg, mant, exp } => {
             let len = 64 - mant.leading_zeros() as i32;
             let e = exp + len - 1; // unbiased exponent of the leading bit

@@ -15,7 +15,8 @@ use super::format::{FloatFormat, Specials, F16};
 /// payload bits, quiet), else the format's NaN, which infinities and NaNs give too; a
 /// zero is +0 where the format has no -0. A format of powers of two without sign or
 /// zero (float8_e8m0fnu) rounds a tie up, raises a value under its least to it, and
-/// gives its NaN for zeros and negative values.
+/// gives its NaN for zeros and negative values; an unsigned format with a zero
+/// (float8_e5m3fnu) gives its NaN for a negative value, -0 excepted (+0).
 ///
 /// Generic over the format: called with a constant `f` (as [`f32_to_f16`] does), the
 /// compiler folds every constant below into the lines that were written by hand per
@@ -81,6 +82,17 @@ pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
                 0
             } else {
                 ((a + (1 << 22)) >> 23) - (127 - f.bias) as u32
+            }
+        }
+        // As AllOnesNan's without a sign: a negative value's bits (the sign's up) are
+        // past `limit`, all but -0's.
+        Specials::Unsigned => {
+            if x == 0x8000_0000 {
+                0
+            } else if x > limit {
+                (emask << m) | fmask
+            } else {
+                finite
             }
         }
     }

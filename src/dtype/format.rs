@@ -56,6 +56,11 @@ pub enum Specials {
     /// becomes the least. A zero, a negative value, an infinity, a NaN and a value
     /// that rounds past the largest become the NaN.
     UnsignedNoZero,
+    /// No sign bit, otherwise as [`Specials::AllOnesNan`] ("fnu": float8_e5m3fnu): a
+    /// zero and subnormals, no infinity, the all-ones pattern the one NaN. A negative
+    /// value (any but a zero, which is +0: one that would round to zero too), an
+    /// infinity and a value past the largest finite become the NaN.
+    Unsigned,
 }
 
 impl FloatFormat {
@@ -66,10 +71,10 @@ impl FloatFormat {
     }
 
     /// True where the format has a sign bit (every format but an unsigned one,
-    /// [`Specials::UnsignedNoZero`]).
+    /// [`Specials::UnsignedNoZero`] and [`Specials::Unsigned`]).
     #[inline]
     pub const fn signed(self) -> bool {
-        !matches!(self.specials, Specials::UnsignedNoZero)
+        !matches!(self.specials, Specials::UnsignedNoZero | Specials::Unsigned)
     }
 
     /// The sign bit: the bit above the exponent (past the format's width where it has
@@ -86,7 +91,7 @@ impl FloatFormat {
             Specials::Ieee => ((1 << self.exponent_bits) - 1) << self.fraction_bits,
             Specials::AllOnesNan => all,
             Specials::NegZeroNan => all + 1,
-            Specials::UnsignedNoZero => all,
+            Specials::UnsignedNoZero | Specials::Unsigned => all,
         }
         .wrapping_sub(1)
     }
@@ -100,7 +105,7 @@ impl FloatFormat {
             Specials::Ieee => mag > inf,
             Specials::AllOnesNan => mag == self.sign_bit() - 1,
             Specials::NegZeroNan => b == self.sign_bit(),
-            Specials::UnsignedNoZero => mag == self.sign_bit() - 1,
+            Specials::UnsignedNoZero | Specials::Unsigned => mag == self.sign_bit() - 1,
         }
     }
 
@@ -113,7 +118,7 @@ impl FloatFormat {
             Specials::Ieee => sign | ((1 << self.exponent_bits) - 1) << self.fraction_bits,
             Specials::AllOnesNan => sign | (self.sign_bit() - 1),
             Specials::NegZeroNan => self.sign_bit(),
-            Specials::UnsignedNoZero => self.sign_bit() - 1,
+            Specials::UnsignedNoZero | Specials::Unsigned => self.sign_bit() - 1,
         }
     }
 
@@ -134,7 +139,7 @@ impl FloatFormat {
     /// it has no zero).
     pub(crate) const fn zero(self, neg: bool) -> u64 {
         match self.specials {
-            Specials::NegZeroNan => 0,
+            Specials::NegZeroNan | Specials::Unsigned => 0,
             Specials::UnsignedNoZero => self.sign_bit() - 1,
             _ if neg => self.sign_bit(),
             _ => 0,
@@ -207,6 +212,14 @@ pub(crate) const E8M0: FloatFormat = FloatFormat {
     fraction_bits: 0,
     bias: 127,
     specials: Specials::UnsignedNoZero,
+};
+/// ml_dtypes' `float8_e5m3fnu`: unsigned, 2^-17 (0x01, subnormal) to 114688 (0xfe), NaN
+/// at 0xff.
+pub(crate) const E5M3FNU: FloatFormat = FloatFormat {
+    exponent_bits: 5,
+    fraction_bits: 3,
+    bias: 15,
+    specials: Specials::Unsigned,
 };
 pub(crate) const F32: FloatFormat = FloatFormat {
     exponent_bits: 8,

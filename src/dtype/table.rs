@@ -8,9 +8,10 @@ use core::str::FromStr;
 
 use crate::error::Error;
 
-use super::format::FloatFormat;
+use super::format::{FloatFormat, Specials};
 use super::format::{
-    BF16, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, E8M0, F16, F32, F64,
+    BF16, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, E5M3FNU, E8M0, F16, F32,
+    F64,
 };
 
 /// An element format: one of the dtypes of the field.
@@ -21,7 +22,7 @@ use super::format::{
 /// ```
 /// use nxrig::DType;
 /// let d: DType = "float8_e4m3fn".parse()?;
-/// assert_eq!((d, d.bits(), d.align(), d.dlpack()), (DType::Float8E4m3fn, 8, 1, (10, 8)));
+/// assert_eq!((d, d.bits(), d.align(), d.dlpack()), (DType::Float8E4m3fn, 8, 1, Some((10, 8))));
 /// assert_eq!(DType::Int4.bytes(5)?, 3); // two a byte
 /// # Ok::<(), nxrig::Error>(())
 /// ```
@@ -85,6 +86,11 @@ pub enum DType {
     /// exponent bits, bias 127; a power of two from 2^-127 (0x00) to 2^127 (0xfe), NaN
     /// at 0xff; no zero (see [`Specials::UnsignedNoZero`](super::Specials)).
     Float8E8m0fnu = 24,
+    /// float8 e5m3fnu (ml_dtypes' `float8_e5m3fnu`): no sign, 5 exponent bits (bias 15),
+    /// 3 fraction bits; subnormals from 2^-17 (0x01), a largest finite 114688 (0xfe), NaN
+    /// at 0xff, no infinity; a negative value casts to the NaN, -0 to 0 (see
+    /// [`Specials::Unsigned`](super::Specials)). No safetensors or DLPack code.
+    Float8E5m3fnu = 25,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -173,8 +179,9 @@ pub struct Row {
     pub class: Class,
     /// The bit layout of a float, or of one component of a complex number.
     pub format: Option<FloatFormat>,
-    /// DLPack's type code (`DLDataTypeCode`).
-    pub dlpack: u8,
+    /// DLPack's type code (`DLDataTypeCode`), `None` where DLPack has none
+    /// (float8_e5m3fnu).
+    pub dlpack: Option<u8>,
     /// The `dtype` a `.safetensors` header names it by, `None` where the format has none.
     pub safetensors: Option<&'static str>,
     /// NumPy's little-endian type string in a `.npy` header (`"<f4"`), `None` where
@@ -195,7 +202,7 @@ const fn row(
     bits: u32,
     class: Class,
     format: Option<FloatFormat>,
-    dlpack: u8,
+    dlpack: Option<u8>,
     safetensors: Option<&'static str>,
     npy: Option<&'static str>,
     typed_array: &'static str,
@@ -217,36 +224,37 @@ const fn row(
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
 /// How many dtypes the table has.
-const N: usize = 25;
+const N: usize = 26;
 
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
 const TABLE: [Row; N] = [
-    row(DType::Float16, "float16", &["f16", "half"], 16, F, Some(F16), dlpack::FLOAT, Some("F16"), Some("<f2"), "Float16Array"),
-    row(DType::Bfloat16, "bfloat16", &["bf16"], 16, F, Some(BF16), dlpack::BFLOAT, Some("BF16"), None, "Uint16Array"),
-    row(DType::Float8E4m3fn, "float8_e4m3fn", &["f8_e4m3", "f8e4m3fn", "e4m3fn"], 8, F, Some(E4M3), dlpack::FLOAT8_E4M3FN, Some("F8_E4M3"), None, "Uint8Array"),
-    row(DType::Float8E5m2, "float8_e5m2", &["f8_e5m2", "f8e5m2", "e5m2"], 8, F, Some(E5M2), dlpack::FLOAT8_E5M2, Some("F8_E5M2"), None, "Uint8Array"),
-    row(DType::Float32, "float32", &["f32", "float"], 32, F, Some(F32), dlpack::FLOAT, Some("F32"), Some("<f4"), "Float32Array"),
-    row(DType::Float64, "float64", &["f64", "double"], 64, F, Some(F64), dlpack::FLOAT, Some("F64"), Some("<f8"), "Float64Array"),
-    row(DType::Int4, "int4", &["i4"], 4, S, None, dlpack::INT, None, None, "Int8Array"),
-    row(DType::Uint4, "uint4", &["u4"], 4, U, None, dlpack::UINT, None, None, "Uint8Array"),
-    row(DType::Int8, "int8", &["i8"], 8, S, None, dlpack::INT, Some("I8"), Some("|i1"), "Int8Array"),
-    row(DType::Uint8, "uint8", &["u8"], 8, U, None, dlpack::UINT, Some("U8"), Some("|u1"), "Uint8Array"),
-    row(DType::Int16, "int16", &["i16"], 16, S, None, dlpack::INT, Some("I16"), Some("<i2"), "Int16Array"),
-    row(DType::Uint16, "uint16", &["u16"], 16, U, None, dlpack::UINT, Some("U16"), Some("<u2"), "Uint16Array"),
-    row(DType::Int32, "int32", &["i32"], 32, S, None, dlpack::INT, Some("I32"), Some("<i4"), "Int32Array"),
-    row(DType::Uint32, "uint32", &["u32"], 32, U, None, dlpack::UINT, Some("U32"), Some("<u4"), "Uint32Array"),
-    row(DType::Int64, "int64", &["i64"], 64, S, None, dlpack::INT, Some("I64"), Some("<i8"), "BigInt64Array"),
-    row(DType::Uint64, "uint64", &["u64"], 64, U, None, dlpack::UINT, Some("U64"), Some("<u8"), "BigUint64Array"),
-    row(DType::Complex64, "complex64", &["c64"], 64, C, Some(F32), dlpack::COMPLEX, Some("C64"), Some("<c8"), "Float32Array"),
-    row(DType::Complex128, "complex128", &["c128"], 128, C, Some(F64), dlpack::COMPLEX, None, Some("<c16"), "Float64Array"),
-    row(DType::Bool, "bool", &["bool_"], 8, B, None, dlpack::BOOL, Some("BOOL"), Some("|b1"), "Uint8Array"),
-    row(DType::Float8E4m3, "float8_e4m3", &["f8e4m3"], 8, F, Some(E4M3_IEEE), dlpack::FLOAT8_E4M3, None, None, "Uint8Array"),
-    row(DType::Float8E3m4, "float8_e3m4", &["f8e3m4", "e3m4"], 8, F, Some(E3M4), dlpack::FLOAT8_E3M4, None, None, "Uint8Array"),
-    row(DType::Float8E4m3fnuz, "float8_e4m3fnuz", &["f8_e4m3fnuz", "f8e4m3fnuz", "e4m3fnuz"], 8, F, Some(E4M3FNUZ), dlpack::FLOAT8_E4M3FNUZ, Some("F8_E4M3FNUZ"), None, "Uint8Array"),
-    row(DType::Float8E5m2fnuz, "float8_e5m2fnuz", &["f8_e5m2fnuz", "f8e5m2fnuz", "e5m2fnuz"], 8, F, Some(E5M2FNUZ), dlpack::FLOAT8_E5M2FNUZ, Some("F8_E5M2FNUZ"), None, "Uint8Array"),
-    row(DType::Float8E4m3b11fnuz, "float8_e4m3b11fnuz", &["f8e4m3b11fnuz", "e4m3b11fnuz"], 8, F, Some(E4M3B11FNUZ), dlpack::FLOAT8_E4M3B11FNUZ, None, None, "Uint8Array"),
-    row(DType::Float8E8m0fnu, "float8_e8m0fnu", &["f8_e8m0", "f8e8m0fnu", "e8m0fnu", "e8m0"], 8, F, Some(E8M0), dlpack::FLOAT8_E8M0FNU, Some("F8_E8M0"), None, "Uint8Array"),
+    row(DType::Float16, "float16", &["f16", "half"], 16, F, Some(F16), Some(dlpack::FLOAT), Some("F16"), Some("<f2"), "Float16Array"),
+    row(DType::Bfloat16, "bfloat16", &["bf16"], 16, F, Some(BF16), Some(dlpack::BFLOAT), Some("BF16"), None, "Uint16Array"),
+    row(DType::Float8E4m3fn, "float8_e4m3fn", &["f8_e4m3", "f8e4m3fn", "e4m3fn"], 8, F, Some(E4M3), Some(dlpack::FLOAT8_E4M3FN), Some("F8_E4M3"), None, "Uint8Array"),
+    row(DType::Float8E5m2, "float8_e5m2", &["f8_e5m2", "f8e5m2", "e5m2"], 8, F, Some(E5M2), Some(dlpack::FLOAT8_E5M2), Some("F8_E5M2"), None, "Uint8Array"),
+    row(DType::Float32, "float32", &["f32", "float"], 32, F, Some(F32), Some(dlpack::FLOAT), Some("F32"), Some("<f4"), "Float32Array"),
+    row(DType::Float64, "float64", &["f64", "double"], 64, F, Some(F64), Some(dlpack::FLOAT), Some("F64"), Some("<f8"), "Float64Array"),
+    row(DType::Int4, "int4", &["i4"], 4, S, None, Some(dlpack::INT), None, None, "Int8Array"),
+    row(DType::Uint4, "uint4", &["u4"], 4, U, None, Some(dlpack::UINT), None, None, "Uint8Array"),
+    row(DType::Int8, "int8", &["i8"], 8, S, None, Some(dlpack::INT), Some("I8"), Some("|i1"), "Int8Array"),
+    row(DType::Uint8, "uint8", &["u8"], 8, U, None, Some(dlpack::UINT), Some("U8"), Some("|u1"), "Uint8Array"),
+    row(DType::Int16, "int16", &["i16"], 16, S, None, Some(dlpack::INT), Some("I16"), Some("<i2"), "Int16Array"),
+    row(DType::Uint16, "uint16", &["u16"], 16, U, None, Some(dlpack::UINT), Some("U16"), Some("<u2"), "Uint16Array"),
+    row(DType::Int32, "int32", &["i32"], 32, S, None, Some(dlpack::INT), Some("I32"), Some("<i4"), "Int32Array"),
+    row(DType::Uint32, "uint32", &["u32"], 32, U, None, Some(dlpack::UINT), Some("U32"), Some("<u4"), "Uint32Array"),
+    row(DType::Int64, "int64", &["i64"], 64, S, None, Some(dlpack::INT), Some("I64"), Some("<i8"), "BigInt64Array"),
+    row(DType::Uint64, "uint64", &["u64"], 64, U, None, Some(dlpack::UINT), Some("U64"), Some("<u8"), "BigUint64Array"),
+    row(DType::Complex64, "complex64", &["c64"], 64, C, Some(F32), Some(dlpack::COMPLEX), Some("C64"), Some("<c8"), "Float32Array"),
+    row(DType::Complex128, "complex128", &["c128"], 128, C, Some(F64), Some(dlpack::COMPLEX), None, Some("<c16"), "Float64Array"),
+    row(DType::Bool, "bool", &["bool_"], 8, B, None, Some(dlpack::BOOL), Some("BOOL"), Some("|b1"), "Uint8Array"),
+    row(DType::Float8E4m3, "float8_e4m3", &["f8e4m3"], 8, F, Some(E4M3_IEEE), Some(dlpack::FLOAT8_E4M3), None, None, "Uint8Array"),
+    row(DType::Float8E3m4, "float8_e3m4", &["f8e3m4", "e3m4"], 8, F, Some(E3M4), Some(dlpack::FLOAT8_E3M4), None, None, "Uint8Array"),
+    row(DType::Float8E4m3fnuz, "float8_e4m3fnuz", &["f8_e4m3fnuz", "f8e4m3fnuz", "e4m3fnuz"], 8, F, Some(E4M3FNUZ), Some(dlpack::FLOAT8_E4M3FNUZ), Some("F8_E4M3FNUZ"), None, "Uint8Array"),
+    row(DType::Float8E5m2fnuz, "float8_e5m2fnuz", &["f8_e5m2fnuz", "f8e5m2fnuz", "e5m2fnuz"], 8, F, Some(E5M2FNUZ), Some(dlpack::FLOAT8_E5M2FNUZ), Some("F8_E5M2FNUZ"), None, "Uint8Array"),
+    row(DType::Float8E4m3b11fnuz, "float8_e4m3b11fnuz", &["f8e4m3b11fnuz", "e4m3b11fnuz"], 8, F, Some(E4M3B11FNUZ), Some(dlpack::FLOAT8_E4M3B11FNUZ), None, None, "Uint8Array"),
+    row(DType::Float8E8m0fnu, "float8_e8m0fnu", &["f8_e8m0", "f8e8m0fnu", "e8m0fnu", "e8m0"], 8, F, Some(E8M0), Some(dlpack::FLOAT8_E8M0FNU), Some("F8_E8M0"), None, "Uint8Array"),
+    row(DType::Float8E5m3fnu, "float8_e5m3fnu", &["f8e5m3fnu", "e5m3fnu"], 8, F, Some(E5M3FNU), None, None, None, "Uint8Array"),
 ];
 
 // The table is in code order: row i is the dtype of code i.
@@ -265,7 +273,8 @@ macro_rules! every_dtype {
     ($m:ident!($($args:tt)*)) => {
         $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
             Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
-            Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu)
+            Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu
+            Float8E5m3fnu)
     };
 }
 pub(crate) use every_dtype;
@@ -275,7 +284,7 @@ pub(crate) use every_dtype;
 macro_rules! float8s {
     ($m:ident!($($args:tt)*)) => {
         $m! { $($args)* Float8E4m3fn Float8E5m2 Float8E4m3 Float8E3m4 Float8E4m3fnuz
-            Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu }
+            Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu Float8E5m3fnu }
     };
 }
 pub(crate) use float8s;
@@ -428,10 +437,20 @@ impl DType {
         self.row().format
     }
 
-    /// DLPack's `(code, bits)` for the dtype (`DLDataType` with one lane).
+    /// DLPack's `(code, bits)` for the dtype (`DLDataType` with one lane), `None` where
+    /// DLPack has no code for it (float8_e5m3fnu: an array of it is not exported).
+    ///
+    /// ```
+    /// use nxrig::DType;
+    /// assert_eq!(DType::Float8E8m0fnu.dlpack(), Some((14, 8)));
+    /// assert_eq!(DType::Float8E5m3fnu.dlpack(), None);
+    /// ```
     #[inline]
-    pub const fn dlpack(self) -> (u8, u8) {
-        (self.row().dlpack, self.bits() as u8)
+    pub const fn dlpack(self) -> Option<(u8, u8)> {
+        match self.row().dlpack {
+            Some(code) => Some((code, self.bits() as u8)),
+            None => None,
+        }
     }
 
     /// Every dtype's name, comma-separated, in code order (`"float16, bfloat16, ..."`).
@@ -440,13 +459,16 @@ impl DType {
     }
 
     /// The least value the dtype holds: `-max` for floats (the largest finite
-    /// magnitude, negated; an unsigned float's least power of two, 2^-127 for
-    /// float8_e8m0fnu), the integer minimum, 0 for bool. Complex dtypes give their
-    /// component's.
+    /// magnitude, negated; 0 for an unsigned float, its least power of two for one
+    /// without a zero, 2^-127 for float8_e8m0fnu), the integer minimum, 0 for bool.
+    /// Complex dtypes give their component's.
     pub fn min_value(self) -> Scalar {
         match self.class() {
             Class::Float => match self.float_format() {
-                Some(f) if !f.signed() => Scalar::Float(2f64.powi(-f.bias)),
+                Some(f) if f.specials == Specials::UnsignedNoZero => {
+                    Scalar::Float(2f64.powi(-f.bias))
+                }
+                Some(f) if !f.signed() => Scalar::Float(0.0),
                 _ => Scalar::Float(-self.max_finite()),
             },
             Class::Signed => Scalar::Int(-(1i128 << (self.bits() - 1))),

@@ -103,8 +103,10 @@ fn classes(s: &mut String, o: Operation) {
                  (void)b;\n    \
                  /* No sign to flip or clear at a zero magnitude without -0 (\"fnuz\"). */\n    \
                  if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;\n    \
-                 /* An unsigned format's \"sign\" is every bit va lacks: -x its NaN, |x| x. */\n    \
-                 if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED_NO_ZERO) sign = ~va & nx_mask64(nx_dtype_bits(code));\n    \
+                 /* An unsigned format's \"sign\" is every bit va lacks: -x its NaN, |x| x; */\n    \
+                 /* none at a zero (float8_e5m3fnu's 0 stays). */\n    \
+                 if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED_NO_ZERO || nx_float_specials(code) == NX_SPECIALS_UNSIGNED) sign = ~va & nx_mask64(nx_dtype_bits(code));\n    \
+                 if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED && va == 0) sign = 0;\n    \
                  {}\n",
                 stored(e, "w")
             ),

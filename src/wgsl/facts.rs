@@ -23,13 +23,14 @@ fn class_code(d: DType) -> u32 {
 }
 
 /// `convert.wgsl`'s code of a format's special values (`IEEE`, `ALL_ONES_NAN`,
-/// `NEG_ZERO_NAN`, `UNSIGNED_NO_ZERO`).
+/// `NEG_ZERO_NAN`, `UNSIGNED_NO_ZERO`, `UNSIGNED_FNU`).
 pub(crate) fn specials_code(s: Specials) -> u32 {
     match s {
         Specials::Ieee => 0,
         Specials::AllOnesNan => 1,
         Specials::NegZeroNan => 2,
         Specials::UnsignedNoZero => 3,
+        Specials::Unsigned => 4,
     }
 }
 

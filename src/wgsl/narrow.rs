@@ -60,6 +60,12 @@ fn encoder(d: DType, f: FloatFormat) -> String {
             format!("    if (a >= {limit:#x}u) {{ return {over:#x}u; }}\n"),
             format!("let s = subnormal(a, {k}u);\n    return select(sign | s, 0u, s == 0u);"),
         ),
+        // No sign: a negative value's bits (the sign's up) are past `limit`, all but
+        // -0's, which is +0; the sign below is then 0.
+        Specials::Unsigned => (
+            format!("    if (x == 0x80000000u) {{ return 0u; }}\n    if (x > {limit:#x}u) {{ return {over:#x}u; }}\n"),
+            format!("return sign | subnormal(a, {k}u);"),
+        ),
         Specials::UnsignedNoZero => return power_encoder(d, f),
     };
     format!(
@@ -116,7 +122,9 @@ pub(crate) fn convert_f32() -> &'static str {
 /// bits, exactly, and raises `seen` where `v` is an infinity or a NaN; and the name of
 /// the rounding back (`f32_to_<name>`). `None` for a dtype that is not a narrow float,
 /// and for an unsigned one (float8_e8m0fnu, whose values span float32's range: a
-/// device may flush its least, 2^-127, and products of two underflow float32).
+/// device may flush its least, 2^-127, and products of two underflow float32;
+/// float8_e5m3fnu, whose differences may be negative, which its encoder makes NaN: its
+/// operations go the exact way, as e8m0's).
 pub(crate) fn decode(d: DType) -> Option<(String, String)> {
     if !is_narrow(d) || d.float_format().is_some_and(|f| !f.signed()) {
         return None;
@@ -138,7 +146,7 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
         Specials::AllOnesNan => format!("(v & {:#x}u) == {:#x}u", sign - 1, (emask << m) | fmask),
         Specials::NegZeroNan => format!("v == {sign:#x}u"),
         // Not reached: `None` above.
-        Specials::UnsignedNoZero => format!("v == {:#x}u", f.overflow(false)),
+        Specials::UnsignedNoZero | Specials::Unsigned => format!("v == {:#x}u", f.overflow(false)),
     };
     let body = format!(
         "let s = (v & {sign:#x}u) << {}u;

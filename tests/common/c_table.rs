@@ -32,6 +32,7 @@ fn described(r: &Row) -> String {
                 Specials::UnsignedNoZero => {
                     "no zero, no infinity, NaN only where every bit is 1, every other pattern a power of two"
                 }
+                Specials::Unsigned => "no infinity, NaN only where every bit is 1",
                 _ => "special values of a kind this header does not know",
             };
             format!(
@@ -139,7 +140,7 @@ pub fn section() -> String {
     switch(
         &mut s,
         &format!(
-            "DLPack type code (kDLInt {}, kDLUInt {}, kDLFloat {}, kDLBfloat {}, kDLComplex {},\n *  kDLBool {}, kDLFloat8_*: see DLPack 1.1), or -1 for an unknown code.",
+            "DLPack type code (kDLInt {}, kDLUInt {}, kDLFloat {}, kDLBfloat {}, kDLComplex {},\n *  kDLBool {}, kDLFloat8_*: see DLPack 1.1), or -1 for an unknown code and for a dtype\n *  DLPack has no code for (float8_e5m3fnu).",
             dlpack::INT,
             dlpack::UINT,
             dlpack::FLOAT,
@@ -148,7 +149,7 @@ pub fn section() -> String {
             dlpack::BOOL
         ),
         "int nx_dtype_dlpack_code(int code)",
-        |d| Some(d.row().dlpack as i64),
+        |d| d.dlpack().map(|(code, _)| code as i64),
         int,
         "-1",
     );
@@ -210,8 +211,8 @@ pub fn section() -> String {
         "0",
     );
     s.push_str(
-        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\");\n *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the\n *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu). */\n\
-         #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n#define NX_SPECIALS_UNSIGNED_NO_ZERO 3\n\n",
+        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\");\n *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the\n *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where\n *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu). */\n\
+         #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n#define NX_SPECIALS_UNSIGNED_NO_ZERO 3\n#define NX_SPECIALS_UNSIGNED 4\n\n",
     );
     switch(
         &mut s,
@@ -223,6 +224,7 @@ pub fn section() -> String {
                 Specials::AllOnesNan => 1,
                 Specials::NegZeroNan => 2,
                 Specials::UnsignedNoZero => 3,
+                Specials::Unsigned => 4,
                 _ => -1,
             })
         },

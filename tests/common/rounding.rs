@@ -9,7 +9,8 @@ use half::{bf16, f16};
 /// from nxrig's table): exponent and fraction widths, bias, and whether the all-ones
 /// exponent holds infinities and NaNs (IEEE-like), or only S.1111.111 is NaN ("fn"),
 /// or only 0x80, with no -0 ("fnuz"); or a format of 8 exponent bits alone, no sign and
-/// no zero, NaN at 0xff (`unsigned`: float8_e8m0fnu, the OCP MX scale).
+/// no zero, NaN at 0xff (`unsigned`: float8_e8m0fnu, the OCP MX scale); or "fn"
+/// without a sign bit (`fnu`: float8_e5m3fnu), a negative value its NaN.
 #[derive(Clone, Copy, Debug)]
 pub struct F8 {
     pub e: i32,
@@ -18,6 +19,7 @@ pub struct F8 {
     pub ieee: bool,
     pub fnuz: bool,
     pub unsigned: bool,
+    pub fnu: bool,
 }
 
 /// The float8 format of `d`, `None` for a dtype that is not a float8.
@@ -31,6 +33,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             ieee,
             fnuz: false,
             unsigned: false,
+            fnu: false,
         })
     };
     let fnuz = |e, m, bias| {
@@ -41,6 +44,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             ieee: false,
             fnuz: true,
             unsigned: false,
+            fnu: false,
         })
     };
     match d {
@@ -51,6 +55,15 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
         DType::Float8E4m3fnuz => fnuz(4, 3, 8),
         DType::Float8E5m2fnuz => fnuz(5, 2, 16),
         DType::Float8E4m3b11fnuz => fnuz(4, 3, 11),
+        DType::Float8E5m3fnu => Some(F8 {
+            e: 5,
+            m: 3,
+            bias: 15,
+            ieee: false,
+            fnuz: false,
+            unsigned: false,
+            fnu: true,
+        }),
         DType::Float8E8m0fnu => Some(F8 {
             e: 8,
             m: 0,
@@ -58,6 +71,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             ieee: false,
             fnuz: false,
             unsigned: true,
+            fnu: false,
         }),
         _ => None,
     }
@@ -110,7 +124,11 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
         };
     }
     let (eb, mb, bias) = (f.e, f.m, f.bias);
-    let s = if bits & 0x80 != 0 { -1.0 } else { 1.0 };
+    let s = if bits & 0x80 != 0 && !f.fnu {
+        -1.0
+    } else {
+        1.0
+    };
     let e = ((bits >> mb) & ((1 << eb) - 1)) as i32;
     let m = (bits & ((1 << mb) - 1)) as i32;
     let all = (1 << eb) - 1;
@@ -136,10 +154,14 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
 /// format; a zero is +0 in a "fnuz" format.
 /// An unsigned format (no sign, no zero) takes the nearest power of two, a tie up; a
 /// value under its least, the least; a NaN, a zero, a negative value or one from the
-/// midpoint of its largest and the next power, its NaN.
+/// midpoint of its largest and the next power, its NaN. An "fnu" format: a negative
+/// value its NaN, a zero of either sign +0.
 pub fn f8_nearest(x: f64, f: F8) -> u8 {
-    if x.is_nan() {
+    if x.is_nan() || (f.fnu && x < 0.0) {
         return f.nan();
+    }
+    if f.fnu && x == 0.0 {
+        return 0;
     }
     if f.unsigned {
         let top = f8_value(f.max_finite(), f);

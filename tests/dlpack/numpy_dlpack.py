@@ -103,7 +103,7 @@ NX = {
     "uint16": 11, "int32": 12, "uint32": 13, "int64": 14, "uint64": 15,
     "complex64": 16, "complex128": 17, "bool": 18, "float8_e4m3": 19, "float8_e3m4": 20,
     "float8_e4m3fnuz": 21, "float8_e5m2fnuz": 22, "float8_e4m3b11fnuz": 23,
-    "float8_e8m0fnu": 24,
+    "float8_e8m0fnu": 24, "float8_e5m3fnu": 25,
 }
 
 
@@ -343,6 +343,17 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
     assert live() == 1
     m.deleter(C.cast(t, C.POINTER(Versioned)))
     assert live() == 0
+
+# A dtype DLPack has no code for (float8_e5m3fnu): the export is refused with a sentence,
+# nothing is exported, the array stays usable.
+raw = np.array([1.0, 2.0, 0.0, 114688.0], np.float32).astype(ml_dtypes.float8_e5m3fnu).tobytes()
+h = handle()
+shape = (C.c_int64 * 1)(4)
+check(lib.nx_array_from_bytes(NX["float8_e5m3fnu"], 1, shape, raw, len(raw), C.byref(h)), "nx_array_from_bytes")
+t = C.c_void_p()
+fails(lib.nx_array_to_dlpack(h, C.byref(t)), "DLPack 1.1 has no type code for float8_e5m3fnu")
+assert live() == 0 and nx_bytes(h) == raw
+lib.nx_array_free(h)
     checked += 1
 
 print(f"DLPack with NumPy {np.__version__}: {checked} dtypes both ways or read, every deleter once")

@@ -39,11 +39,15 @@ class FloatFmt:
     """A binary floating-point format. `fn` formats (float8_e4m3fn) have no infinity and a
     single NaN encoding per sign: all exponent and fraction bits set. `fnuz` formats
     (float8_e4m3fnuz, ...) have no infinity and no negative zero: their one NaN is the
-    negative-zero pattern 0x80, every other pattern a number, and a zero result is +0."""
+    negative-zero pattern 0x80, every other pattern a number, and a zero result is +0.
+    `unsigned` formats (float8_e5m3fnu: "fn" without a sign bit) have a zero and
+    subnormals, NaN at all ones, no infinity; a negative value (but -0, which is 0), an
+    infinity and a value past the largest finite become the NaN."""
 
-    def __init__(self, name, ebits, mbits, fn=False, bias=None, fnuz=False):
+    def __init__(self, name, ebits, mbits, fn=False, bias=None, fnuz=False, unsigned=False):
         self.name, self.ebits, self.mbits, self.fn, self.fnuz = name, ebits, mbits, fn, fnuz
-        self.nbits = 1 + ebits + mbits
+        self.unsigned = unsigned
+        self.nbits = (0 if unsigned else 1) + ebits + mbits
         self.bias = (1 << (ebits - 1)) - 1 if bias is None else bias
         self.emin = 1 - self.bias  # exponent of the smallest normal
         self.emask = (1 << ebits) - 1
@@ -60,7 +64,7 @@ class FloatFmt:
 
     # exact value tuples: (0, sign, M, E) finite; (1, sign) infinity; (2, sign, frac, fbits) NaN
     def decode(self, bits):
-        s = bits >> (self.nbits - 1)
+        s = 0 if self.unsigned else bits >> (self.nbits - 1)
         e = (bits >> self.mbits) & self.emask
         f = bits & self.fmask
         if self.fnuz:
@@ -80,12 +84,16 @@ class FloatFmt:
     def overflow(self, s):
         if self.fnuz:
             return self.sign
+        if self.unsigned:
+            return (self.emask << self.mbits) | self.fmask
         if self.fn:
             return (s << (self.nbits - 1)) | (self.emask << self.mbits) | self.fmask
         return (s << (self.nbits - 1)) | self.inf
 
     def round(self, s, M, E):
         """Bits of the value (-1)**s * M * 2**E rounded once to this format, ties to even."""
+        if self.unsigned:  # a zero of either sign is 0; any other negative value the NaN
+            return 0 if M == 0 else self.overflow(1) if s else self.round_magnitude(M, E)
         sbit = 0 if self.fnuz else s << (self.nbits - 1)  # a zero has no sign in fnuz
         if M == 0:
             return sbit
@@ -103,7 +111,7 @@ class FloatFmt:
                 N += 1
         if N == 0:
             return sbit  # underflow to signed zero
-        sbit = s << (self.nbits - 1)
+        sbit = 0 if self.unsigned else s << (self.nbits - 1)
         if N >> (mb + 1):  # rounding carried into the next binade
             N >>= 1
             q += 1
@@ -115,6 +123,14 @@ class FloatFmt:
             return sbit | bits
         return sbit | N  # subnormal (q == emin - mbits)
 
+    def round_magnitude(self, M, E):
+        """Bits of the positive value M * 2**E (M > 0) rounded once, ties to even."""
+        saved, self.unsigned = self.unsigned, False
+        try:
+            return self.round(0, M, E)
+        finally:
+            self.unsigned = saved
+
     def from_exact(self, v):
         k = v[0]
         if k == 0:
@@ -122,7 +138,7 @@ class FloatFmt:
         s = v[1]
         if k == 1:
             return self.overflow(s)
-        if self.fn or self.fnuz:
+        if self.fn or self.fnuz or self.unsigned:
             return self.overflow(s)
         f, fb = v[2], v[3]
         top = f >> (fb - self.mbits) if fb >= self.mbits else f << (self.mbits - fb)
@@ -204,8 +220,9 @@ E4M3FNUZ = FloatFmt("float8_e4m3fnuz", 4, 3, bias=8, fnuz=True)
 E5M2FNUZ = FloatFmt("float8_e5m2fnuz", 5, 2, bias=16, fnuz=True)
 E4M3B11FNUZ = FloatFmt("float8_e4m3b11fnuz", 4, 3, bias=11, fnuz=True)
 E8M0 = PowerFmt("float8_e8m0fnu", 8, 127)
+E5M3FNU = FloatFmt("float8_e5m3fnu", 5, 3, fn=True, unsigned=True)
 # The 8-bit float formats: every pair of their values is a tie tested.
-FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ, E8M0]
+FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ, E8M0, E5M3FNU]
 
 INTS = {
     "int4": IntFmt("int4", 4, True),
@@ -247,6 +264,7 @@ TABLE = [
     ("float8_e5m2fnuz", "float", 1, E5M2FNUZ),
     ("float8_e4m3b11fnuz", "float", 1, E4M3B11FNUZ),
     ("float8_e8m0fnu", "float", 1, E8M0),
+    ("float8_e5m3fnu", "float", 1, E5M3FNU),
 ]
 TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
@@ -461,8 +479,10 @@ def fraction_round(fmt, table, x, s):
         return bits[i - 1] if x - vals[i - 1] < vals[i] - x else bits[i]
     ulp_top = fmt.value(fmt.max_finite) - fmt.value(fmt.max_finite - 1)
     limit = vals[-1] + ulp_top / 2  # rounding threshold to the (virtual) next binade
+    if fmt.unsigned and s:  # an unsigned format's zero, or its NaN
+        return 0 if x == 0 else fmt.overflow(1)
     def sb_of(b):  # the sign bit of a result of magnitude bits b (fnuz has no -0)
-        return 0 if fmt.fnuz and b == 0 else s << (fmt.nbits - 1)
+        return 0 if (fmt.fnuz and b == 0) or fmt.unsigned else s << (fmt.nbits - 1)
     if x > limit or (x == limit and (fmt.max_finite & 1)):
         return fmt.overflow(s)
     i = bisect.bisect_left(vals, x)
@@ -754,6 +774,13 @@ def self_test():
     assert E8M0.round(1, 1, 0) == 0xFF and E8M0.round(0, 3, 126) == 0xFF
     assert E8M0.round(0, 1, 127) == 0xFE and f2f(E8M0, F32, 0) == 0x00400000
     assert f2f(E8M0, F16, 0xFF) == 0x7E00 and f2f(F32, E8M0, 0x80000000) == 0xFF
+    # e5m3fnu: no sign; -0 is 0, any other negative value (one under half the least
+    # too) the NaN; 118784, the tie past 114688, even: 114688; 122880 the NaN
+    assert E5M3FNU.round(1, 0, 0) == 0 and E5M3FNU.round(1, 1, -100) == 0xFF
+    assert E5M3FNU.round(0, 118784, 0) == 0xFE and E5M3FNU.round(0, 118785, 0) == 0xFF
+    assert E5M3FNU.round(0, 1, -17) == 0x01 and E5M3FNU.round(0, 1, -18) == 0
+    assert f2f(E5M3FNU, F32, 0xFF) == 0x7FC00000 and f2f(F32, E5M3FNU, 0x7F800000) == 0xFF
+    assert f2f(F32, E5M3FNU, 0x80000000) == 0 and f2f(E5M3FNU, F16, 0x80) == 0x4000
     assert F16.round(1, 1, -25) == 0x8000 and F16.round(0, 3, -26) == 0x0001
     assert float_trunc(F32.decode(0xBFC00000)) == -1  # -1.5 -> -1
     # double rounding trap: f64 just above an f16 tie must round up

@@ -96,6 +96,17 @@ impl AnyArray {
     fn described(&self, op: &'static str) -> Result<Described, Error> {
         let b = self.buffer();
         b.check(op)?;
+        let Some((code, bits_field)) = self.dtype().dlpack() else {
+            return Err(Error::Invalid {
+                op,
+                reason: format!(
+                    "DLPack 1.1 has no type code for {}; cast() it to a dtype DLPack has, or \
+                     bitcast() it to uint8 to hand over its bytes",
+                    self.dtype()
+                ),
+                operands: describe(self.dtype(), self.layout()),
+            });
+        };
         let (device, data) = match b.address() {
             Some(Address::Host(p)) => (
                 DLDevice {
@@ -138,7 +149,6 @@ impl AnyArray {
         let read_only = b.access() == Access::Read;
         b.wait_for(op, !read_only)?;
         b.export()?;
-        let (code, bits) = self.dtype().dlpack();
         let shape: Box<[i64]> = self.shape().iter().map(|&n| n as i64).collect();
         let strides: Box<[i64]> = self.layout().strides().iter().map(|&s| s as i64).collect();
         let tensor = DLTensor {
@@ -147,7 +157,7 @@ impl AnyArray {
             ndim: shape.len() as i32,
             dtype: DLDataType {
                 code,
-                bits,
+                bits: bits_field,
                 lanes: 1,
             },
             shape: std::ptr::null_mut(),

@@ -187,7 +187,7 @@ fn dtype_of(op: &'static str, t: &DLTensor, flags: u64) -> Result<DType, Error> 
     let d = t.dtype;
     let dtype = DType::ALL
         .into_iter()
-        .find(|x| x.dlpack() == (d.code, d.bits))
+        .find(|x| x.dlpack() == Some((d.code, d.bits)))
         .filter(|_| d.lanes == 1)
         .ok_or_else(|| {
             invalid(

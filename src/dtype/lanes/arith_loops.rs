@@ -85,10 +85,11 @@ impl Pick for Through<true> {
 /// Whether a narrow float of format `f` computes through float64: where the square of
 /// its least positive value is under float32's least (2^-149).
 pub(super) const fn computes_wide(f: crate::dtype::FloatFormat) -> bool {
-    let least = if f.signed() {
-        1 - f.bias - f.fraction_bits as i32
-    } else {
+    // A format of powers of two has no subnormals: its least is its exponent 0's power.
+    let least = if matches!(f.specials, crate::dtype::Specials::UnsignedNoZero) {
         -f.bias
+    } else {
+        1 - f.bias - f.fraction_bits as i32
     };
     2 * least < -149
 }

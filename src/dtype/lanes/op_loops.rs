@@ -90,10 +90,11 @@ macro_rules! floats {
                 // A format without -0 has no sign to flip or clear where the magnitude
                 // is zero (its +0, and its NaN at the -0 pattern). An unsigned one's
                 // "sign" is every bit the value lacks: `-x` is then its NaN (every bit
-                // set), `|x|` is `x`.
+                // set), `|x|` is `x`; none at its zero (`-0` is 0).
                 let $sign = match Float8::<CODE>::FORMAT.specials {
                     Specials::NegZeroNan if a & 0x7f == 0 => 0,
-                    Specials::UnsignedNoZero => !a,
+                    Specials::Unsigned if a == 0 => 0,
+                    Specials::UnsignedNoZero | Specials::Unsigned => !a,
                     _ => 0x80u8,
                 };
                 $body

@@ -265,8 +265,10 @@ NX_FN void nx_op_neg_float(int code, const uint8_t *a, const uint8_t *b, uint8_t
     (void)b;
     /* No sign to flip or clear at a zero magnitude without -0 ("fnuz"). */
     if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;
-    /* An unsigned format's "sign" is every bit va lacks: -x its NaN, |x| x. */
-    if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED_NO_ZERO) sign = ~va & nx_mask64(nx_dtype_bits(code));
+    /* An unsigned format's "sign" is every bit va lacks: -x its NaN, |x| x; */
+    /* none at a zero (float8_e5m3fnu's 0 stays). */
+    if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED_NO_ZERO || nx_float_specials(code) == NX_SPECIALS_UNSIGNED) sign = ~va & nx_mask64(nx_dtype_bits(code));
+    if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED && va == 0) sign = 0;
     nx_store_le(out, w, va ^ sign);
 }
 
@@ -301,8 +303,10 @@ NX_FN void nx_op_abs_float(int code, const uint8_t *a, const uint8_t *b, uint8_t
     (void)b;
     /* No sign to flip or clear at a zero magnitude without -0 ("fnuz"). */
     if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;
-    /* An unsigned format's "sign" is every bit va lacks: -x its NaN, |x| x. */
-    if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED_NO_ZERO) sign = ~va & nx_mask64(nx_dtype_bits(code));
+    /* An unsigned format's "sign" is every bit va lacks: -x its NaN, |x| x; */
+    /* none at a zero (float8_e5m3fnu's 0 stays). */
+    if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED_NO_ZERO || nx_float_specials(code) == NX_SPECIALS_UNSIGNED) sign = ~va & nx_mask64(nx_dtype_bits(code));
+    if (nx_float_specials(code) == NX_SPECIALS_UNSIGNED && va == 0) sign = 0;
     nx_store_le(out, w, va & ~sign);
 }
 
