@@ -162,7 +162,7 @@ impl AnyArray {
             },
             shape: std::ptr::null_mut(),
             strides: std::ptr::null_mut(),
-            byte_offset: (offset * bits as usize / 8) as u64,
+            byte_offset: (offset * bits / 8) as u64,
         };
         Ok(Described {
             tensor,
