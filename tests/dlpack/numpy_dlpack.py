@@ -343,6 +343,9 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
     assert live() == 1
     m.deleter(C.cast(t, C.POINTER(Versioned)))
     assert live() == 0
+    checked += 1
+
+print(f"DLPack with NumPy {np.__version__}: {checked} dtypes both ways or read, every deleter once")
 
 # A dtype DLPack has no code for (float8_e5m3fnu): the export is refused with a sentence,
 # nothing is exported, the array stays usable.
@@ -354,6 +357,3 @@ t = C.c_void_p()
 fails(lib.nx_array_to_dlpack(h, C.byref(t)), "DLPack 1.1 has no type code for float8_e5m3fnu")
 assert live() == 0 and nx_bytes(h) == raw
 lib.nx_array_free(h)
-    checked += 1
-
-print(f"DLPack with NumPy {np.__version__}: {checked} dtypes both ways or read, every deleter once")
