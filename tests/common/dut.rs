@@ -144,52 +144,41 @@ pub fn run_on(kind: Kind, body: fn()) {
 #[macro_export]
 macro_rules! on_every_device {
     ($(#[$m:meta])* fn $name:ident() $body:block) => {
-        $(#[$m])*
-        mod $name {
-            #[allow(unused_imports)]
-            use super::*;
+        $crate::on_the_hosts! {
+            @and {
+                #[cfg(not(target_arch = "wasm32"))]
+                #[test]
+                fn gpu() {
+                    $crate::dut::run_on($crate::dut::Kind::Gpu, body)
+                }
 
-            fn body() $body
+                #[cfg(not(target_arch = "wasm32"))]
+                #[test]
+                fn gpu_emulated() {
+                    $crate::dut::run_on($crate::dut::Kind::GpuEmulated, body)
+                }
 
-            #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
-            #[cfg_attr(not(target_arch = "wasm32"), test)]
-            fn host() {
-                $crate::dut::run_on($crate::dut::Kind::Host, body)
-            }
-
-            #[cfg(not(target_arch = "wasm32"))]
-            #[test]
-            fn host_virtual() {
-                $crate::dut::run_on($crate::dut::Kind::HostVirtual, body)
-            }
-
-            #[cfg(not(target_arch = "wasm32"))]
-            #[test]
-            fn gpu() {
-                $crate::dut::run_on($crate::dut::Kind::Gpu, body)
-            }
-
-            #[cfg(not(target_arch = "wasm32"))]
-            #[test]
-            fn gpu_emulated() {
-                $crate::dut::run_on($crate::dut::Kind::GpuEmulated, body)
-            }
-
-            $crate::cuda_test! {
-                fn cuda() {
-                    $crate::dut::run_on($crate::dut::Kind::Cuda, body)
+                $crate::cuda_test! {
+                    fn cuda() {
+                        $crate::dut::run_on($crate::dut::Kind::Cuda, body)
+                    }
                 }
             }
+            $(#[$m])* fn $name() $body
         }
     };
 }
 
 /// A conformance test of the host's own machinery (its thread pool's split, its typed
 /// loops), which a GPU or CUDA device does not run: `on_the_hosts! { fn name() { ... } }`
-/// makes `name::host` (in the browser too) and `name::host_virtual` only.
+/// makes `name::host` (in the browser too) and `name::host_virtual` only. (`@and { ... }`
+/// first adds the other devices' tests to the module: [`on_every_device!`].)
 #[macro_export]
 macro_rules! on_the_hosts {
     ($(#[$m:meta])* fn $name:ident() $body:block) => {
+        $crate::on_the_hosts! { @and {} $(#[$m])* fn $name() $body }
+    };
+    (@and { $($more:tt)* } $(#[$m:meta])* fn $name:ident() $body:block) => {
         $(#[$m])*
         mod $name {
             #[allow(unused_imports)]
@@ -208,6 +197,8 @@ macro_rules! on_the_hosts {
             fn host_virtual() {
                 $crate::dut::run_on($crate::dut::Kind::HostVirtual, body)
             }
+
+            $($more)*
         }
     };
 }
