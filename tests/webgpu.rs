@@ -65,6 +65,7 @@ async fn cast_on_webgpu_equals_the_oracle_vectors() {
     let gpu = gpu().await;
     console_log!("device: {}", gpu.name());
     let mut bad = Vec::new();
+    let start = js_sys::Date::now();
     for src in DType::ALL {
         let data = common::records(src);
         let rl = common::record_len(src);
@@ -105,7 +106,11 @@ async fn cast_on_webgpu_equals_the_oracle_vectors() {
             }
             at += dw;
         }
-        console_log!("{src}: {n} records into {} dtypes", targets.len());
+        console_log!(
+            "{src}: {n} records into {} dtypes ({:.0} s so far)",
+            targets.len(),
+            (js_sys::Date::now() - start) / 1e3
+        );
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
