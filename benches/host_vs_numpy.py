@@ -41,6 +41,9 @@ EXE = os.path.join(ROOT, "target", "release", "examples", "host_kernels")
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from numpy_dtypes import NP_TYPE as DTYPES  # noqa: E402
 
+# The dtypes nxrig packs two a byte (NumPy and ml_dtypes hold them one a byte).
+PACKED = ("int4", "uint4", "float4_e2m1fn")
+
 
 def source(name, n, rng):
     """n elements of dtype `name`: normal values scaled over float8's range for the
@@ -54,7 +57,7 @@ def source(name, n, rng):
     if np.issubdtype(t, np.integer):
         info = np.iinfo(t)
         return rng.integers(info.min, info.max, n, dtype=t, endpoint=True)
-    x = rng.standard_normal(n, dtype=np.float64) * 64
+    x = rng.standard_normal(n, dtype=np.float64) * (3 if name == "float4_e2m1fn" else 64)
     if name.startswith("complex"):
         x = x + 1j * (rng.standard_normal(n) * 64)
     x[::1000] = np.nan
@@ -63,8 +66,9 @@ def source(name, n, rng):
 
 
 def raw(name, a):
-    """The bytes nxrig reads: int4 and uint4 packed two a byte, low nibble first."""
-    if name in ("int4", "uint4"):
+    """The bytes nxrig reads: int4, uint4 and float4_e2m1fn packed two a byte, low nibble
+    first."""
+    if name in PACKED:
         b = a.view(np.uint8) & 15
         if len(b) % 2:
             b = np.append(b, 0)
@@ -75,7 +79,7 @@ def raw(name, a):
 def target_width(label):
     """Bytes a target element of the kernel `label` (its last word) takes."""
     t = label.split()[-1]
-    return 0.5 if t in ("int4", "uint4") else np.dtype(DTYPES[t]).itemsize
+    return 0.5 if t in PACKED else np.dtype(DTYPES[t]).itemsize
 
 
 def line(r):
@@ -123,7 +127,7 @@ def main():
     for name in DTYPES:
         if args.src and name not in args.src.split(","):
             continue
-        width = 0.5 if name in ("int4", "uint4") else np.dtype(DTYPES[name]).itemsize
+        width = 0.5 if name in PACKED else np.dtype(DTYPES[name]).itemsize
         n = int((args.mib << 20) / width)
         side = int(np.sqrt(n))
         n = side * side

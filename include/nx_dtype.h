@@ -16,9 +16,9 @@
  * Storage conventions of the conversion API (nx_convert and the *_bits helpers):
  *  - Multi-byte elements are little-endian (the host is assumed little-endian; the loads
  *    and stores here assemble bytes explicitly, so they do not depend on alignment).
- *  - int4 / uint4 use ONE byte per element holding the value in the low nibble; on read the
- *    high nibble is ignored, on write it is 0. (In packed tensors they are two a byte, see
- *    nx_nibble_get / nx_nibble_set.)
+ *  - int4 / uint4 / float4_e2m1fn use ONE byte per element holding the value in the low
+ *    nibble; on read the high nibble is ignored, on write it is 0. (In packed tensors they
+ *    are two a byte, see nx_nibble_get / nx_nibble_set.)
  *  - bool is one byte, written as 0 or 1; on read any nonzero byte counts as true.
  *  - complex64 / complex128 are the real component followed by the imaginary component,
  *    each a float32 / float64.
@@ -33,7 +33,9 @@
  *     2^-127, 2^-127 (0x00); zeros, negative values, infinities, NaNs and values rounding
  *     past 2^127 give its NaN, 0xFF. Into float8_e5m3fnu (no sign, a zero, subnormals):
  *     negative values (but zeros, which give +0), infinities, NaNs and values rounding
- *     past 114688 give its NaN, 0xFF.
+ *     past 114688 give its NaN, 0xFF. Into float4_e2m1fn (no inf, no NaN): values past 6
+ *     and infinities give 6 of their sign; a NaN gives a zero of the other sign (0x8 for
+ *     a positive NaN, 0x0 for a negative one, as ml_dtypes).
  *  2. NaN into a float target: sign kept, exponent all ones, fraction = the target's quiet
  *     bit OR the source fraction left-aligned to the target fraction width (truncated).
  *     Every NaN into float8_e4m3fn is 0x7F / 0xFF by sign, into a "fnuz" float8 0x80. A
@@ -190,8 +192,10 @@ extern "C" {
 #define NX_DTYPE_FLOAT8_E8M0FNU 24
 /** float8_e5m3fnu: 0 sign, 5 exponent (bias 15), 3 fraction bits; no infinity, NaN only where every bit is 1. */
 #define NX_DTYPE_FLOAT8_E5M3FNU 25
+/** float4_e2m1fn: 1 sign, 2 exponent (bias 1), 1 fraction bits; special values of a kind this header does not know. */
+#define NX_DTYPE_FLOAT4_E2M1FN 26
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 26
+#define NX_DTYPE_COUNT 27
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -211,7 +215,7 @@ NX_FN int nx_dtype_bits(int code)
     case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
     case NX_DTYPE_COMPLEX64:
         return 64;
-    case NX_DTYPE_INT4: case NX_DTYPE_UINT4:
+    case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_FLOAT4_E2M1FN:
         return 4;
     case NX_DTYPE_COMPLEX128:
         return 128;
@@ -232,7 +236,7 @@ NX_FN int nx_dtype_align(int code)
     case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
-    case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU:
+    case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU: case NX_DTYPE_FLOAT4_E2M1FN:
         return 1;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
     case NX_DTYPE_COMPLEX64:
@@ -281,6 +285,8 @@ NX_FN int nx_dtype_dlpack_code(int code)
         return 9;
     case NX_DTYPE_FLOAT8_E8M0FNU:
         return 14;
+    case NX_DTYPE_FLOAT4_E2M1FN:
+        return 17;
     default:
         return -1;
     }
@@ -295,7 +301,7 @@ NX_FN int nx_dtype_kind(int code)
     case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT32: case NX_DTYPE_FLOAT64:
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
-    case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU:
+    case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU: case NX_DTYPE_FLOAT4_E2M1FN:
         return NX_KIND_FLOAT;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
     case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
@@ -380,6 +386,8 @@ NX_FN const char *nx_dtype_name(int code)
         return "float8_e8m0fnu";
     case NX_DTYPE_FLOAT8_E5M3FNU:
         return "float8_e5m3fnu";
+    case NX_DTYPE_FLOAT4_E2M1FN:
+        return "float4_e2m1fn";
     default:
         return 0;
     }
@@ -403,6 +411,8 @@ NX_FN int nx_float_ebits(int code)
         return 11;
     case NX_DTYPE_FLOAT8_E3M4:
         return 3;
+    case NX_DTYPE_FLOAT4_E2M1FN:
+        return 2;
     default:
         return 0;
     }
@@ -429,6 +439,8 @@ NX_FN int nx_float_mbits(int code)
         return 4;
     case NX_DTYPE_FLOAT8_E8M0FNU:
         return 0;
+    case NX_DTYPE_FLOAT4_E2M1FN:
+        return 1;
     default:
         return 0;
     }
@@ -454,6 +466,8 @@ NX_FN int nx_float_bias(int code)
         return 16;
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 11;
+    case NX_DTYPE_FLOAT4_E2M1FN:
+        return 1;
     default:
         return 0;
     }
@@ -464,12 +478,14 @@ NX_FN int nx_float_bias(int code)
  *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 ("fnuz");
  *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the
  *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where
- *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu). */
+ *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu); no infinity and
+ *  no NaN, every pattern a number (float4_e2m1fn). */
 #define NX_SPECIALS_IEEE 0
 #define NX_SPECIALS_ALL_ONES_NAN 1
 #define NX_SPECIALS_NEG_ZERO_NAN 2
 #define NX_SPECIALS_UNSIGNED_NO_ZERO 3
 #define NX_SPECIALS_UNSIGNED 4
+#define NX_SPECIALS_FINITE 5
 
 /** A real float dtype's NX_SPECIALS_*, or -1 if code is not one. */
 NX_FN int nx_float_specials(int code)
@@ -488,6 +504,8 @@ NX_FN int nx_float_specials(int code)
         return 3;
     case NX_DTYPE_FLOAT8_E5M3FNU:
         return 4;
+    case NX_DTYPE_FLOAT4_E2M1FN:
+        return 5;
     default:
         return -1;
     }
@@ -670,6 +688,8 @@ NX_FN nx_xval nx_float_decode(int code, uint64_t bits)
         if (e == emask && f == fmask) return nx_xval_make(NX_XVAL_NAN, 0, ((uint64_t)1) << 63, 0);
         return nx_xval_make(NX_XVAL_FINITE, 0, f | (((uint64_t)1) << (uint32_t)mb),
                             (int32_t)e - bias - mb);
+    case NX_SPECIALS_FINITE: /* every pattern a number */
+        break;
     default: /* NX_SPECIALS_NEG_ZERO_NAN */
         if (sign && e == 0 && f == 0) return nx_xval_make(NX_XVAL_NAN, 1, ((uint64_t)1) << 63, 0);
         break;
@@ -702,6 +722,10 @@ NX_FN uint64_t nx_float_encode(int code, nx_xval v)
     } else if (fnuz) {
         over = ((uint64_t)1) << (uint32_t)(eb + mb);
         max = (emask << (uint32_t)mb) | fmask;
+    } else if (specials == NX_SPECIALS_FINITE) {
+        /* No infinity or NaN: the largest finite of the sign. */
+        over = sbit | (emask << (uint32_t)mb) | fmask;
+        max = (emask << (uint32_t)mb) | fmask;
     } else {
         over = sbit | (emask << (uint32_t)mb) | fmask;
         max = ((emask << (uint32_t)mb) | fmask) - 1u;
@@ -725,6 +749,8 @@ NX_FN uint64_t nx_float_encode(int code, nx_xval v)
         sbit = 0u;
     }
     if (v.kind == NX_XVAL_NAN) {
+        /* No NaN: a zero of the other sign (ml_dtypes'). */
+        if (specials == NX_SPECIALS_FINITE) return sbit ^ (((uint64_t)1) << (uint32_t)(eb + mb));
         if (specials != NX_SPECIALS_IEEE) return over;
         return sbit | (emask << (uint32_t)mb) | (((uint64_t)1) << (uint32_t)(mb - 1)) |
                (v.mant >> (uint32_t)(64 - mb));

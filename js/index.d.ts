@@ -31,13 +31,13 @@ export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
 
 // BEGIN the dtype table: written by tests/dtype_table.rs from src/dtype/table.rs.
 
-/** The 26 dtypes, by name. */
+/** The 27 dtypes, by name. */
 export type DType =
   | 'float16' | 'bfloat16' | 'float8_e4m3fn' | 'float8_e5m2' | 'float32' | 'float64'
   | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
   | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool' | 'float8_e4m3'
   | 'float8_e3m4' | 'float8_e4m3fnuz' | 'float8_e5m2fnuz' | 'float8_e4m3b11fnuz'
-  | 'float8_e8m0fnu' | 'float8_e5m3fnu';
+  | 'float8_e8m0fnu' | 'float8_e5m3fnu' | 'float4_e2m1fn';
 
 /** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
 export interface DataTypeMap {
@@ -86,6 +86,8 @@ export interface DataTypeMap {
   float8_e8m0fnu: Uint8Array;
   /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
   float8_e5m3fnu: Uint8Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float4_e2m1fn: Uint8Array;
 }
 
 /** What one element of each dtype is in `toArray()`. */
@@ -116,6 +118,7 @@ export interface ValueMap {
   float8_e4m3b11fnuz: number;
   float8_e8m0fnu: number;
   float8_e5m3fnu: number;
+  float4_e2m1fn: number;
 }
 
 // END the dtype table

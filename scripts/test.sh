@@ -95,14 +95,18 @@ for to in float16 bfloat16 float8_e4m3fn float8_e5m2 float8_e4m3fnuz float8_e5m2
   echo "the GPU's $to file is the host's, byte for byte"
 done
 
-step "a file of the field's newer dtypes (F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0 beside I8, F32): listed, converted to bfloat16 on the host and the GPU, every byte against ml_dtypes"
+step "a file of the field's newer dtypes (F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F4 beside I8, F32): listed, converted to bfloat16 and float4_e2m1fn on the host and the GPU, every byte against ml_dtypes"
 python3 tests/checkpoint/field_dtypes.py "$out/field.safetensors"
 ./target/release/nxrig info "$out/field.safetensors"
 ./target/release/nxrig convert "$out/field.safetensors" "$out/field-bf16.safetensors" --to bfloat16
 python3 tests/checkpoint/check.py "$out/field.safetensors" "$out/field-bf16.safetensors" bfloat16
 ./target/release/nxrig convert "$out/field.safetensors" "$out/gpu-field-bf16.safetensors" --to bfloat16 --device gpu
 cmp "$out/field-bf16.safetensors" "$out/gpu-field-bf16.safetensors"
-echo "the GPU's file is the host's, byte for byte"
+./target/release/nxrig convert "$out/field.safetensors" "$out/field-fp4.safetensors" --to float4_e2m1fn
+python3 tests/checkpoint/check.py "$out/field.safetensors" "$out/field-fp4.safetensors" float4_e2m1fn
+./target/release/nxrig convert "$out/field.safetensors" "$out/gpu-field-fp4.safetensors" --to float4_e2m1fn --device gpu
+cmp "$out/field-fp4.safetensors" "$out/gpu-field-fp4.safetensors"
+echo "the GPU's files are the host's, byte for byte"
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
 python3 tests/checkpoint/shard.py split "$src" "$out/shards" 3

@@ -4,8 +4,8 @@
 // shaders/convert.wgsl and shaders/add_float.wgsl come with them.
 
 // Encodes +-m * 2^u (m > 0) into format f (at most 32 bits wide), rounded once to
-// nearest, ties to even; overflow gives infinity (NaN for a format without one), a
-// zero +0 in a format without -0.
+// nearest, ties to even; overflow gives infinity (NaN for a format without one, the
+// largest finite for one without either), a zero +0 in a format without -0.
 fn encode_small(neg: bool, m: u32, u: i32, f: Fmt) -> u32 {
     let e_all = (1u << f.e) - 1u;
     let sign_bit = 1u << (f.e + f.m);

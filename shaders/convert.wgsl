@@ -31,12 +31,14 @@ struct Num {
 // NaN only at the -0 pattern (no infinity, no -0); no sign and no zero, NaN only at
 // all ones, every other pattern a power of two (fraction width 0: float8_e8m0fnu); no
 // sign, NaN only at all ones, a zero and subnormals, a negative value the NaN
-// (float8_e5m3fnu).
+// (float8_e5m3fnu); no infinity and no NaN, past the largest finite the largest, a
+// NaN a zero of the other sign (float4_e2m1fn).
 const IEEE: u32 = 0u;
 const ALL_ONES_NAN: u32 = 1u;
 const NEG_ZERO_NAN: u32 = 2u;
 const UNSIGNED_NO_ZERO: u32 = 3u;
 const UNSIGNED_FNU: u32 = 4u;
+const FINITE: u32 = 5u;
 
 // True for a format whose every bit but the sign's set is its one NaN (of each sign
 // where it has one).
@@ -116,6 +118,7 @@ fn bitlen64(a: vec2<u32>) -> u32 {
 fn is_nan_f(a: vec2<u32>, f: Fmt) -> bool {
     let m = a & mask64(f.e + f.m);
     if (f.specials == IEEE) { return gt64(m, shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m)); }
+    if (f.specials == FINITE) { return false; }
     if (all_ones_nan(f)) { return eq64(m, mask64(f.e + f.m)); }
     return is_zero64(m) && !is_zero64(a & shl64(vec2<u32>(1u, 0u), f.e + f.m));
 }
@@ -144,16 +147,16 @@ fn decode_float(bits: vec2<u32>, f: Fmt) -> Num {
 }
 
 // What a value past the largest finite of format f becomes (an infinity too), sign
-// clear: the infinity, or the format's NaN.
+// clear: the infinity, or the format's NaN, or its largest finite (FINITE).
 fn overflow_f(f: Fmt) -> vec2<u32> {
     if (f.specials == IEEE) { return shl64(vec2<u32>((1u << f.e) - 1u, 0u), f.m); }
-    if (all_ones_nan(f)) { return mask64(f.e + f.m); }
+    if (all_ones_nan(f) || f.specials == FINITE) { return mask64(f.e + f.m); }
     return shl64(vec2<u32>(1u, 0u), f.e + f.m);
 }
 
 // The largest finite pattern of format f.
 fn max_bits_f(f: Fmt) -> vec2<u32> {
-    if (f.specials == NEG_ZERO_NAN) { return mask64(f.e + f.m); }
+    if (f.specials == NEG_ZERO_NAN || f.specials == FINITE) { return mask64(f.e + f.m); }
     return sub64(overflow_f(f), vec2<u32>(1u, 0u));
 }
 
@@ -188,6 +191,8 @@ fn encode_float(x: Num, f: Fmt) -> vec2<u32> {
         if (f.specials == IEEE) {
             return sign | over | shl64(vec2<u32>(1u, 0u), f.m - 1u) | shr64(x.mant, 64u - f.m);
         }
+        // No NaN: a zero of the other sign.
+        if (f.specials == FINITE) { return sign ^ sign_bit; }
         return sign | over;
     }
     if (x.kind == INF) {

@@ -36,4 +36,5 @@ NP_TYPE = {
     "float8_e4m3b11fnuz": ml_dtypes.float8_e4m3b11fnuz,
     "float8_e8m0fnu": ml_dtypes.float8_e8m0fnu,
     "float8_e5m3fnu": ml_dtypes.float8_e5m3fnu,
+    "float4_e2m1fn": ml_dtypes.float4_e2m1fn,
 }

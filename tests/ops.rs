@@ -72,7 +72,7 @@ fn run(op: Op, x: &AnyArray, y: &AnyArray) -> nxrig::Result<AnyArray> {
 /// the positive quiet NaN.
 fn nan_facts(d: DType) -> (u128, u128, u128) {
     if let Some(f) = f8_of(d) {
-        return (0x80, f.quiet_bit() as u128, f.nan() as u128);
+        return (f.sign() as u128, f.quiet_bit() as u128, f.nan() as u128);
     }
     match d {
         DType::Float16 => (0x8000, 0x200, 0x7e00),

@@ -48,6 +48,15 @@ export async function conventions(page) {
     const b = NxArray.fromTypedArray(new Float32Array([0.1, 3.140625, -1e38]), 'float32').cast('bfloat16');
     out.bf16 = [(await b.toTypedArray()).constructor.name, Array.from(await b.toTypedArray({ as: 'float32' }))];
     out.e4m3 = Array.from(await b.cast('float8_e4m3fn').toTypedArray({ as: 'float64' }));
+    // float4_e2m1fn: packed bytes in (low nibble first), its bits one a byte out, its
+    // values as float32; float32 cast into it on the host and on WebGPU.
+    const fp4 = NxArray.fromTypedArray(new Uint8Array([0x72, 0x0f]), 'float4_e2m1fn');
+    const f32 = NxArray.fromTypedArray(new Float32Array([7, NaN, -100, 0.25, 5, -0.75]), 'float32');
+    out.fp4 = [
+      fp4.shape, Array.from(await fp4.toTypedArray()), Array.from(await fp4.toTypedArray({ as: 'float32' })),
+      Array.from(await f32.cast('float4_e2m1fn').toTypedArray()),
+      Array.from(await (await f32.toDevice(await Device.gpu())).cast('float4_e2m1fn').toTypedArray()),
+    ];
     out.asBad = await b.toTypedArray({ as: 'float33' }).then(() => 'accepted', (e) => e.message);
     // Nested arrays.
     const m = NxArray.fromTypedArray(new Int32Array([1, -2, 3, 4, 5, 6]), 'int32', [2, 3]);
@@ -109,9 +118,9 @@ export async function conventions(page) {
     return out;
   });
   assert.deepEqual(r.misuse, [
-    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu), got: 5',
-    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu)',
-    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu), got: object',
+    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn), got: 5',
+    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn)',
+    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn), got: object',
     'NxArray.fromTypedArray: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
     'NxArray.zeros: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
     'NxArray.zeros: host cannot hold 4294967292 bytes in one array: one allocation holds at most 2147483583 bytes on this platform; read such a tensor a piece at a time, or place it on a GPU',
@@ -154,6 +163,10 @@ export async function conventions(page) {
   // float8_e4m3fn of those: 13/8 * 2^-4, 13/8 * 2 (12.5625 eighths round up), and NaN
   // (float8_e4m3fn has no infinity).
   assert.deepEqual(r.e4m3, [0.1015625, 3.25, NaN]);
+  // 0x72 0x0f: 2 (1.0), 7 (6.0), 15 (-6.0), 0; into float4_e2m1fn 7 and -100 saturate
+  // to +-6 (7, 15), NaN is -0 (8), 0.25 and 5 are ties to even (0, 4.0 = 6), -0.75 is
+  // -1.0 (10): ml_dtypes' casts.
+  assert.deepEqual(r.fp4, [[4], [2, 7, 15, 0], [1, 6, -6, 0], [7, 8, 15, 0, 6, 10], [7, 8, 15, 0, 6, 10]]);
   assert.match(r.asBad, /float33/);
   assert.deepEqual(r.nested, [[1, -2, 3], [4, 5, 6]]);
   assert.deepEqual(r.nestedT, [[1, 4], [-2, 5], [3, 6]]);

@@ -8,7 +8,7 @@ import init, * as nxrig from './js/index.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { ck: null, name: null, gpu: null, abort: null, urls: [] };
-const FLOATS = new Set(['float16', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float32', 'float64', 'float8_e4m3', 'float8_e3m4', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e4m3b11fnuz', 'float8_e8m0fnu', 'float8_e5m3fnu']);
+const FLOATS = new Set(['float16', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float32', 'float64', 'float8_e4m3', 'float8_e3m4', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e4m3b11fnuz', 'float8_e8m0fnu', 'float8_e5m3fnu', 'float4_e2m1fn']);
 /** The elements of each tensor the error is measured over. */
 const SAMPLE = 1 << 16;
 function say(text, error = false) {

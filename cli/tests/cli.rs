@@ -225,6 +225,29 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
     fails(d, &p, "o.safetensors", "float16", &["count.safetensors"]);
     std::fs::remove_file(&p).unwrap();
 
+    // An F4 tensor of an odd count (a half byte): refused, naming the tensor.
+    let h = r#"{"q":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}"#;
+    let p = safetensors(d, "half.safetensors", h, &data[..2]);
+    fails(
+        d,
+        &p,
+        "o.safetensors",
+        "float16",
+        &["half.safetensors", "\"q\"", "not a whole number of bytes"],
+    );
+    std::fs::remove_file(&p).unwrap();
+    // Nor written: three float32 values into float4_e2m1fn.
+    let h = r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}}"#;
+    let p = safetensors(d, "three.safetensors", h, &data[..12]);
+    fails(
+        d,
+        &p,
+        "o.safetensors",
+        "float4_e2m1fn",
+        &["o.safetensors", "\"w\"", "not a whole number of bytes"],
+    );
+    std::fs::remove_file(&p).unwrap();
+
     // An unknown dtype name, and a dtype the output cannot hold (naming the tensor).
     let p = safetensors(d, "ok.safetensors", &w("[0,16]"), &data);
     fails(d, &p, "o.safetensors", "float7", &["float7"]);
@@ -256,6 +279,8 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
         "float8_e5m3fnu",
         &["\"w\"", "cannot hold float8_e5m3fnu"],
     );
+    // "f4" names float32 in NumPy and float4_e2m1fn in safetensors: refused, naming both.
+    fails(d, &p, "o.safetensors", "f4", &["float32", "float4_e2m1fn"]);
     fails(d, &p, "o.npy", "bfloat16", &["o.npy", "\"w\"", "bfloat16"]);
     fails(d, &p, "o.txt", "float16", &["o.txt"]);
     std::fs::remove_file(&p).unwrap();

@@ -10,13 +10,15 @@
 use super::format::{FloatFormat, Specials, F16};
 
 /// float32 bits into the bits of a narrow float of format `f` (a float whose exponent
-/// is under float32's: float16, the float8s), rounded to nearest, ties to even; past
+/// is under float32's: float16, the float8s, float4), rounded to nearest, ties to even; past
 /// the largest finite, infinity where the format has one (a NaN keeps its sign and high
 /// payload bits, quiet), else the format's NaN, which infinities and NaNs give too; a
 /// zero is +0 where the format has no -0. A format of powers of two without sign or
 /// zero (float8_e8m0fnu) rounds a tie up, raises a value under its least to it, and
 /// gives its NaN for zeros and negative values; an unsigned format with a zero
-/// (float8_e5m3fnu) gives its NaN for a negative value, -0 excepted (+0).
+/// (float8_e5m3fnu) gives its NaN for a negative value, -0 excepted (+0); a format
+/// without infinity or NaN (float4_e2m1fn) saturates, and gives a NaN a zero of the
+/// other sign.
 ///
 /// Generic over the format: called with a constant `f` (as [`f32_to_f16`] does), the
 /// compiler folds every constant below into the lines that were written by hand per
@@ -82,6 +84,17 @@ pub fn f32_to_narrow(x: u32, f: FloatFormat) -> u32 {
                 0
             } else {
                 ((a + (1 << 22)) >> 23) - (127 - f.bias) as u32
+            }
+        }
+        // No infinity or NaN: past the largest finite, the largest of the sign; a NaN
+        // a zero of the other sign (ml_dtypes').
+        Specials::Finite => {
+            if a > 0x7f80_0000 {
+                sign ^ (1 << (bits - 1))
+            } else if a >= limit {
+                sign | (emask << m) | fmask
+            } else {
+                sign | finite
             }
         }
         // As AllOnesNan's without a sign: a negative value's bits (the sign's up) are

@@ -34,7 +34,7 @@ pub struct FloatFormat {
 ///
 /// A value past the largest finite (by half an ulp, or on that midpoint where the
 /// largest finite pattern is odd) becomes the format's infinity where it has one, else
-/// its NaN; so do infinities.
+/// its NaN (else its largest finite, [`Specials::Finite`]); so do infinities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Specials {
@@ -61,6 +61,11 @@ pub enum Specials {
     /// value (any but a zero, which is +0: one that would round to zero too), an
     /// infinity and a value past the largest finite become the NaN.
     Unsigned,
+    /// No infinity and no NaN: every pattern a number ("fn" of the OCP MX element
+    /// formats: float4_e2m1fn). A value past the largest finite and an infinity become
+    /// the largest finite of their sign (they saturate); a NaN becomes a zero of the
+    /// other sign (+NaN -0, -NaN +0: ml_dtypes' conversion, kept bit for bit).
+    Finite,
 }
 
 impl FloatFormat {
@@ -90,7 +95,7 @@ impl FloatFormat {
         match self.specials {
             Specials::Ieee => ((1 << self.exponent_bits) - 1) << self.fraction_bits,
             Specials::AllOnesNan => all,
-            Specials::NegZeroNan => all + 1,
+            Specials::NegZeroNan | Specials::Finite => all + 1,
             Specials::UnsignedNoZero | Specials::Unsigned => all,
         }
         .wrapping_sub(1)
@@ -106,12 +111,13 @@ impl FloatFormat {
             Specials::AllOnesNan => mag == self.sign_bit() - 1,
             Specials::NegZeroNan => b == self.sign_bit(),
             Specials::UnsignedNoZero | Specials::Unsigned => mag == self.sign_bit() - 1,
+            Specials::Finite => false,
         }
     }
 
     /// What a value past the largest finite of sign `neg` becomes (an infinity too):
     /// the infinity, or the format's NaN (an unsigned format's NaN for any negative
-    /// value).
+    /// value), or the largest finite of the sign where the format has neither.
     pub(crate) const fn overflow(self, neg: bool) -> u64 {
         let sign = if neg { self.sign_bit() } else { 0 };
         match self.specials {
@@ -119,18 +125,21 @@ impl FloatFormat {
             Specials::AllOnesNan => sign | (self.sign_bit() - 1),
             Specials::NegZeroNan => self.sign_bit(),
             Specials::UnsignedNoZero | Specials::Unsigned => self.sign_bit() - 1,
+            Specials::Finite => sign | (self.sign_bit() - 1),
         }
     }
 
     /// The NaN of sign `neg` with the fraction `payload` (left-aligned to bit 63, the
     /// quiet bit set): IEEE's keeps the payload's high bits; the others have one NaN
-    /// (of each sign for "fn").
+    /// (of each sign for "fn"); a format without NaN gives a zero of the other sign
+    /// ([`Specials::Finite`]).
     pub(crate) const fn nan(self, neg: bool, payload: u64) -> u64 {
         match self.specials {
             Specials::Ieee => {
                 let m = self.fraction_bits;
                 self.overflow(neg) | (1 << (m - 1)) | (payload >> (64 - m))
             }
+            Specials::Finite => self.zero(!neg),
             _ => self.overflow(neg),
         }
     }
@@ -212,6 +221,14 @@ pub(crate) const E8M0: FloatFormat = FloatFormat {
     fraction_bits: 0,
     bias: 127,
     specials: Specials::UnsignedNoZero,
+};
+/// The OCP MX formats' FP4 (ml_dtypes' `float4_e2m1fn`, safetensors' `F4`): 0.5 (a
+/// subnormal) to 6, no infinity, no NaN.
+pub(crate) const E2M1: FloatFormat = FloatFormat {
+    exponent_bits: 2,
+    fraction_bits: 1,
+    bias: 1,
+    specials: Specials::Finite,
 };
 /// ml_dtypes' `float8_e5m3fnu`: unsigned, 2^-17 (0x01, subnormal) to 114688 (0xfe), NaN
 /// at 0xff.

@@ -10,8 +10,8 @@ use crate::error::Error;
 
 use super::format::{FloatFormat, Specials};
 use super::format::{
-    BF16, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, E5M3FNU, E8M0, F16, F32,
-    F64,
+    BF16, E2M1, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, E5M3FNU, E8M0, F16,
+    F32, F64,
 };
 
 /// An element format: one of the dtypes of the field.
@@ -91,6 +91,12 @@ pub enum DType {
     /// at 0xff, no infinity; a negative value casts to the NaN, -0 to 0 (see
     /// [`Specials::Unsigned`](super::Specials)). No safetensors or DLPack code.
     Float8E5m3fnu = 25,
+    /// float4 e2m1fn (the OCP MX formats' FP4, NVFP4's and MXFP4's element,
+    /// safetensors' `F4`): 1 sign, 2 exponent bits (bias 1), 1 fraction bit; two a byte,
+    /// low nibble first. Its 16 values are 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their
+    /// negatives; no infinity and no NaN: a value past 6 (an infinity too) becomes 6 of
+    /// its sign, a NaN a zero (see [`Specials::Finite`](super::Specials)).
+    Float4E2m1fn = 26,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -147,6 +153,8 @@ pub mod dlpack {
     pub const FLOAT8_E5M2FNUZ: u8 = 13;
     /// `kDLFloat8_e8m0fnu`.
     pub const FLOAT8_E8M0FNU: u8 = 14;
+    /// `kDLFloat4_e2m1fn`.
+    pub const FLOAT4_E2M1FN: u8 = 17;
 }
 
 /// One dtype's facts: its row of the table, the one place each is written.
@@ -224,7 +232,7 @@ const fn row(
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
 /// How many dtypes the table has.
-const N: usize = 26;
+const N: usize = 27;
 
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
@@ -255,6 +263,8 @@ const TABLE: [Row; N] = [
     row(DType::Float8E4m3b11fnuz, "float8_e4m3b11fnuz", &["f8e4m3b11fnuz", "e4m3b11fnuz"], 8, F, Some(E4M3B11FNUZ), Some(dlpack::FLOAT8_E4M3B11FNUZ), None, None, "Uint8Array"),
     row(DType::Float8E8m0fnu, "float8_e8m0fnu", &["f8_e8m0", "f8e8m0fnu", "e8m0fnu", "e8m0"], 8, F, Some(E8M0), Some(dlpack::FLOAT8_E8M0FNU), Some("F8_E8M0"), None, "Uint8Array"),
     row(DType::Float8E5m3fnu, "float8_e5m3fnu", &["f8e5m3fnu", "e5m3fnu"], 8, F, Some(E5M3FNU), None, None, None, "Uint8Array"),
+    // Not "f4", safetensors' code, which NumPy reads as float32 (`from_str` refuses it).
+    row(DType::Float4E2m1fn, "float4_e2m1fn", &["f4e2m1fn", "e2m1fn", "e2m1"], 4, F, Some(E2M1), Some(dlpack::FLOAT4_E2M1FN), Some("F4"), None, "Uint8Array"),
 ];
 
 // The table is in code order: row i is the dtype of code i.
@@ -274,33 +284,34 @@ macro_rules! every_dtype {
         $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
             Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
             Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu
-            Float8E5m3fnu)
+            Float8E5m3fnu Float4E2m1fn)
     };
 }
 pub(crate) use every_dtype;
 
 /// `$m!(ARGS Float8E4m3fn Float8E5m2 ...)`: the macro `$m` given the variant of every
-/// dtype whose format is a float8 (its lane is `lanes::kinds::Float8<CODE>`).
-macro_rules! float8s {
+/// dtype whose format is a float of 8 bits or fewer, a minifloat (its lane is
+/// `lanes::kinds::Minifloat<CODE>`).
+macro_rules! minifloats {
     ($m:ident!($($args:tt)*)) => {
         $m! { $($args)* Float8E4m3fn Float8E5m2 Float8E4m3 Float8E3m4 Float8E4m3fnuz
-            Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu Float8E5m3fnu }
+            Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu Float8E5m3fnu Float4E2m1fn }
     };
 }
-pub(crate) use float8s;
+pub(crate) use minifloats;
 
-// `float8s!` lists exactly the dtypes of an 8-bit float format.
+// `minifloats!` lists exactly the dtypes of a float format of 8 bits or fewer.
 const _: () = {
     macro_rules! listed {
         ($($d:ident)*) => {
             [$(DType::$d),*]
         };
     }
-    let l = float8s!(listed!());
+    let l = minifloats!(listed!());
     let mut i = 0;
     let mut n = 0;
     while i < TABLE.len() {
-        if let (Class::Float, 8) = (TABLE[i].class, TABLE[i].bits) {
+        if let (Class::Float, 4 | 8) = (TABLE[i].class, TABLE[i].bits) {
             let mut j = 0;
             while l[j] as usize != i {
                 j += 1; // out of bounds (a compile error) where it is not listed
@@ -413,7 +424,7 @@ impl DType {
         }
     }
 
-    /// True for int4 and uint4, whose elements are narrower than a byte.
+    /// True for int4, uint4 and float4_e2m1fn, whose elements are narrower than a byte.
     #[inline]
     pub const fn is_sub_byte(self) -> bool {
         self.bits() < 8
@@ -528,12 +539,27 @@ impl FromStr for DType {
 
     /// Parses a dtype's name (`"bfloat16"`), or a common alias: NumPy/ml_dtypes names
     /// (`"float8_e4m3fn"`, `"bool_"`), short names (`"f16"`, `"bf16"`, `"f32"`, `"i8"`,
-    /// `"u8"`, `"c64"`) and safetensors codes (`"F16"`, `"BF16"`, `"F8_E4M3"`).
+    /// `"u8"`, `"c64"`) and safetensors codes (`"F16"`, `"BF16"`, `"F8_E4M3"`), but
+    /// `"F4"`, which NumPy reads as float32 and safetensors as float4_e2m1fn: it is
+    /// refused, naming both.
+    ///
+    /// ```
+    /// use nxrig::DType;
+    /// assert_eq!("F8_E8M0".parse::<DType>()?, DType::Float8E8m0fnu);
+    /// assert!("f4".parse::<DType>().unwrap_err().to_string().contains("float4_e2m1fn"));
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::UnknownDtype`] for any other string.
     fn from_str(s: &str) -> Result<Self, Error> {
         let lower = s.to_ascii_lowercase();
+        if lower == "f4" {
+            return Err(Error::UnknownDtype {
+                name: s.to_owned(),
+                expected: "float32 (NumPy's \"f4\") or float4_e2m1fn (safetensors' \"F4\"): it names both, so name one",
+            });
+        }
         TABLE
             .iter()
             .find(|r| r.name == lower || r.aliases.contains(&lower.as_str()))

@@ -41,6 +41,22 @@ fn no_code(d: DType) -> String {
     }
 }
 
+/// The bytes of a tensor of `shape` and `dtype` as the format holds it: `numel * bits /
+/// 8`, which must be whole (a float4 tensor of an odd count has a half byte, which the
+/// format refuses); or why not.
+fn whole_bytes(shape: &[usize], dtype: DType) -> Result<u64, String> {
+    let bytes = super::planned_bytes(shape, dtype)?;
+    let numel = super::planned_numel(shape).unwrap_or(0);
+    if !(numel as u128 * dtype.bits() as u128).is_multiple_of(8) {
+        return Err(format!(
+            "shape {shape:?} of {dtype} is {numel} elements of {} bits, not a whole number of bytes (the .safetensors format packs {dtype} {} a byte and holds no half byte)",
+            dtype.bits(),
+            8 / dtype.bits()
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The order the `safetensors` crate writes tensors in (the reverse of its `Dtype`
 /// enum's order, widest first; then by name), kept so that nxrig's files stay byte for
 /// byte what that crate writes. Its whole enum, so that a dtype nxrig adds is in it.
@@ -169,7 +185,8 @@ pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Er
                     escaped(&format!("{:?}", info.dtype))
                 ))
             })?;
-        let (shape, need) = super::shape_bytes(&info.shape, dtype).map_err(f)?;
+        let (shape, _) = super::shape_bytes(&info.shape, dtype).map_err(&f)?;
+        let need = whole_bytes(&shape, dtype).map_err(f)?;
         let [b, e] = info.data_offsets;
         if b > e || e > data_len {
             return Err(f(format!(
@@ -307,7 +324,7 @@ pub(crate) fn header_bytes(
         if k > 0 && plan[order[k - 1]].name == t.name {
             return Err(fmt(&t.name, "two tensors have this name".into()));
         }
-        let len = super::planned_bytes(&t.shape, t.dtype).map_err(|e| fmt(&t.name, e))?;
+        let len = whole_bytes(&t.shape, t.dtype).map_err(|e| fmt(&t.name, e))?;
         if metadata.is_some() || k > 0 {
             json.push(',');
         }

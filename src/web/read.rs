@@ -103,9 +103,10 @@ impl NxArray {
     /// (a `Uint16Array` of its bits otherwise), `Uint16Array` of raw bits for bfloat16,
     /// `Uint8Array` of raw bits for the float8s, `BigInt64Array` for int64,
     /// interleaved real and imaginary parts for complex, `Int8Array` (int4) or
-    /// `Uint8Array` (uint4, bool) one element a byte. With `{ as: dtype }`, the
-    /// elements cast into `dtype` first (on the array's device): `{ as: 'float32' }`
-    /// gives bfloat16 and the float8s as exact float32 values.
+    /// `Uint8Array` (uint4, float4_e2m1fn's bits, bool) one element a byte. With
+    /// `{ as: dtype }`, the elements cast into `dtype` first (on the array's device):
+    /// `{ as: 'float32' }` gives bfloat16, the float8s and float4 as exact float32
+    /// values.
     ///
     /// Errors: a disposed array; an unknown dtype in `as`; a lost device (also when
     /// it is lost while the read is pending).

@@ -31,6 +31,7 @@ pub(crate) fn specials_code(s: Specials) -> u32 {
         Specials::NegZeroNan => 2,
         Specials::UnsignedNoZero => 3,
         Specials::Unsigned => 4,
+        Specials::Finite => 5,
     }
 }
 

@@ -31,7 +31,8 @@ fn pow2(e: i32) -> String {
 }
 
 /// `f32_to_<name>(x: u32) -> u32`: float32 bits into `d`'s, rounded to nearest, ties to
-/// even; beyond the largest finite, infinity where the format has one, else its NaN.
+/// even; beyond the largest finite, infinity where the format has one, else its NaN,
+/// else (float4_e2m1fn) the largest finite.
 /// An unsigned format of powers of two: [`power_encoder`].
 fn encoder(d: DType, f: FloatFormat) -> String {
     let m = f.fraction_bits;
@@ -64,6 +65,15 @@ fn encoder(d: DType, f: FloatFormat) -> String {
         // -0's, which is +0; the sign below is then 0.
         Specials::Unsigned => (
             format!("    if (x == 0x80000000u) {{ return 0u; }}\n    if (x > {limit:#x}u) {{ return {over:#x}u; }}\n"),
+            format!("return sign | subnormal(a, {k}u);"),
+        ),
+        // No infinity or NaN: past the largest finite, the largest of the sign; a NaN
+        // a zero of the other sign (ml_dtypes').
+        Specials::Finite => (
+            format!(
+                "    if (a > 0x7f800000u) {{ return sign ^ {:#x}u; }}\n    if (a >= {limit:#x}u) {{ return sign | {over:#x}u; }}\n",
+                1u32 << (d.bits() - 1),
+            ),
             format!("return sign | subnormal(a, {k}u);"),
         ),
         Specials::UnsignedNoZero => return power_encoder(d, f),
@@ -145,6 +155,7 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
         Specials::Ieee => format!("e == {emask:#x}u"),
         Specials::AllOnesNan => format!("(v & {:#x}u) == {:#x}u", sign - 1, (emask << m) | fmask),
         Specials::NegZeroNan => format!("v == {sign:#x}u"),
+        Specials::Finite => "false".into(),
         // Not reached: `None` above.
         Specials::UnsignedNoZero | Specials::Unsigned => format!("v == {:#x}u", f.overflow(false)),
     };

@@ -4,7 +4,7 @@
     python3 tests/checkpoint/check.py IN.safetensors OUT.safetensors DTYPE
 
 DTYPE is one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
-float8_e5m2fnuz. Every tensor of IN must be in
+float8_e5m2fnuz, float4_e2m1fn (packed two a byte). Every tensor of IN must be in
 OUT under the same name (and OUT must have no other tensor). A float tensor of IN (F32)
 must appear in OUT with DTYPE's safetensors code, the same shape, and exactly the bytes of
 `np.frombuffer(in, '<f4').astype(<ml_dtypes type>).tobytes()`; any other tensor must be
@@ -26,6 +26,7 @@ TARGETS = {
     "float8_e5m2": ("F8_E5M2", ml_dtypes.float8_e5m2),
     "float8_e4m3fnuz": ("F8_E4M3FNUZ", ml_dtypes.float8_e4m3fnuz),
     "float8_e5m2fnuz": ("F8_E5M2FNUZ", ml_dtypes.float8_e5m2fnuz),
+    "float4_e2m1fn": ("F4", ml_dtypes.float4_e2m1fn),  # packed two a byte, low nibble first
 }
 
 # safetensors float dtype codes -> little-endian NumPy source types
@@ -39,7 +40,16 @@ FLOAT_SOURCES = {
     "F8_E4M3FNUZ": ml_dtypes.float8_e4m3fnuz,
     "F8_E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
     "F8_E8M0": ml_dtypes.float8_e8m0fnu,
+    "F4": ml_dtypes.float4_e2m1fn,  # two a byte, low nibble first
 }
+
+
+def source_values(code, src):
+    """A float tensor's values from its bytes (F4 unpacked: ml_dtypes holds one a byte)."""
+    if code == "F4":
+        b = np.frombuffer(src, np.uint8)
+        return np.stack([b & 0xF, b >> 4], axis=1).reshape(-1).view(ml_dtypes.float4_e2m1fn)
+    return np.frombuffer(src, FLOAT_SOURCES[code])
 
 
 def die(msg):
@@ -103,7 +113,12 @@ def main(argv):
         if ti["dtype"] in FLOAT_SOURCES:
             converted += 1
             want_dtype = code
-            expect = np.frombuffer(src, FLOAT_SOURCES[ti["dtype"]]).astype(np_type).tobytes()
+            out = source_values(ti["dtype"], src).astype(np_type)
+            if code == "F4":
+                nib = out.view(np.uint8) & 0xF
+                expect = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8).tobytes()
+            else:
+                expect = out.tobytes()
         else:
             want_dtype = ti["dtype"]
             expect = src

@@ -4,7 +4,8 @@
     python3 tests/checkpoint/field_dtypes.py OUT.safetensors
 
 every pattern of F8_E4M3FNUZ (as a 16 x 16 tensor) and of F8_E5M2FNUZ (256), MX
-scales in F8_E8M0 (2 x 128: every pattern, and a row of powers of two), an I8 tensor
+scales in F8_E8M0 (2 x 128: every pattern, and a row of powers of two), FP4 weights in
+F4 (4 x 8: every pattern twice, packed two a byte, low nibble first), an I8 tensor
 and an F32 one, each tensor's bytes made here (the header by hand, as the format
 says), so that `nxrig info` lists them and `nxrig convert` converts them, checked by
 tests/checkpoint/check.py against ml_dtypes' casts.
@@ -24,6 +25,7 @@ def main(path):
         ("w.e5m2fnuz", "F8_E5M2FNUZ", [256], every),
         ("w.scale", "F8_E8M0", [2, 128],
          every[::2] + bytes(range(60, 188))),
+        ("w.fp4", "F4", [4, 8], bytes((2 * i) | ((2 * i + 1) << 4) for i in range(8)) * 2),
         ("q.int8", "I8", [4, 4], np.arange(-8, 8, dtype=np.int8).tobytes()),
         ("b.f32", "F32", [8], np.array([0.5, -2, 240, 248, 1e-9, -0.0, 57344, 61440],
                                        dtype="<f4").tobytes()),

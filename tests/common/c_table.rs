@@ -211,8 +211,8 @@ pub fn section() -> String {
         "0",
     );
     s.push_str(
-        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\");\n *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the\n *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where\n *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu). */\n\
-         #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n#define NX_SPECIALS_UNSIGNED_NO_ZERO 3\n#define NX_SPECIALS_UNSIGNED 4\n\n",
+        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\");\n *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the\n *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where\n *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu); no infinity and\n *  no NaN, every pattern a number (float4_e2m1fn). */\n\
+         #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n#define NX_SPECIALS_UNSIGNED_NO_ZERO 3\n#define NX_SPECIALS_UNSIGNED 4\n#define NX_SPECIALS_FINITE 5\n\n",
     );
     switch(
         &mut s,
@@ -225,6 +225,7 @@ pub fn section() -> String {
                 Specials::NegZeroNan => 2,
                 Specials::UnsignedNoZero => 3,
                 Specials::Unsigned => 4,
+                Specials::Finite => 5,
                 _ => -1,
             })
         },

@@ -113,7 +113,8 @@ fn gz(src: DType) -> Vec<u8> {
         "float8_e5m2fnuz",
         "float8_e4m3b11fnuz",
         "float8_e8m0fnu",
-        "float8_e5m3fnu"
+        "float8_e5m3fnu",
+        "float4_e2m1fn"
     )
 }
 

@@ -1,5 +1,5 @@
-//! Roundings of the tests' oracles, independent of nxrig's conversions: the float8
-//! values by their definition, the nearest float8 by searching all 256 patterns, the
+//! Roundings of the tests' oracles, independent of nxrig's conversions: the float8 (and
+//! float4) values by their definition, the nearest by searching all their patterns, the
 //! nearest float16 or bfloat16 by a binary search over the patterns' exact values.
 #![allow(dead_code)]
 
@@ -10,7 +10,9 @@ use half::{bf16, f16};
 /// exponent holds infinities and NaNs (IEEE-like), or only S.1111.111 is NaN ("fn"),
 /// or only 0x80, with no -0 ("fnuz"); or a format of 8 exponent bits alone, no sign and
 /// no zero, NaN at 0xff (`unsigned`: float8_e8m0fnu, the OCP MX scale); or "fn"
-/// without a sign bit (`fnu`: float8_e5m3fnu), a negative value its NaN.
+/// without a sign bit (`fnu`: float8_e5m3fnu), a negative value its NaN; or a float4
+/// with neither infinity nor NaN (`finite`: float4_e2m1fn, 4 bits wide), which
+/// saturates, a NaN becoming a zero of the other sign (ml_dtypes').
 #[derive(Clone, Copy, Debug)]
 pub struct F8 {
     pub e: i32,
@@ -20,6 +22,7 @@ pub struct F8 {
     pub fnuz: bool,
     pub unsigned: bool,
     pub fnu: bool,
+    pub finite: bool,
 }
 
 /// The float8 format of `d`, `None` for a dtype that is not a float8.
@@ -34,6 +37,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             fnuz: false,
             unsigned: false,
             fnu: false,
+            finite: false,
         })
     };
     let fnuz = |e, m, bias| {
@@ -45,6 +49,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             fnuz: true,
             unsigned: false,
             fnu: false,
+            finite: false,
         })
     };
     match d {
@@ -63,6 +68,7 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             fnuz: false,
             unsigned: false,
             fnu: true,
+            finite: false,
         }),
         DType::Float8E8m0fnu => Some(F8 {
             e: 8,
@@ -72,16 +78,42 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             fnuz: false,
             unsigned: true,
             fnu: false,
+            finite: false,
+        }),
+        DType::Float4E2m1fn => Some(F8 {
+            e: 2,
+            m: 1,
+            bias: 1,
+            ieee: false,
+            fnuz: false,
+            unsigned: false,
+            fnu: false,
+            finite: true,
         }),
         _ => None,
     }
 }
 
 impl F8 {
-    /// The positive quiet NaN (an "fn" format's one NaN; a "fnuz" one's 0x80).
+    /// The width in bits (4 for float4, 8 otherwise).
+    pub fn bits(self) -> u32 {
+        if self.finite {
+            4
+        } else {
+            8
+        }
+    }
+    /// The sign bit (0x80, 0x8 for float4).
+    pub fn sign(self) -> u8 {
+        1 << (self.bits() - 1)
+    }
+    /// The positive quiet NaN (an "fn" format's one NaN; a "fnuz" one's 0x80); for a
+    /// format without NaN, what a positive NaN becomes (-0).
     pub fn nan(self) -> u8 {
         let all = (((1u32 << self.e) - 1) << self.m) as u8;
-        if self.unsigned {
+        if self.finite {
+            self.sign()
+        } else if self.unsigned {
             0xff
         } else if self.fnuz {
             0x80
@@ -104,8 +136,8 @@ impl F8 {
         let all = ((1u32 << self.e) - 1) << self.m;
         (if self.unsigned {
             0xfe
-        } else if self.fnuz {
-            0x7f
+        } else if self.fnuz || self.finite {
+            self.sign() as u32 - 1
         } else if self.ieee {
             all - 1
         } else {
@@ -124,7 +156,7 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
         };
     }
     let (eb, mb, bias) = (f.e, f.m, f.bias);
-    let s = if bits & 0x80 != 0 && !f.fnu {
+    let s = if bits & f.sign() != 0 && !f.fnu {
         -1.0
     } else {
         1.0
@@ -135,7 +167,7 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
     if f.fnuz && bits == 0x80 {
         return f64::NAN;
     }
-    if !f.fnuz && e == all && (if f.ieee { m != 0 } else { m == (1 << mb) - 1 }) {
+    if !f.fnuz && !f.finite && e == all && (if f.ieee { m != 0 } else { m == (1 << mb) - 1 }) {
         return f64::NAN;
     }
     if f.ieee && e == all {
@@ -155,8 +187,12 @@ pub fn f8_value(bits: u8, f: F8) -> f64 {
 /// An unsigned format (no sign, no zero) takes the nearest power of two, a tie up; a
 /// value under its least, the least; a NaN, a zero, a negative value or one from the
 /// midpoint of its largest and the next power, its NaN. An "fnu" format: a negative
-/// value its NaN, a zero of either sign +0.
+/// value its NaN, a zero of either sign +0. A format without NaN or infinity: past
+/// the largest finite, the largest of the sign; a NaN, a zero of the other sign.
 pub fn f8_nearest(x: f64, f: F8) -> u8 {
+    if x.is_nan() && f.finite {
+        return if x.is_sign_negative() { 0 } else { f.sign() };
+    }
     if x.is_nan() || (f.fnu && x < 0.0) {
         return f.nan();
     }
@@ -180,12 +216,19 @@ pub fn f8_nearest(x: f64, f: F8) -> u8 {
     let max = f8_value(f.max_finite(), f);
     let limit = max + (max - f8_value(f.max_finite() - 1, f)) / 2.0;
     if x.abs() > limit || (x.abs() == limit && f.max_finite() & 1 == 1) {
-        let sign = if x < 0.0 { 0x80 } else { 0 };
+        let sign = if x < 0.0 { f.sign() } else { 0 };
         let all = ((1 << f.e) - 1) << f.m;
-        return sign | if f.ieee { all } else { f.nan() };
+        return sign
+            | if f.ieee {
+                all
+            } else if f.finite {
+                f.max_finite()
+            } else {
+                f.nan()
+            };
     }
     let mut best = (f64::INFINITY, 0u8);
-    for b in 0..=255u8 {
+    for b in 0..=((1u32 << f.bits()) - 1) as u8 {
         let v = f8_value(b, f);
         let sign_differs = !f.fnuz && v.is_sign_negative() != x.is_sign_negative();
         if !v.is_finite() || (v == 0.0 && sign_differs) {

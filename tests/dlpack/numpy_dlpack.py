@@ -103,7 +103,7 @@ NX = {
     "uint16": 11, "int32": 12, "uint32": 13, "int64": 14, "uint64": 15,
     "complex64": 16, "complex128": 17, "bool": 18, "float8_e4m3": 19, "float8_e3m4": 20,
     "float8_e4m3fnuz": 21, "float8_e5m2fnuz": 22, "float8_e4m3b11fnuz": 23,
-    "float8_e8m0fnu": 24, "float8_e5m3fnu": 25,
+    "float8_e8m0fnu": 24, "float8_e5m3fnu": 25, "float4_e2m1fn": 26,
 }
 
 
@@ -298,7 +298,8 @@ fails(lib.nx_array_from_bytes(NX["int8"], 1, shape, bytes(5), 5, C.byref(h2)), "
 lib.nx_array_free(h)
 
 # The dtypes NumPy does not exchange, read straight from nxrig's tensors: DLPack's
-# codes, and the values ml_dtypes gives (int4 packed two a byte, low nibble first).
+# codes, and the values ml_dtypes gives (int4, uint4 and float4_e2m1fn packed two a
+# byte, low nibble first, as DLPack packs sub-byte types by default).
 for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float8_e4m3fn", ml_dtypes.float8_e4m3fn, (10, 8)),
                        ("float8_e5m2", ml_dtypes.float8_e5m2, (12, 8)),
@@ -308,15 +309,17 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, (13, 8)),
                        ("float8_e4m3b11fnuz", ml_dtypes.float8_e4m3b11fnuz, (9, 8)),
                        ("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, (14, 8)),
+                       ("float4_e2m1fn", ml_dtypes.float4_e2m1fn, (17, 4)),
                        ("int4", ml_dtypes.int4, (0, 4)), ("uint4", ml_dtypes.uint4, (1, 4))):
+    packed = name in ("int4", "uint4", "float4_e2m1fn")
     vals = np.array([1.5, -2.0, 3.0, 0.25, -0.5, 7.0], dtype=np.float32)
     if name == "float8_e8m0fnu":  # unsigned powers of two (a negative value is its NaN)
         vals = np.array([1.0, 2.0, 4.0, 0.25, 0.5, 2.0 ** -127], dtype=np.float32)
     if "int" in name:
         vals = np.array([1, -2, 3, 7, -8, 0] if name == "int4" else [1, 2, 3, 15, 8, 0])
     x = vals.astype(mt).reshape(2, 3)
-    if "int" in name:
-        nib = x.astype(np.int8).reshape(-1).view(np.uint8) & 0xF
+    if packed:
+        nib = (x.astype(np.int8) if "int" in name else x).reshape(-1).view(np.uint8) & 0xF
         raw = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8).tobytes()
     else:
         raw = x.tobytes()
@@ -331,11 +334,11 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
     assert (d.dtype.code, d.dtype.bits, d.dtype.lanes) == (*code, 1), (name, d.dtype.code, d.dtype.bits)
     assert [d.shape[0], d.shape[1]] == [2, 3] and [d.strides[0], d.strides[1]] == [3, 1]
     got = C.string_at(d.data + d.byte_offset, len(raw))
-    if "int" in name:
+    if packed:
         b = np.frombuffer(got, dtype=np.uint8)
         lo, hi = b & 0xF, b >> 4
         un = np.stack([lo, hi], axis=1).reshape(-1)
-        back = (((un ^ 8) - 8) if name == "int4" else un).astype(mt)
+        back = un.view(mt) if name == "float4_e2m1fn" else (((un ^ 8) - 8) if name == "int4" else un).astype(mt)
     else:
         back = np.frombuffer(got, dtype=mt)
     assert (back.reshape(2, 3) == x).all(), (name, back, x)

@@ -42,11 +42,15 @@ class FloatFmt:
     negative-zero pattern 0x80, every other pattern a number, and a zero result is +0.
     `unsigned` formats (float8_e5m3fnu: "fn" without a sign bit) have a zero and
     subnormals, NaN at all ones, no infinity; a negative value (but -0, which is 0), an
-    infinity and a value past the largest finite become the NaN."""
+    infinity and a value past the largest finite become the NaN. `finite` formats (the
+    OCP MX elements, float4_e2m1fn) have no infinity and no NaN: every pattern is a
+    number; a value past the largest finite and an infinity become the largest finite of
+    their sign, a NaN a zero of the other sign (ml_dtypes' conversion)."""
 
-    def __init__(self, name, ebits, mbits, fn=False, bias=None, fnuz=False, unsigned=False):
+    def __init__(self, name, ebits, mbits, fn=False, bias=None, fnuz=False, unsigned=False,
+                 finite=False):
         self.name, self.ebits, self.mbits, self.fn, self.fnuz = name, ebits, mbits, fn, fnuz
-        self.unsigned = unsigned
+        self.unsigned, self.finite = unsigned, finite
         self.nbits = (0 if unsigned else 1) + ebits + mbits
         self.bias = (1 << (ebits - 1)) - 1 if bias is None else bias
         self.emin = 1 - self.bias  # exponent of the smallest normal
@@ -54,13 +58,13 @@ class FloatFmt:
         self.fmask = (1 << mbits) - 1
         self.sign = 1 << (self.nbits - 1)
         self.quiet = 1 << (mbits - 1)
-        if fnuz:
+        if fnuz or finite:
             self.max_finite = (self.emask << mbits) | self.fmask
         elif fn:
             self.max_finite = (self.emask << mbits) | (self.fmask - 1)
         else:
             self.max_finite = (self.emask << mbits) - 1
-        self.inf = None if (fn or fnuz) else self.emask << mbits
+        self.inf = None if (fn or fnuz or finite) else self.emask << mbits
 
     # exact value tuples: (0, sign, M, E) finite; (1, sign) infinity; (2, sign, frac, fbits) NaN
     def decode(self, bits):
@@ -75,6 +79,8 @@ class FloatFmt:
             if e == self.emask and f == self.fmask:
                 # no payload: the canonical quiet NaN
                 return (2, s, self.quiet, self.mbits)
+        elif self.finite:
+            pass  # every pattern a number
         elif e == self.emask:
             return (1, s) if f == 0 else (2, s, f, self.mbits)
         if e == 0:
@@ -86,7 +92,7 @@ class FloatFmt:
             return self.sign
         if self.unsigned:
             return (self.emask << self.mbits) | self.fmask
-        if self.fn:
+        if self.fn or self.finite:
             return (s << (self.nbits - 1)) | (self.emask << self.mbits) | self.fmask
         return (s << (self.nbits - 1)) | self.inf
 
@@ -138,6 +144,8 @@ class FloatFmt:
         s = v[1]
         if k == 1:
             return self.overflow(s)
+        if self.finite:  # no NaN: a zero of the other sign
+            return (1 - s) << (self.nbits - 1)
         if self.fn or self.fnuz or self.unsigned:
             return self.overflow(s)
         f, fb = v[2], v[3]
@@ -221,8 +229,9 @@ E5M2FNUZ = FloatFmt("float8_e5m2fnuz", 5, 2, bias=16, fnuz=True)
 E4M3B11FNUZ = FloatFmt("float8_e4m3b11fnuz", 4, 3, bias=11, fnuz=True)
 E8M0 = PowerFmt("float8_e8m0fnu", 8, 127)
 E5M3FNU = FloatFmt("float8_e5m3fnu", 5, 3, fn=True, unsigned=True)
-# The 8-bit float formats: every pair of their values is a tie tested.
-FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ, E8M0, E5M3FNU]
+E2M1 = FloatFmt("float4_e2m1fn", 2, 1, finite=True)
+# The float formats of 8 bits or fewer: every pair of their values is a tie tested.
+FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ, E8M0, E5M3FNU, E2M1]
 
 INTS = {
     "int4": IntFmt("int4", 4, True),
@@ -265,6 +274,7 @@ TABLE = [
     ("float8_e4m3b11fnuz", "float", 1, E4M3B11FNUZ),
     ("float8_e8m0fnu", "float", 1, E8M0),
     ("float8_e5m3fnu", "float", 1, E5M3FNU),
+    ("float4_e2m1fn", "float", 1, E2M1),
 ]
 TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
@@ -424,7 +434,7 @@ def cross_check(src, src_bits, out, checks):
                         exp = [exp[i] for i in np.flatnonzero(sel)]
                     got = np_cast(a, t)
                     width_t = BYNAME[t][2]
-                    if t in ("int4", "uint4"):
+                    if t in ("int4", "uint4", "float4_e2m1fn"):
                         gb = got.view(np.uint8) & np.uint8(0xF)
                     elif t == "bool":
                         gb = got.view(np.uint8)
@@ -781,6 +791,13 @@ def self_test():
     assert E5M3FNU.round(0, 1, -17) == 0x01 and E5M3FNU.round(0, 1, -18) == 0
     assert f2f(E5M3FNU, F32, 0xFF) == 0x7FC00000 and f2f(F32, E5M3FNU, 0x7F800000) == 0xFF
     assert f2f(F32, E5M3FNU, 0x80000000) == 0 and f2f(E5M3FNU, F16, 0x80) == 0x4000
+    # float4_e2m1fn: no infinity, no NaN; past 6 (and infinities) 6 of the sign; a NaN a
+    # zero of the other sign; 5 (the tie of 4 and 6) 4, 0.25 (of 0 and 0.5) 0
+    assert E2M1.round(0, 7, 0) == 0x7 and E2M1.round(1, 100, 0) == 0xF
+    assert E2M1.round(0, 5, 0) == 0x6 and E2M1.round(0, 1, -2) == 0 and E2M1.round(1, 1, -2) == 0x8
+    assert E2M1.round(0, 3, -2) == 0x2 and E2M1.round(0, 5, -1) == 0x4
+    assert f2f(F32, E2M1, 0x7FC00000) == 0x8 and f2f(F32, E2M1, 0xFFC00000) == 0
+    assert f2f(F32, E2M1, 0xFF800000) == 0xF and f2f(E2M1, F32, 0xF) == 0xC0C00000
     assert F16.round(1, 1, -25) == 0x8000 and F16.round(0, 3, -26) == 0x0001
     assert float_trunc(F32.decode(0xBFC00000)) == -1  # -1.5 -> -1
     # double rounding trap: f64 just above an f16 tie must round up

@@ -1,8 +1,7 @@
 //! The narrow floats read as float32, exactly, without a branch the compiler cannot
 //! turn into a select: float16 by a shift and a power-of-two product, bfloat16 by a
-//! shift, the float8s from tables that a `const fn` builds from their formats (`kinds.rs`'s
-//! `Float8`). A NaN
-//! comes out quiet, its sign and payload kept (docs/numerics.md's NaN rule).
+//! shift, the float8s and float4 from tables that a `const fn` builds from their
+//! formats (`kinds.rs`'s `Minifloat`). A NaN comes out quiet, its sign and payload kept (docs/numerics.md's NaN rule).
 //!
 //! The product relies on the default floating-point environment (subnormal inputs
 //! not flushed), as [`super::super::fast`] and Rust itself do.
@@ -39,15 +38,16 @@ pub(crate) fn bf16_to_f32(b: u16) -> f32 {
     f32::from_bits(if nan { x | 0x0040_0000 } else { x })
 }
 
-/// The float32 bits of a float8 pattern of format `f`: a format of one NaN
+/// The float32 bits of a minifloat pattern of format `f` (a float8's, or a float4's in
+/// the low nibble, the high ignored): a format of one NaN
 /// (float8_e4m3fn's all-ones patterns, a "fnuz" format's 0x80) reads it as the canonical
 /// quiet NaN of its sign, and has numbers where IEEE's all-ones exponent has its
 /// infinities and NaNs; a format of powers of two without sign or zero
 /// (float8_e8m0fnu) reads an exponent field of 0 as its least power, 2^-bias.
-const fn f8_bits(b: u8, f: FloatFormat) -> u32 {
+const fn minifloat_bits(b: u8, f: FloatFormat) -> u32 {
     let (ebits, mbits, bias) = (f.exponent_bits, f.fraction_bits, f.bias);
     let sign = if f.signed() {
-        ((b as u32) & 0x80) << 24
+        (((b as u32) >> (f.bits() - 1)) & 1) << 31
     } else {
         0
     };
@@ -88,12 +88,13 @@ const fn f8_bits(b: u8, f: FloatFormat) -> u32 {
     sign | (((e as i32 - bias + 127) as u32) << 23) | (m << (23 - mbits))
 }
 
-/// The float32 bits of every pattern of the float8 format `f`.
-pub(crate) const fn f8_table(f: FloatFormat) -> [u32; 256] {
+/// The float32 bits of every byte read as a pattern of the minifloat format `f` (a
+/// float8's or a float4's).
+pub(crate) const fn minifloat_table(f: FloatFormat) -> [u32; 256] {
     let mut t = [0u32; 256];
     let mut i = 0;
     while i < 256 {
-        t[i] = f8_bits(i as u8, f);
+        t[i] = minifloat_bits(i as u8, f);
         i += 1;
     }
     t

@@ -3,12 +3,15 @@
 //! low first, a byte (two elements) at a time along contiguous runs. Macros that each
 //! lane's `impl` expands (`kinds.rs`).
 
-/// Loads and stores of a dtype of whole bytes: little-endian `T`s.
+/// Loads and stores of a dtype of whole bytes: little-endian `Self::T`s (or `$t`s).
 macro_rules! bytes_io {
     () => {
+        bytes_io!(Self::T);
+    };
+    ($t:ty) => {
         #[inline(always)]
-        fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]) {
-            let w = std::mem::size_of::<Self::T>();
+        fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [$t]) {
+            let w = std::mem::size_of::<$t>();
             if stride == 1 {
                 let n = out.len();
                 bytemuck::cast_slice_mut::<_, u8>(out)
@@ -21,8 +24,8 @@ macro_rules! bytes_io {
             }
         }
         #[inline(always)]
-        fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[Self::T]) {
-            let w = std::mem::size_of::<Self::T>();
+        fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[$t]) {
+            let w = std::mem::size_of::<$t>();
             if stride == 1 {
                 let n = vals.len();
                 bytes[pos * w..(pos + n) * w].copy_from_slice(bytemuck::cast_slice(vals));
@@ -48,19 +51,22 @@ pub(crate) fn pack_nibbles(out: &mut [u8], bytes: &[u8]) {
 }
 
 /// Loads and stores of a 4-bit dtype: nibbles, low first; `$signed` sign-extends.
-/// Contiguous runs go a byte (two elements) at a time.
+/// Contiguous runs go a byte (two elements) at a time. Of type `Self::T`, or `$t`.
 macro_rules! nibble_io {
     ($signed:expr) => {
+        nibble_io!($signed, Self::T);
+    };
+    ($signed:expr, $t:ty) => {
         #[inline(always)]
-        fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]) {
-            let lo = |b: u8| -> Self::T {
+        fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [$t]) {
+            let lo = |b: u8| -> $t {
                 if $signed {
                     (((b << 4) as i8) >> 4) as _
                 } else {
                     (b & 15) as _
                 }
             };
-            let hi = |b: u8| -> Self::T {
+            let hi = |b: u8| -> $t {
                 if $signed {
                     ((b as i8) >> 4) as _
                 } else {
@@ -92,8 +98,8 @@ macro_rules! nibble_io {
             }
         }
         #[inline(always)]
-        fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[Self::T]) {
-            let put = |bytes: &mut [u8], p: usize, v: Self::T| {
+        fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[$t]) {
+            let put = |bytes: &mut [u8], p: usize, v: $t| {
                 let shift = (p % 2) * 4;
                 let b = &mut bytes[p / 2];
                 *b = (*b & !(15 << shift)) | (((v as u8) & 15) << shift);

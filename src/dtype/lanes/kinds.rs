@@ -4,7 +4,7 @@
 //! narrow floats from float64 or wide integers go through float32 rounded to odd
 //! (`encode.rs`).
 
-use super::decode::{bf16_to_f32, f16_to_f32, f8_table};
+use super::decode::{bf16_to_f32, f16_to_f32, minifloat_table};
 use super::encode::*;
 use super::{at, Lane};
 use crate::dtype::fast::f32_to_narrow;
@@ -150,12 +150,13 @@ lane!(Bfloat16, u16, bytes_io, {
         D::from_f32(bf16_to_f32(x))
     }
 });
-/// A float8 lane of any format, that of the dtype of code `CODE` in the table: its
-/// 256 patterns read as float32 from a table built from the format, float32 rounded
-/// into it by the encoder generic over the format (folded for this one).
-pub(crate) struct Float8<const CODE: u8>;
+/// A minifloat lane (a float of 8 bits or 4) of any format, that of the dtype of code
+/// `CODE` in the table: its patterns read as float32 from a table built from the
+/// format, float32 rounded into it by the encoder generic over the format (folded for
+/// this one). A float8 loads and stores as bytes, a float4 as nibbles (low first).
+pub(crate) struct Minifloat<const CODE: u8>;
 
-impl<const CODE: u8> Float8<CODE> {
+impl<const CODE: u8> Minifloat<CODE> {
     /// The dtype.
     const DTYPE: DType = match DType::of_code(CODE) {
         Some(d) => d,
@@ -163,11 +164,14 @@ impl<const CODE: u8> Float8<CODE> {
     };
     /// Its format.
     pub(crate) const FORMAT: FloatFormat = match Self::DTYPE.float_format() {
-        Some(f) if f.bits() == 8 => f,
-        _ => panic!("a float8 format"),
+        Some(f) if f.bits() == 8 || f.bits() == 4 => f,
+        _ => panic!("a float8 or float4 format"),
     };
-    /// Every pattern's float32 bits (a reference: one table in memory a format).
-    const DECODE: &'static [u32; 256] = &f8_table(Self::FORMAT);
+    /// Every pattern's float32 bits (a reference: one table in memory a format; a
+    /// float4's 16 patterns repeat through it, the high nibble ignored).
+    const DECODE: &'static [u32; 256] = &minifloat_table(Self::FORMAT);
+    /// Whether it is a float4, two a byte.
+    const NIBBLES: bool = Self::FORMAT.bits() == 4;
 
     /// Bits as float32, exactly.
     #[inline(always)]
@@ -182,10 +186,36 @@ impl<const CODE: u8> Float8<CODE> {
     }
 }
 
-impl<const CODE: u8> Lane for Float8<CODE> {
+/// The loads and stores of a whole-byte lane and of an unsigned nibble one, as
+/// functions of their own (`io.rs`'s macros, expanded once each).
+struct ByteIo;
+impl ByteIo {
+    bytes_io!(u8);
+}
+struct NibbleIo;
+impl NibbleIo {
+    nibble_io!(false, u8);
+}
+
+impl<const CODE: u8> Lane for Minifloat<CODE> {
     type T = u8;
     const DT: DType = Self::DTYPE;
-    bytes_io!();
+    #[inline(always)]
+    fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [u8]) {
+        if Self::NIBBLES {
+            NibbleIo::load(bytes, pos, stride, out)
+        } else {
+            ByteIo::load(bytes, pos, stride, out)
+        }
+    }
+    #[inline(always)]
+    fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[u8]) {
+        if Self::NIBBLES {
+            NibbleIo::store(bytes, pos, stride, vals)
+        } else {
+            ByteIo::store(bytes, pos, stride, vals)
+        }
+    }
     narrow_target!(u8, Self::encode);
     #[inline(always)]
     fn put<D: Lane>(x: u8) -> D::T {
@@ -193,16 +223,16 @@ impl<const CODE: u8> Lane for Float8<CODE> {
     }
 }
 
-/// The lane of each float8 dtype, named as its variant.
-macro_rules! float8_lanes {
+/// The lane of each minifloat dtype, named as its variant.
+macro_rules! minifloat_lanes {
     ($($d:ident)*) => {
         $(
             #[doc = concat!("The ", stringify!($d), " lane.")]
-            pub(crate) type $d = Float8<{ DType::$d.code() }>;
+            pub(crate) type $d = Minifloat<{ DType::$d.code() }>;
         )*
     };
 }
-crate::dtype::table::float8s!(float8_lanes!());
+crate::dtype::table::minifloats!(minifloat_lanes!());
 /// float32 and float64: `from_f32` and `from_f64` the functions that round (or quiet
 /// a NaN) into `$t`, integers by `as` (rounded once), `put` through `D::$put`.
 macro_rules! float_lane {

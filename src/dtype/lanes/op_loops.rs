@@ -83,19 +83,20 @@ macro_rules! floats {
         floats!(@bits $v ($($arg),+) $sign $body Float64 f64 u64 0x8000_0000_0000_0000u64);
         floats!(@raw $v ($($arg),+) $sign $body Float16 u16 0x8000u16);
         floats!(@raw $v ($($arg),+) $sign $body Bfloat16 u16 0x8000u16);
-        impl<const CODE: u8> Apply<Float8<CODE>> for op::$v {
-            type Out = Float8<CODE>;
+        impl<const CODE: u8> Apply<Minifloat<CODE>> for op::$v {
+            type Out = Minifloat<CODE>;
             apply_fn!(($($arg),+), u8, u8, |a, b| {
                 bind!(($($arg),+), a, b);
                 // A format without -0 has no sign to flip or clear where the magnitude
                 // is zero (its +0, and its NaN at the -0 pattern). An unsigned one's
                 // "sign" is every bit the value lacks: `-x` is then its NaN (every bit
                 // set), `|x|` is `x`; none at its zero (`-0` is 0).
-                let $sign = match Float8::<CODE>::FORMAT.specials {
-                    Specials::NegZeroNan if a & 0x7f == 0 => 0,
+                let sign = Minifloat::<CODE>::FORMAT.sign_bit() as u8;
+                let $sign = match Minifloat::<CODE>::FORMAT.specials {
+                    Specials::NegZeroNan if a & (sign - 1) == 0 => 0,
                     Specials::Unsigned if a == 0 => 0,
                     Specials::UnsignedNoZero | Specials::Unsigned => !a,
-                    _ => 0x80u8,
+                    _ => sign,
                 };
                 $body
             });
@@ -232,13 +233,13 @@ macro_rules! host_loops {
             complexes!($v ($($arg),+) $res $complex);
         )*
         host_loops!(@class narrow: Float16 Bfloat16; { $($v $float)* });
-        crate::dtype::table::float8s!(host_loops!(@float8s { $($v $float)* }));
+        crate::dtype::table::minifloats!(host_loops!(@minifloats { $($v $float)* }));
         host_loops!(@class native: Float32 Float64; { $($v $float)* });
         host_loops!(@class native: Int4 Uint4 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64; { $($v $int)* });
         host_loops!(@class native: Bool; { $($v $bool)* });
         host_loops!(@class native: Complex64 Complex128; { $($v $complex)* });
     };
-    (@float8s $ops:tt $($l:ident)*) => {
+    (@minifloats $ops:tt $($l:ident)*) => {
         $(host_loops!(@lane narrow $l $ops);)*
     };
     (@class $k:ident: $($l:ident)*; $ops:tt) => {
@@ -263,8 +264,8 @@ impl Computes for Bfloat16 {
     type In = Float32;
 }
 
-/// Each float8 lane's [`Computes`], from its format.
-macro_rules! float8_computes {
+/// Each minifloat lane's [`Computes`], from its format.
+macro_rules! minifloat_computes {
     ($($d:ident)*) => {
         $(
             impl Computes for $d {
@@ -274,7 +275,7 @@ macro_rules! float8_computes {
     };
 }
 
-crate::dtype::table::float8s!(float8_computes!());
+crate::dtype::table::minifloats!(minifloat_computes!());
 
 with_operations!(host_loops);
 

@@ -7,7 +7,7 @@
 
 use super::decode::{bf16_to_f32, f16_to_f32};
 use super::encode::{quiet32, quiet64, to_bf16, to_f16};
-use super::kinds::Float8;
+use super::kinds::Minifloat;
 use super::{at, Lane, BLOCK};
 use crate::dtype::{DType, Specials};
 
@@ -109,7 +109,7 @@ narrow_sum!(Bfloat16, bf16_to_f32, to_bf16, |r| r & 0x7fff > 0x7f80);
 /// common enough (with e4m3fn, two operands over 232) that a block holding one, summed
 /// twice, made the add 13% slower in wasm on such data (4 M elements in Node): it sums
 /// by the rule throughout.
-impl<const CODE: u8> Sum for Float8<CODE> {
+impl<const CODE: u8> Sum for Minifloat<CODE> {
     #[inline(always)]
     fn add(a: u8, b: u8) -> u8 {
         Self::encode(add32(Self::decode(a), Self::decode(b)))
