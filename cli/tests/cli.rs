@@ -225,28 +225,36 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
     fails(d, &p, "o.safetensors", "float16", &["count.safetensors"]);
     std::fs::remove_file(&p).unwrap();
 
-    // An F4 tensor of an odd count (a half byte): refused, naming the tensor.
-    let h = r#"{"q":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}"#;
-    let p = safetensors(d, "half.safetensors", h, &data[..2]);
-    fails(
-        d,
-        &p,
-        "o.safetensors",
-        "float16",
-        &["half.safetensors", "\"q\"", "not a whole number of bytes"],
-    );
-    std::fs::remove_file(&p).unwrap();
-    // Nor written: three float32 values into float4_e2m1fn.
-    let h = r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}}"#;
-    let p = safetensors(d, "three.safetensors", h, &data[..12]);
-    fails(
-        d,
-        &p,
-        "o.safetensors",
-        "float4_e2m1fn",
-        &["o.safetensors", "\"w\"", "not a whole number of bytes"],
-    );
-    std::fs::remove_file(&p).unwrap();
+    // A 4-bit tensor of an odd count (a half byte) is neither read (F4's three values in
+    // two bytes) nor written (three float32 values into float4_e2m1fn): refused, naming
+    // the file and the tensor.
+    for (file, h, len, to, names) in [
+        (
+            "half.safetensors",
+            r#"{"q":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}"#,
+            2,
+            "float16",
+            ["half.safetensors", "\"q\""],
+        ),
+        (
+            "three.safetensors",
+            r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}}"#,
+            12,
+            "float4_e2m1fn",
+            ["o.safetensors", "\"w\""],
+        ),
+    ] {
+        let p = safetensors(d, file, h, &data[..len]);
+        let [n0, n1] = names;
+        fails(
+            d,
+            &p,
+            "o.safetensors",
+            to,
+            &[n0, n1, "not a whole number of bytes"],
+        );
+        std::fs::remove_file(&p).unwrap();
+    }
 
     // An unknown dtype name, and a dtype the output cannot hold (naming the tensor).
     let p = safetensors(d, "ok.safetensors", &w("[0,16]"), &data);
