@@ -382,6 +382,7 @@ on_every_device! {
 }
 
 on_every_device! {
+    @casts
     fn empty_arrays_and_every_dtype_cast_over_strided_layouts() {
         for &src in &DType::ALL {
             let e = AnyArray::create(&dut(), src, &[0, 3]).unwrap();

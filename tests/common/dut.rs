@@ -141,9 +141,17 @@ pub fn run_on(kind: Kind, body: fn()) {
 /// docs): `on_every_device! { fn name() { ... } }` makes `name::host`, `name::host_virtual`,
 /// `name::gpu`, `name::gpu_emulated` and (cargo feature `cuda`) `name::cuda`.
 /// Attributes before `fn` (`cfg`, docs) go on the module.
+///
+/// `on_every_device! { @casts fn name() { ... } }`: the same but `gpu_emulated`, for a
+/// test whose GPU work is casts and copies alone: their WGSL does not depend on the
+/// device's native types (`wgsl/cast.rs`), so the emulated device ran the very kernels
+/// of the native one.
 #[macro_export]
 macro_rules! on_every_device {
-    ($(#[$m:meta])* fn $name:ident() $body:block) => {
+    (@casts $(#[$m:meta])* fn $name:ident() $body:block) => {
+        $crate::on_every_device! { @with {} $(#[$m])* fn $name() $body }
+    };
+    (@with { $($more:tt)* } $(#[$m:meta])* fn $name:ident() $body:block) => {
         $crate::on_the_hosts! {
             @and {
                 #[cfg(not(target_arch = "wasm32"))]
@@ -152,16 +160,24 @@ macro_rules! on_every_device {
                     $crate::dut::run_on($crate::dut::Kind::Gpu, body)
                 }
 
-                #[cfg(not(target_arch = "wasm32"))]
-                #[test]
-                fn gpu_emulated() {
-                    $crate::dut::run_on($crate::dut::Kind::GpuEmulated, body)
-                }
-
                 $crate::cuda_test! {
                     fn cuda() {
                         $crate::dut::run_on($crate::dut::Kind::Cuda, body)
                     }
+                }
+
+                $($more)*
+            }
+            $(#[$m])* fn $name() $body
+        }
+    };
+    ($(#[$m:meta])* fn $name:ident() $body:block) => {
+        $crate::on_every_device! {
+            @with {
+                #[cfg(not(target_arch = "wasm32"))]
+                #[test]
+                fn gpu_emulated() {
+                    $crate::dut::run_on($crate::dut::Kind::GpuEmulated, body)
                 }
             }
             $(#[$m])* fn $name() $body
