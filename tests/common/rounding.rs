@@ -95,13 +95,9 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
 }
 
 impl F8 {
-    /// The width in bits (4 for float4, 8 otherwise).
+    /// The width in bits: the sign (none in an unsigned format), exponent and fraction.
     pub fn bits(self) -> u32 {
-        if self.finite {
-            4
-        } else {
-            8
-        }
+        (!self.unsigned && !self.fnu) as u32 + (self.e + self.m) as u32
     }
     /// The sign bit (0x80, 0x8 for float4).
     pub fn sign(self) -> u8 {
