@@ -192,10 +192,14 @@ extern "C" {
 #define NX_DTYPE_FLOAT8_E8M0FNU 24
 /** float8_e5m3fnu: 0 sign, 5 exponent (bias 15), 3 fraction bits; no infinity, NaN only where every bit is 1. */
 #define NX_DTYPE_FLOAT8_E5M3FNU 25
-/** float4_e2m1fn: 1 sign, 2 exponent (bias 1), 1 fraction bits; special values of a kind this header does not know. */
+/** float4_e2m1fn: 1 sign, 2 exponent (bias 1), 1 fraction bits; no infinity and no NaN, every pattern a number; packed two a byte, low nibble first. */
 #define NX_DTYPE_FLOAT4_E2M1FN 26
+/** float6_e2m3fn: 1 sign, 2 exponent (bias 1), 3 fraction bits; no infinity and no NaN, every pattern a number; one a byte, in its low bits (packed in files and DLPack). */
+#define NX_DTYPE_FLOAT6_E2M3FN 27
+/** float6_e3m2fn: 1 sign, 3 exponent (bias 3), 2 fraction bits; no infinity and no NaN, every pattern a number; one a byte, in its low bits (packed in files and DLPack). */
+#define NX_DTYPE_FLOAT6_E3M2FN 28
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 27
+#define NX_DTYPE_COUNT 29
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -208,7 +212,7 @@ NX_FN int nx_dtype_bits(int code)
     case NX_DTYPE_UINT8: case NX_DTYPE_BOOL: case NX_DTYPE_FLOAT8_E4M3:
     case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E8M0FNU:
-    case NX_DTYPE_FLOAT8_E5M3FNU:
+    case NX_DTYPE_FLOAT8_E5M3FNU: case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
         return 32;
@@ -237,6 +241,7 @@ NX_FN int nx_dtype_align(int code)
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
     case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU: case NX_DTYPE_FLOAT4_E2M1FN:
+    case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
         return 1;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
     case NX_DTYPE_COMPLEX64:
@@ -287,6 +292,10 @@ NX_FN int nx_dtype_dlpack_code(int code)
         return 14;
     case NX_DTYPE_FLOAT4_E2M1FN:
         return 17;
+    case NX_DTYPE_FLOAT6_E2M3FN:
+        return 15;
+    case NX_DTYPE_FLOAT6_E3M2FN:
+        return 16;
     default:
         return -1;
     }
@@ -302,6 +311,7 @@ NX_FN int nx_dtype_kind(int code)
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
     case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU: case NX_DTYPE_FLOAT4_E2M1FN:
+    case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
         return NX_KIND_FLOAT;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
     case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
@@ -388,6 +398,10 @@ NX_FN const char *nx_dtype_name(int code)
         return "float8_e5m3fnu";
     case NX_DTYPE_FLOAT4_E2M1FN:
         return "float4_e2m1fn";
+    case NX_DTYPE_FLOAT6_E2M3FN:
+        return "float6_e2m3fn";
+    case NX_DTYPE_FLOAT6_E3M2FN:
+        return "float6_e3m2fn";
     default:
         return 0;
     }
@@ -409,9 +423,9 @@ NX_FN int nx_float_ebits(int code)
         return 4;
     case NX_DTYPE_FLOAT64:
         return 11;
-    case NX_DTYPE_FLOAT8_E3M4:
+    case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT6_E3M2FN:
         return 3;
-    case NX_DTYPE_FLOAT4_E2M1FN:
+    case NX_DTYPE_FLOAT4_E2M1FN: case NX_DTYPE_FLOAT6_E2M3FN:
         return 2;
     default:
         return 0;
@@ -428,8 +442,9 @@ NX_FN int nx_float_mbits(int code)
         return 7;
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E5M3FNU:
+    case NX_DTYPE_FLOAT6_E2M3FN:
         return 3;
-    case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M2FNUZ:
+    case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT6_E3M2FN:
         return 2;
     case NX_DTYPE_FLOAT32:
         return 23;
@@ -458,7 +473,7 @@ NX_FN int nx_float_bias(int code)
         return 7;
     case NX_DTYPE_FLOAT64:
         return 1023;
-    case NX_DTYPE_FLOAT8_E3M4:
+    case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT6_E3M2FN:
         return 3;
     case NX_DTYPE_FLOAT8_E4M3FNUZ:
         return 8;
@@ -466,7 +481,7 @@ NX_FN int nx_float_bias(int code)
         return 16;
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
         return 11;
-    case NX_DTYPE_FLOAT4_E2M1FN:
+    case NX_DTYPE_FLOAT4_E2M1FN: case NX_DTYPE_FLOAT6_E2M3FN:
         return 1;
     default:
         return 0;
@@ -479,7 +494,7 @@ NX_FN int nx_float_bias(int code)
  *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the
  *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where
  *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu); no infinity and
- *  no NaN, every pattern a number (float4_e2m1fn). */
+ *  no NaN, every pattern a number (float4_e2m1fn, the float6s). */
 #define NX_SPECIALS_IEEE 0
 #define NX_SPECIALS_ALL_ONES_NAN 1
 #define NX_SPECIALS_NEG_ZERO_NAN 2
@@ -504,7 +519,7 @@ NX_FN int nx_float_specials(int code)
         return 3;
     case NX_DTYPE_FLOAT8_E5M3FNU:
         return 4;
-    case NX_DTYPE_FLOAT4_E2M1FN:
+    case NX_DTYPE_FLOAT4_E2M1FN: case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
         return 5;
     default:
         return -1;
@@ -522,11 +537,15 @@ NX_FN int nx_dtype_elem_bytes(int code)
     return b < 8 ? 1 : b / 8;
 }
 
-/** DLPack bits field (equal to nx_dtype_bits), or -1 for an unknown code and for a dtype
- *  DLPack has no code for. */
+/** DLPack bits field (nx_dtype_bits, but a float held one a byte in fewer bits, the
+ *  float6s: their format's width, 6, with DLPack's IS_SUBBYTE_TYPE_PADDED flag), or -1 for
+ *  an unknown code and for a dtype DLPack has no code for. */
 NX_FN int nx_dtype_dlpack_bits(int code)
 {
-    return nx_dtype_dlpack_code(code) < 0 ? -1 : nx_dtype_bits(code);
+    int f;
+    if (nx_dtype_dlpack_code(code) < 0) return -1;
+    f = nx_float_ebits(code) + nx_float_mbits(code) + 1;
+    return nx_dtype_kind(code) == NX_KIND_FLOAT && f < nx_dtype_bits(code) ? f : nx_dtype_bits(code);
 }
 
 /* ------------------------------------------------------------------------------------- */

@@ -31,13 +31,14 @@ export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
 
 // BEGIN the dtype table: written by tests/dtype_table.rs from src/dtype/table.rs.
 
-/** The 27 dtypes, by name. */
+/** The 29 dtypes, by name. */
 export type DType =
   | 'float16' | 'bfloat16' | 'float8_e4m3fn' | 'float8_e5m2' | 'float32' | 'float64'
   | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
   | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool' | 'float8_e4m3'
   | 'float8_e3m4' | 'float8_e4m3fnuz' | 'float8_e5m2fnuz' | 'float8_e4m3b11fnuz'
-  | 'float8_e8m0fnu' | 'float8_e5m3fnu' | 'float4_e2m1fn';
+  | 'float8_e8m0fnu' | 'float8_e5m3fnu' | 'float4_e2m1fn' | 'float6_e2m3fn'
+  | 'float6_e3m2fn';
 
 /** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
 export interface DataTypeMap {
@@ -88,6 +89,10 @@ export interface DataTypeMap {
   float8_e5m3fnu: Uint8Array;
   /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
   float4_e2m1fn: Uint8Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float6_e2m3fn: Uint8Array;
+  /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
+  float6_e3m2fn: Uint8Array;
 }
 
 /** What one element of each dtype is in `toArray()`. */
@@ -119,6 +124,8 @@ export interface ValueMap {
   float8_e8m0fnu: number;
   float8_e5m3fnu: number;
   float4_e2m1fn: number;
+  float6_e2m3fn: number;
+  float6_e3m2fn: number;
 }
 
 // END the dtype table
@@ -351,6 +358,8 @@ export function loadSafetensors(bytes: ArrayBufferView | ArrayBuffer): TensorFil
 export interface TensorInfo {
   readonly name: string;
   readonly dtype: DType;
+  /** Whether its dtype is a float (not complex): the tensors a conversion casts when its option `tensors` is absent. */
+  readonly isFloat: boolean;
   readonly shape: number[];
   /** Its bytes in the file. */
   readonly byteLength: number;

@@ -95,17 +95,15 @@ for to in float16 bfloat16 float8_e4m3fn float8_e5m2 float8_e4m3fnuz float8_e5m2
   echo "the GPU's $to file is the host's, byte for byte"
 done
 
-step "a file of the field's newer dtypes (F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F4 beside I8, F32): listed, converted to bfloat16 and float4_e2m1fn on the host and the GPU, every byte against ml_dtypes"
+step "a file of the field's newer dtypes (F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F4, F6_E2M3, F6_E3M2 beside I8, F32): listed, converted to bfloat16, float4_e2m1fn and float6_e3m2fn on the host and the GPU, every byte against ml_dtypes"
 python3 tests/checkpoint/field_dtypes.py "$out/field.safetensors"
 ./target/release/nxrig info "$out/field.safetensors"
-./target/release/nxrig convert "$out/field.safetensors" "$out/field-bf16.safetensors" --to bfloat16
-python3 tests/checkpoint/check.py "$out/field.safetensors" "$out/field-bf16.safetensors" bfloat16
-./target/release/nxrig convert "$out/field.safetensors" "$out/gpu-field-bf16.safetensors" --to bfloat16 --device gpu
-cmp "$out/field-bf16.safetensors" "$out/gpu-field-bf16.safetensors"
-./target/release/nxrig convert "$out/field.safetensors" "$out/field-fp4.safetensors" --to float4_e2m1fn
-python3 tests/checkpoint/check.py "$out/field.safetensors" "$out/field-fp4.safetensors" float4_e2m1fn
-./target/release/nxrig convert "$out/field.safetensors" "$out/gpu-field-fp4.safetensors" --to float4_e2m1fn --device gpu
-cmp "$out/field-fp4.safetensors" "$out/gpu-field-fp4.safetensors"
+for to in bfloat16 float4_e2m1fn float6_e3m2fn; do
+  ./target/release/nxrig convert "$out/field.safetensors" "$out/field-$to.safetensors" --to $to
+  python3 tests/checkpoint/check.py "$out/field.safetensors" "$out/field-$to.safetensors" $to
+  ./target/release/nxrig convert "$out/field.safetensors" "$out/gpu-field-$to.safetensors" --to $to --device gpu
+  cmp "$out/field-$to.safetensors" "$out/gpu-field-$to.safetensors"
+done
 echo "the GPU's files are the host's, byte for byte"
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"

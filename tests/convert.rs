@@ -309,3 +309,53 @@ fn a_sharded_checkpoint_converts_each_shard_and_its_index() {
         .unwrap();
     assert_eq!(e.to_string(), "s3.safetensors: not given");
 }
+
+#[test]
+fn a_float6_tensor_is_unpacked_read_and_packed_written_across_pieces() {
+    // One piece of float6 (held one a byte: PIECE_BYTES elements, 3/4 of that in the
+    // file) and eight more: the second piece starts inside the file at byte 3/4 *
+    // PIECE_BYTES. Element i is bits 6i..6i + 6 of the file's data, read bit by bit here.
+    let n = PIECE_BYTES as u64 + 8;
+    let (h, size) = header(&[("w", "F6_E2M3", &[n], n * 6 / 8)]);
+    let data_start = h.len() as u64;
+    let element = |i: u64| -> u8 {
+        (0..6)
+            .map(|b| {
+                let at = 6 * i + b;
+                ((byte_at(data_start + at / 8) >> (at % 8)) & 1) << b
+            })
+            .sum()
+    };
+    let ck = ready(Checkpoint::open(Made::new(h, size), Format::Safetensors)).unwrap();
+    let (_, e) = ck.find("w").unwrap();
+    assert_eq!((e.dtype, e.len), (DType::Float6E2m3fn, n * 6 / 8));
+    let from = PIECE_BYTES as u64 - 4;
+    let a = ready(convert::load_range(&ck, "w", from, 12, &Rig::host())).unwrap();
+    assert_eq!(
+        a.to_bytes().unwrap(),
+        (from..from + 12).map(element).collect::<Vec<_>>()
+    );
+    let e = ready(convert::load_range(&ck, "w", 2, 4, &Rig::host())).unwrap_err();
+    assert!(e.to_string().contains("multiple of 4 elements"), "{e}");
+    // Unchanged (float6 into float6): read a piece at a time, unpacked, packed again:
+    // the file's bytes. Into float32: each element's value, as the vectors hold it.
+    let (r, sink) = to_memory(&ck, DType::Float6E2m3fn, "o.safetensors");
+    assert_eq!(
+        (r.converted, r.bytes_in, r.bytes_out),
+        (0, n * 6 / 8, n * 6 / 8)
+    );
+    let out = &sink.files[0].1;
+    let at = out.len() - (n * 6 / 8) as usize;
+    assert!(out[at..]
+        .iter()
+        .enumerate()
+        .all(|(k, &b)| b == byte_at(data_start + k as u64)));
+    let w = ready(convert::load(&ck, "w", &Rig::host())).unwrap();
+    let tail = w
+        .slice(&[nxrig::Slice::new(Some(from as isize), None, 1)])
+        .unwrap();
+    assert_eq!(
+        tail.to_bytes().unwrap(),
+        (from..n).map(element).collect::<Vec<_>>()
+    );
+}

@@ -32,7 +32,8 @@ fn varied(d: DType, shape: &[usize], seed: u64) -> AnyArray {
                 s ^= s << 17;
                 w = (w << 64) | s as u128;
             }
-            w
+            // A float6's in its six bits (the byte's top two zero, as nxrig holds it).
+            w & (u128::MAX >> (128 - d.packed_bits()))
         })
         .collect();
     AnyArray::of_bits(d, shape, &bits).unwrap()

@@ -37,4 +37,6 @@ NP_TYPE = {
     "float8_e8m0fnu": ml_dtypes.float8_e8m0fnu,
     "float8_e5m3fnu": ml_dtypes.float8_e5m3fnu,
     "float4_e2m1fn": ml_dtypes.float4_e2m1fn,
+    "float6_e2m3fn": ml_dtypes.float6_e2m3fn,
+    "float6_e3m2fn": ml_dtypes.float6_e3m2fn,
 }

@@ -483,7 +483,8 @@ on_every_device! {
     }
 }
 
-/// `n` pseudo-random bit patterns of dtype `d` (every exponent alike), from `seed`.
+/// `n` pseudo-random bit patterns of dtype `d` (every exponent alike), from `seed`: a
+/// float6's in its six bits (the byte's top two zero, as nxrig holds it).
 fn random_bits(d: DType, n: usize, seed: u64) -> Vec<u128> {
     let mut s = seed | 1;
     let mut next = || {
@@ -495,7 +496,7 @@ fn random_bits(d: DType, n: usize, seed: u64) -> Vec<u128> {
     let m = if d.bits() >= 128 {
         u128::MAX
     } else {
-        (1u128 << d.bits()) - 1
+        (1u128 << d.packed_bits()) - 1
     };
     (0..n)
         .map(|_| (next() as u128 | (next() as u128) << 64) & m)

@@ -57,6 +57,14 @@ export async function conventions(page) {
       Array.from(await f32.cast('float4_e2m1fn').toTypedArray()),
       Array.from(await (await f32.toDevice(await Device.gpu())).cast('float4_e2m1fn').toTypedArray()),
     ];
+    // float6_e2m3fn: one a byte in memory, its bits out as they are; float32 cast into it.
+    const fp6 = NxArray.fromTypedArray(new Uint8Array([0x1f, 0x3f, 0x01]), 'float6_e2m3fn');
+    const f6src = NxArray.fromTypedArray(new Float32Array([8, NaN, -100, 0.0625, 0.1875, 3.3]), 'float32');
+    out.fp6 = [
+      fp6.shape, Array.from(await fp6.toTypedArray({ as: 'float32' })),
+      Array.from(await f6src.cast('float6_e2m3fn').toTypedArray()),
+      Array.from(await (await f6src.toDevice(await Device.gpu())).cast('float6_e2m3fn').toTypedArray()),
+    ];
     out.asBad = await b.toTypedArray({ as: 'float33' }).then(() => 'accepted', (e) => e.message);
     // Nested arrays.
     const m = NxArray.fromTypedArray(new Int32Array([1, -2, 3, 4, 5, 6]), 'int32', [2, 3]);
@@ -118,9 +126,9 @@ export async function conventions(page) {
     return out;
   });
   assert.deepEqual(r.misuse, [
-    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn), got: 5',
-    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn)',
-    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn), got: object',
+    'NxArray.zeros: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn), got: 5',
+    'NxArray.zeros: unknown dtype "f32" (the names are exact: float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn)',
+    'NxArray.cast: a dtype is a string (one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float32, float64, int4, uint4, int8, uint8, int16, uint16, int32, uint32, int64, uint64, complex64, complex128, bool, float8_e4m3, float8_e3m4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e8m0fnu, float8_e5m3fnu, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn), got: object',
     'NxArray.fromTypedArray: 3 bytes are not a whole number of float32 elements (32 bits each): give the shape',
     'NxArray.zeros: shape[0] is 9007199254740992, above 2^53 - 1 (not a safe integer)',
     'NxArray.zeros: host cannot hold 4294967292 bytes in one array: one allocation holds at most 2147483583 bytes on this platform; read such a tensor a piece at a time, or place it on a GPU',
@@ -167,6 +175,9 @@ export async function conventions(page) {
   // to +-6 (7, 15), NaN is -0 (8), 0.25 and 5 are ties to even (0, 4.0 = 6), -0.75 is
   // -1.0 (10): ml_dtypes' casts.
   assert.deepEqual(r.fp4, [[4], [2, 7, 15, 0], [1, 6, -6, 0], [7, 8, 15, 0, 6, 10], [7, 8, 15, 0, 6, 10]]);
+  // float6_e2m3fn: 0x1f 7.5, 0x3f -7.5, 0x01 0.125; 8 and -100 saturate (31, 63), NaN is
+  // -0 (32), 0.0625 a tie to 0, 0.1875 a tie to 0.25 (2), 3.3 is 3.25 (21): ml_dtypes'.
+  assert.deepEqual(r.fp6, [[3], [7.5, -7.5, 0.125], [31, 32, 63, 0, 2, 21], [31, 32, 63, 0, 2, 21]]);
   assert.match(r.asBad, /float33/);
   assert.deepEqual(r.nested, [[1, -2, 3], [4, 5, 6]]);
   assert.deepEqual(r.nestedT, [[1, 4], [-2, 5], [3, 6]]);

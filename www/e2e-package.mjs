@@ -282,7 +282,7 @@ w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onG
 
   step("Node: import nxrig, init() with no argument, host work, a .safetensors file, one of the field's newer dtypes converted");
   cpSync(join(root, 'www', 'sample.safetensors'), join(proj, 'sample.safetensors'));
-  // The "fnuz" float8s, float8_e8m0fnu scales and float4_e2m1fn weights beside I8 and F32 (tests/checkpoint/field_dtypes.py), converted
+  // The "fnuz" float8s, float8_e8m0fnu scales, float4_e2m1fn and float6 weights beside I8 and F32 (tests/checkpoint/field_dtypes.py), converted
   // by the command line too: its file is held to ml_dtypes by tests/checkpoint/check.py.
   execFileSync('python3', [join(root, 'tests', 'checkpoint', 'field_dtypes.py'), join(proj, 'field.safetensors')]);
   execFileSync(join(root, 'target', 'release', 'nxrig'), ['convert', join(proj, 'field.safetensors'), join(proj, 'field-cli.safetensors'), '--to', 'bfloat16']);
@@ -299,6 +299,7 @@ const f = loadSafetensors(readFileSync('sample.safetensors'));
 out.file = [f.length, f.get(f.names[0]).dtype];
 const ck = await openCheckpoint('field.safetensors');
 out.field = ck.tensors.map((t) => t.name + ' ' + t.dtype);
+out.floats = ck.tensors.filter((t) => t.isFloat).map((t) => t.name);
 await convertCheckpoint(ck, 'field-bf16.safetensors', { to: 'bfloat16' });
 const t0 = Date.now();
 try { await Device.gpu(); out.gpu = 'settled'; } catch (e) { out.gpu = e.message; }
@@ -310,7 +311,8 @@ console.log(JSON.stringify(out));
   assert.equal(got.text, 'NxArray(float32 [2, 3] on host: 1, 2, 3, 4, 5, 6)');
   assert.deepEqual(got.nested, [[1, 4], [2, 5], [3, 6]]);
   assert.ok(got.file[0] > 0);
-  assert.deepEqual(got.field, ['w.fnuz float8_e4m3fnuz', 'w.e5m2fnuz float8_e5m2fnuz', 'w.scale float8_e8m0fnu', 'w.fp4 float4_e2m1fn', 'q.int8 int8', 'b.f32 float32']);
+  assert.deepEqual(got.field, ['w.fnuz float8_e4m3fnuz', 'w.e5m2fnuz float8_e5m2fnuz', 'w.scale float8_e8m0fnu', 'w.fp4 float4_e2m1fn', 'w.fp6 float6_e2m3fn', 'w.fp6e3 float6_e3m2fn', 'q.int8 int8', 'b.f32 float32']);
+  assert.deepEqual(got.floats, ['w.fnuz', 'w.e5m2fnuz', 'w.scale', 'w.fp4', 'w.fp6', 'w.fp6e3', 'b.f32']);
   assert.ok(readFileSync(join(proj, 'field-bf16.safetensors')).equals(readFileSync(join(proj, 'field-cli.safetensors'))),
     "Node's conversion of the field's dtypes differs from nxrig convert's");
   assert.equal(got.gpu, 'Device.gpu: this environment has no WebGPU (navigator.gpu): use Device.host()');

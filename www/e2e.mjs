@@ -189,7 +189,7 @@ async function convertCheckpoint(page) {
 }
 
 /** A file of the field's newer dtypes (tests/checkpoint/field_dtypes.py: the "fnuz"
- * float8s, float8_e8m0fnu scales and float4_e2m1fn weights beside I8 and F32), listed by
+ * float8s, float8_e8m0fnu scales, float4_e2m1fn and float6 weights beside I8 and F32), listed by
  * the page with their dtypes and converted to
  * bfloat16 on WebGPU and on the CPU: the downloads equal `nxrig convert`'s file, which
  * tests/checkpoint/check.py holds to ml_dtypes' casts in the same run. */
@@ -200,9 +200,9 @@ async function fieldDtypes(page) {
   const want = join(out, 'field.bfloat16.safetensors');
   execFileSync(bin, ['convert', file, want, '--to', 'bfloat16'], { stdio: 'inherit' });
   await page.setInputFiles('#file', file);
-  await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 6, null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelectorAll('#tensors tbody tr').length === 8, null, { timeout: 60000 });
   const listed = await page.textContent('#tensors');
-  for (const d of ['float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e8m0fnu', 'float4_e2m1fn', 'int8', 'float32']) {
+  for (const d of ['float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e8m0fnu', 'float4_e2m1fn', 'float6_e2m3fn', 'float6_e3m2fn', 'int8', 'float32']) {
     assert.ok(listed.includes(d), `the page lists a ${d} tensor: ${listed}`);
   }
   for (const device of ['webgpu', 'wasm']) {

@@ -8,7 +8,6 @@ import init, * as nxrig from './js/index.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { ck: null, name: null, gpu: null, abort: null, urls: [] };
-const FLOATS = new Set(['float16', 'bfloat16', 'float8_e4m3fn', 'float8_e5m2', 'float32', 'float64', 'float8_e4m3', 'float8_e3m4', 'float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e4m3b11fnuz', 'float8_e8m0fnu', 'float8_e5m3fnu', 'float4_e2m1fn']);
 /** The elements of each tensor the error is measured over. */
 const SAMPLE = 1 << 16;
 function say(text, error = false) {
@@ -243,7 +242,7 @@ async function convert() {
   }
   // Each converted tensor's row, and its error over a sample of the output, read back
   // through the same API from the file made.
-  const converted = ck.tensors.filter((t) => FLOATS.has(t.dtype) && t.dtype !== dtype).map((t) => t.name);
+  const converted = ck.tensors.filter((t) => t.isFloat && t.dtype !== dtype).map((t) => t.name);
   let errors = {};
   if (made.length) {
     const out = await nxrig.openCheckpoint(made.length === 1 && !ck.sharded ? made[0] : made);

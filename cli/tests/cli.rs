@@ -226,9 +226,24 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
     std::fs::remove_file(&p).unwrap();
 
     // A 4-bit tensor of an odd count (a half byte) is neither read (F4's three values in
-    // two bytes) nor written (three float32 values into float4_e2m1fn): refused, naming
-    // the file and the tensor.
+    // two bytes) nor written (three float32 values into float4_e2m1fn), nor a float6 one
+    // of a count not a multiple of four (F6_E2M3's two values in two bytes; three float32
+    // values into float6_e3m2fn): refused, naming the file and the tensor.
     for (file, h, len, to, names) in [
+        (
+            "six.safetensors",
+            r#"{"q":{"dtype":"F6_E2M3","shape":[2],"data_offsets":[0,2]}}"#,
+            2,
+            "float16",
+            ["six.safetensors", "\"q\""],
+        ),
+        (
+            "three6.safetensors",
+            r#"{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,12]}}"#,
+            12,
+            "float6_e3m2fn",
+            ["o.safetensors", "\"w\""],
+        ),
         (
             "half.safetensors",
             r#"{"q":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}}"#,

@@ -82,10 +82,19 @@ pub struct Report {
     pub bytes_out: u64,
 }
 
-/// The elements of a piece of `d`: [`PIECE_BYTES`] of them, an even count (two
-/// 4-bit elements a byte).
+/// The elements of a piece of `d`: [`PIECE_BYTES`] of them, a multiple of 8 (so that
+/// a piece of elements packed under a byte, two, four or eight a byte or four in
+/// three bytes, starts and ends on a byte).
 fn piece_elements(d: DType) -> u64 {
-    (PIECE_BYTES as u64 * 8 / d.bits() as u64).max(2) & !1
+    (PIECE_BYTES as u64 * 8 / d.bits() as u64).max(8) & !7
+}
+
+/// The least count of elements of `e` that fills whole bytes of its file: 2 for a
+/// 4-bit dtype, 4 for a float6 (packed four in three bytes), 1 for a dtype of whole
+/// bytes.
+fn byte_group(e: &Entry) -> u64 {
+    // 8 over the greatest power of two that divides both 8 and the width.
+    1 << (3 - e.file_bits().trailing_zeros().min(3))
 }
 
 /// Elements `from..from + n` of `e` (C order) as a one-axis host array: the bytes
@@ -101,7 +110,7 @@ async fn read_piece<S: Source>(
     let (start, len) = if e.fortran {
         (e.start, e.len)
     } else {
-        let bits = e.dtype.bits() as u64;
+        let bits = e.file_bits() as u64;
         (e.start + from * bits / 8, (n * bits).div_ceil(8))
     };
     let name = shard.source.name();
@@ -204,8 +213,15 @@ async fn write_all<S: Source, K: Sink>(
                     tensor: Some(e.name.clone()),
                     reason: err.to_string(),
                 })?;
-                sink.write_array(&out).await?;
-                done += (n * e.dtype.bits() as u64).div_ceil(8);
+                if to.is_padded() {
+                    // Every output that holds it packs it (`.safetensors`).
+                    let b = super::sink::host_bytes(&out).await?;
+                    let p = b.read(|b| crate::formats::packed::pack(to, b))?;
+                    sink.write_bytes(&p).await?;
+                } else {
+                    sink.write_array(&out).await?;
+                }
+                done += (n * e.file_bits() as u64).div_ceil(8);
                 progress(Progress {
                     done,
                     total,
@@ -248,8 +264,9 @@ fn found<'a, S: Source>(
 ///
 /// # Errors
 /// [`Error::Format`] naming the checkpoint and the tensor: no tensor of that name, a
-/// range past its elements, a Fortran-order tensor, an odd `from` of a 4-bit dtype (its
-/// elements start inside a byte); a source that fails to read.
+/// range past its elements, a Fortran-order tensor, a `from` whose element starts inside
+/// a byte of the file (an odd one of a 4-bit dtype, one not a multiple of 4 of a
+/// float6); a source that fails to read.
 pub async fn load_range<S: Source>(
     checkpoint: &Checkpoint<S>,
     name: &str,
@@ -274,9 +291,10 @@ pub async fn load_range<S: Source>(
     if e.fortran {
         return refuse("a range of a Fortran-order tensor is not one run of the file".into());
     }
-    if e.dtype.is_sub_byte() && from % 2 == 1 {
+    let group = byte_group(e);
+    if !from.is_multiple_of(group) {
         return refuse(format!(
-            "a range of {} must start at an even element (two a byte)",
+            "a range of {} must start at a multiple of {group} elements (the first of a byte)",
             e.dtype
         ));
     }

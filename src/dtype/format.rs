@@ -62,7 +62,7 @@ pub enum Specials {
     /// infinity and a value past the largest finite become the NaN.
     Unsigned,
     /// No infinity and no NaN: every pattern a number ("fn" of the OCP MX element
-    /// formats: float4_e2m1fn). A value past the largest finite and an infinity become
+    /// formats: float4_e2m1fn, the float6s). A value past the largest finite and an infinity become
     /// the largest finite of their sign (they saturate); a NaN becomes a zero of the
     /// other sign (+NaN -0, -NaN +0: ml_dtypes' conversion, kept bit for bit).
     Finite,
@@ -228,6 +228,22 @@ pub(crate) const E2M1: FloatFormat = FloatFormat {
     exponent_bits: 2,
     fraction_bits: 1,
     bias: 1,
+    specials: Specials::Finite,
+};
+/// The OCP MX formats' FP6 E2M3 (ml_dtypes' `float6_e2m3fn`, safetensors' `F6_E2M3`):
+/// 0.125 (a subnormal) to 7.5, no infinity, no NaN.
+pub(crate) const E2M3: FloatFormat = FloatFormat {
+    exponent_bits: 2,
+    fraction_bits: 3,
+    bias: 1,
+    specials: Specials::Finite,
+};
+/// The OCP MX formats' FP6 E3M2 (ml_dtypes' `float6_e3m2fn`, safetensors' `F6_E3M2`):
+/// 0.0625 (a subnormal) to 28, no infinity, no NaN.
+pub(crate) const E3M2: FloatFormat = FloatFormat {
+    exponent_bits: 3,
+    fraction_bits: 2,
+    bias: 3,
     specials: Specials::Finite,
 };
 /// ml_dtypes' `float8_e5m3fnu`: unsigned, 2^-17 (0x01, subnormal) to 114688 (0xfe), NaN

@@ -10,8 +10,8 @@ use crate::error::Error;
 
 use super::format::{FloatFormat, Specials};
 use super::format::{
-    BF16, E2M1, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, E5M3FNU, E8M0, F16,
-    F32, F64,
+    BF16, E2M1, E2M3, E3M2, E3M4, E4M3, E4M3B11FNUZ, E4M3FNUZ, E4M3_IEEE, E5M2, E5M2FNUZ, E5M3FNU,
+    E8M0, F16, F32, F64,
 };
 
 /// An element format: one of the dtypes of the field.
@@ -97,6 +97,20 @@ pub enum DType {
     /// negatives; no infinity and no NaN: a value past 6 (an infinity too) becomes 6 of
     /// its sign, a NaN a zero (see [`Specials::Finite`](super::Specials)).
     Float4E2m1fn = 26,
+    /// float6 e2m3fn (the OCP MX formats' FP6 E2M3, safetensors' `F6_E2M3`): 1 sign, 2
+    /// exponent bits (bias 1), 3 fraction bits; values from 0.125 (a subnormal) to 7.5,
+    /// no infinity and no NaN (as [`DType::Float4E2m1fn`]). Held one a byte in memory,
+    /// in its low six bits, the top two zero (ml_dtypes' layout), so views work at any
+    /// element. nxrig writes the top bits zero; a byte with either set is no float6 (a
+    /// cast reads its low six bits, where ml_dtypes reads them as the sign; another
+    /// operation's result on it is unspecified). `.safetensors` files pack four in three
+    /// bytes: nxrig unpacks them when it reads and packs them when it writes (see
+    /// [`DType::packed_bits`]); a DLPack export is flagged padded.
+    Float6E2m3fn = 27,
+    /// float6 e3m2fn (the OCP MX formats' FP6 E3M2, safetensors' `F6_E3M2`): 1 sign, 3
+    /// exponent bits (bias 3), 2 fraction bits; values from 0.0625 (a subnormal) to 28,
+    /// no infinity and no NaN. Held one a byte as [`DType::Float6E2m3fn`].
+    Float6E3m2fn = 28,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -153,6 +167,11 @@ pub mod dlpack {
     pub const FLOAT8_E5M2FNUZ: u8 = 13;
     /// `kDLFloat8_e8m0fnu`.
     pub const FLOAT8_E8M0FNU: u8 = 14;
+    /// `kDLFloat4_e2m1fn`.
+    /// `kDLFloat6_e2m3fn`.
+    pub const FLOAT6_E2M3FN: u8 = 15;
+    /// `kDLFloat6_e3m2fn`.
+    pub const FLOAT6_E3M2FN: u8 = 16;
     /// `kDLFloat4_e2m1fn`.
     pub const FLOAT4_E2M1FN: u8 = 17;
 }
@@ -232,7 +251,7 @@ const fn row(
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
 /// How many dtypes the table has.
-const N: usize = 27;
+const N: usize = 29;
 
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
@@ -265,6 +284,9 @@ const TABLE: [Row; N] = [
     row(DType::Float8E5m3fnu, "float8_e5m3fnu", &["f8e5m3fnu", "e5m3fnu"], 8, F, Some(E5M3FNU), None, None, None, "Uint8Array"),
     // Not "f4", safetensors' code, which NumPy reads as float32 (`from_str` refuses it).
     row(DType::Float4E2m1fn, "float4_e2m1fn", &["f4e2m1fn", "e2m1fn", "e2m1"], 4, F, Some(E2M1), Some(dlpack::FLOAT4_E2M1FN), Some("F4"), None, "Uint8Array"),
+    // One a byte in memory (`bits` 8); six bits packed in files and DLPack (`packed_bits`).
+    row(DType::Float6E2m3fn, "float6_e2m3fn", &["f6_e2m3", "f6e2m3fn", "e2m3fn", "e2m3"], 8, F, Some(E2M3), Some(dlpack::FLOAT6_E2M3FN), Some("F6_E2M3"), None, "Uint8Array"),
+    row(DType::Float6E3m2fn, "float6_e3m2fn", &["f6_e3m2", "f6e3m2fn", "e3m2fn", "e3m2"], 8, F, Some(E3M2), Some(dlpack::FLOAT6_E3M2FN), Some("F6_E3M2"), None, "Uint8Array"),
 ];
 
 // The table is in code order: row i is the dtype of code i.
@@ -284,18 +306,19 @@ macro_rules! every_dtype {
         $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
             Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
             Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu
-            Float8E5m3fnu Float4E2m1fn)
+            Float8E5m3fnu Float4E2m1fn Float6E2m3fn Float6E3m2fn)
     };
 }
 pub(crate) use every_dtype;
 
 /// `$m!(ARGS Float8E4m3fn Float8E5m2 ...)`: the macro `$m` given the variant of every
-/// dtype whose format is a float of 8 bits or fewer, a minifloat (its lane is
+/// dtype whose format is a float of 8 bits or fewer (held in a byte or less), a minifloat (its lane is
 /// `lanes::kinds::Minifloat<CODE>`).
 macro_rules! minifloats {
     ($m:ident!($($args:tt)*)) => {
         $m! { $($args)* Float8E4m3fn Float8E5m2 Float8E4m3 Float8E3m4 Float8E4m3fnuz
-            Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu Float8E5m3fnu Float4E2m1fn }
+            Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu Float8E5m3fnu Float4E2m1fn Float6E2m3fn
+            Float6E3m2fn }
     };
 }
 pub(crate) use minifloats;
@@ -382,10 +405,37 @@ impl DType {
         self.row().name
     }
 
-    /// Width of one element in bits: 4 for int4 and uint4, 8 for bool.
+    /// Width of one element in memory in bits: 4 for int4, uint4 and float4_e2m1fn
+    /// (two a byte), 8 for bool and for the float6s (one a byte).
     #[inline]
     pub const fn bits(self) -> u32 {
         self.row().bits
+    }
+
+    /// Width of one element in bits as `.safetensors` files and DLPack pack it: the
+    /// format's width for the float6s (6: four in three bytes, element `i` at bits
+    /// `6i..6i + 6` of the little-endian bytes), [`DType::bits`] for every other dtype.
+    ///
+    /// ```
+    /// use nxrig::DType;
+    /// assert_eq!((DType::Float6E2m3fn.bits(), DType::Float6E2m3fn.packed_bits()), (8, 6));
+    /// assert_eq!(DType::Int4.packed_bits(), 4);
+    /// ```
+    #[inline]
+    pub const fn packed_bits(self) -> u32 {
+        match self.row().format {
+            Some(f) if matches!(self.row().class, Class::Float) && f.bits() < self.row().bits => {
+                f.bits()
+            }
+            _ => self.row().bits,
+        }
+    }
+
+    /// True where memory holds the dtype wider than files pack it (the float6s, one a
+    /// byte): its file bytes are unpacked when read and packed when written.
+    #[inline]
+    pub const fn is_padded(self) -> bool {
+        self.packed_bits() != self.bits()
     }
 
     /// Alignment in bytes of an element's storage: its width for dtypes of a byte or
@@ -424,7 +474,8 @@ impl DType {
         }
     }
 
-    /// True for int4, uint4 and float4_e2m1fn, whose elements are narrower than a byte.
+    /// True for int4, uint4 and float4_e2m1fn, whose elements are narrower than a byte
+    /// in memory (not the float6s, held one a byte).
     #[inline]
     pub const fn is_sub_byte(self) -> bool {
         self.bits() < 8
@@ -449,17 +500,20 @@ impl DType {
     }
 
     /// DLPack's `(code, bits)` for the dtype (`DLDataType` with one lane), `None` where
-    /// DLPack has no code for it (float8_e5m3fnu: an array of it is not exported).
+    /// DLPack has no code for it (float8_e5m3fnu: an array of it is not exported). The
+    /// bits are [`DType::packed_bits`]: a float6's 6 (nxrig's one a byte travels with
+    /// DLPack's flag `IS_SUBBYTE_TYPE_PADDED`).
     ///
     /// ```
     /// use nxrig::DType;
     /// assert_eq!(DType::Float8E8m0fnu.dlpack(), Some((14, 8)));
+    /// assert_eq!(DType::Float6E3m2fn.dlpack(), Some((16, 6)));
     /// assert_eq!(DType::Float8E5m3fnu.dlpack(), None);
     /// ```
     #[inline]
     pub const fn dlpack(self) -> Option<(u8, u8)> {
         match self.row().dlpack {
-            Some(code) => Some((code, self.bits() as u8)),
+            Some(code) => Some((code, self.packed_bits() as u8)),
             None => None,
         }
     }

@@ -12,6 +12,7 @@
 
 pub(crate) mod index;
 mod npy;
+pub(crate) mod packed;
 mod safetensors;
 #[cfg(not(target_arch = "wasm32"))]
 mod temp;
@@ -115,6 +116,10 @@ pub struct Entry {
     pub fortran: bool,
     /// Big-endian data (`.npy` only): swapped when the array is made.
     pub big_endian: bool,
+    /// Its elements packed at [`DType::packed_bits`] each (`.safetensors`: a float6's
+    /// four in three bytes), unpacked one a byte when the array is made; else at
+    /// [`DType::bits`] each, as memory holds them.
+    pub packed: bool,
 }
 
 /// A file's header: its tensors in the order of their bytes, and its metadata.
@@ -330,9 +335,19 @@ impl Format {
 }
 
 impl Entry {
+    /// The width of one element in the file, in bits: [`DType::packed_bits`] where the
+    /// file packs its elements ([`Entry::packed`]), else [`DType::bits`].
+    pub fn file_bits(&self) -> u32 {
+        if self.packed {
+            self.dtype.packed_bits()
+        } else {
+            self.dtype.bits()
+        }
+    }
+
     /// The tensor's array over `file` (the whole file's bytes, named `path` in errors):
     /// a view where its bytes are aligned for its dtype and little-endian, else an
-    /// aligned copy (byte-swapped from big-endian).
+    /// aligned copy (byte-swapped from big-endian; a float6's unpacked one a byte).
     ///
     /// # Errors
     /// [`Error::Format`] naming the tensor if its range is not inside `file`.
@@ -352,6 +367,11 @@ impl Entry {
         };
         let (start, len) = (host_size(self.start), host_size(self.len));
         let view = file.view(start?, len?).map_err(f)?;
+        if self.file_bits() != self.dtype.bits() {
+            let n = crate::layout::numel(&self.shape).map_err(f)?;
+            let bytes = view.read(|b| packed::unpack(self.dtype, b, n)).map_err(f)?;
+            return AnyArray::v(self.dtype, layout, Buffer::of_vec(bytes)).map_err(f);
+        }
         if !self.big_endian {
             if let Ok(a) = AnyArray::v(self.dtype, layout, view.clone()) {
                 return Ok(a);
@@ -434,7 +454,13 @@ pub fn encode(format: Format, name: &str, file: &TensorFile) -> Result<Vec<u8>, 
     let plan = plan_of(file);
     let (mut out, order) = format.header_bytes(name, &plan, file.metadata.as_ref())?;
     for (i, _) in order {
-        out.extend_from_slice(&file.tensors[i].array.to_bytes()?);
+        let a = &file.tensors[i].array;
+        let b = a.to_bytes()?;
+        if a.dtype().is_padded() {
+            out.extend_from_slice(&packed::pack(a.dtype(), &b));
+        } else {
+            out.extend_from_slice(&b);
+        }
     }
     Ok(out)
 }

@@ -203,6 +203,7 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8], file_len: u64) -> Resul
             len,
             fortran: h.order() == npyz::Order::Fortran,
             big_endian: big,
+            packed: false,
         }],
         metadata: None,
     })

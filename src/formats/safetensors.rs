@@ -41,20 +41,37 @@ fn no_code(d: DType) -> String {
     }
 }
 
-/// The bytes of a tensor of `shape` and `dtype` as the format holds it: `numel * bits /
-/// 8`, which must be whole (a float4 tensor of an odd count has a half byte, which the
-/// format refuses); or why not.
+/// The bytes of a tensor of `shape` and `dtype` as the format holds it: `numel *
+/// packed_bits / 8`, which must be whole (a float4 tensor of an odd count has a half
+/// byte, a float6 one of other than a multiple of four a part of one, which the format
+/// refuses); or why not.
 fn whole_bytes(shape: &[usize], dtype: DType) -> Result<u64, String> {
-    let bytes = super::planned_bytes(shape, dtype)?;
-    let numel = super::planned_numel(shape).unwrap_or(0);
-    if !(numel as u128 * dtype.bits() as u128).is_multiple_of(8) {
+    let numel = super::planned_numel(shape)
+        .ok_or_else(|| format!("shape {shape:?} has more elements than this platform holds"))?;
+    let bits = numel as u128 * dtype.packed_bits() as u128;
+    if !bits.is_multiple_of(8) {
+        let per = 8 / gcd(8, dtype.packed_bits());
         return Err(format!(
-            "shape {shape:?} of {dtype} is {numel} elements of {} bits, not a whole number of bytes (the .safetensors format packs {dtype} {} a byte and holds no half byte)",
-            dtype.bits(),
-            8 / dtype.bits()
+            "shape {shape:?} of {dtype} is {numel} elements of {} bits, not a whole number of bytes (the .safetensors format packs {dtype} {}, and holds no part of a byte: its count must be a multiple of {per})",
+            dtype.packed_bits(),
+            match dtype.packed_bits() {
+                6 => "four in three bytes",
+                2 => "four a byte",
+                1 => "eight a byte",
+                _ => "two a byte",
+            },
         ));
     }
-    Ok(bytes)
+    u64::try_from(bits / 8).map_err(|_| format!("shape {shape:?} has more bytes than a file holds"))
+}
+
+/// The greatest common divisor of `a` and `b`.
+const fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// The order the `safetensors` crate writes tensors in (the reverse of its `Dtype`
@@ -207,6 +224,7 @@ pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Er
             len: need,
             fortran: false,
             big_endian: false,
+            packed: true,
         });
     }
     // Every byte of the data owned by one tensor.

@@ -105,8 +105,8 @@ pub struct TensorWriter<'a> {
 
 impl TensorWriter<'_> {
     /// Writes the elements of `a` (a host array of the tensor's dtype, any layout; of a
-    /// sub-byte dtype, an even count but for the tensor's last piece) after those
-    /// written before.
+    /// sub-byte dtype, an even count but for the tensor's last piece, of a float6 a
+    /// multiple of four, which it packs) after those written before.
     ///
     /// # Errors
     /// [`Error::Io`] if writing fails; [`Error::Format`] for another dtype.
@@ -125,13 +125,21 @@ impl TensorWriter<'_> {
             None => a.copy()?.buffer().view(0, len)?,
         };
         let path = self.path;
-        bytes
-            .read(|b| self.out.write_all(&b[..len]))?
-            .map_err(|source| Error::Io {
-                path: path.to_owned(),
-                source,
-            })?;
-        self.written += len as u64;
+        let dtype = self.dtype;
+        let out = &mut self.out;
+        // A float6 packed four in three bytes (the one format that holds it packs it).
+        let put = bytes.read(|b| {
+            if dtype.is_padded() {
+                let p = super::packed::pack(dtype, &b[..len]);
+                out.write_all(&p).map(|()| p.len())
+            } else {
+                out.write_all(&b[..len]).map(|()| len)
+            }
+        })?;
+        self.written += put.map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })? as u64;
         Ok(())
     }
 }

@@ -99,7 +99,7 @@ fn classes(s: &mut String, o: Operation) {
             ),
             CudaFloat::Bits(e) => format!(
                 "    int w = nx_dtype_elem_bytes(code);\n    \
-                 uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_dtype_bits(code) - 1);\n    \
+                 uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_float_ebits(code) + nx_float_mbits(code));\n    \
                  (void)b;\n    \
                  /* No sign to flip or clear at a zero magnitude without -0 (\"fnuz\"). */\n    \
                  if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;\n    \

@@ -245,8 +245,10 @@ pub async fn open_checkpoint_sharded(
 
 #[wasm_bindgen]
 impl Checkpoint {
-    /// Every tensor: `{ name, dtype, shape, byteLength, shard }` (`shard`: its file's
-    /// name), shard by shard in order of name, each in the order of its bytes.
+    /// Every tensor: `{ name, dtype, isFloat, shape, byteLength, shard }` (`isFloat`:
+    /// its dtype is a float, not complex, the tensors a conversion casts when its
+    /// option `tensors` is absent; `shard`: its file's name), shard by shard in order
+    /// of name, each in the order of its bytes.
     #[wasm_bindgen(getter, unchecked_return_type = "TensorInfo[]")]
     pub fn tensors(&self) -> js_sys::Array {
         self.ck
@@ -258,6 +260,7 @@ impl Checkpoint {
                 };
                 set("name", e.name.as_str().into());
                 set("dtype", e.dtype.name().into());
+                set("isFloat", e.dtype.is_float().into());
                 let shape: js_sys::Array = e
                     .shape
                     .iter()

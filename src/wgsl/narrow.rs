@@ -72,7 +72,7 @@ fn encoder(d: DType, f: FloatFormat) -> String {
         Specials::Finite => (
             format!(
                 "    if (a > 0x7f800000u) {{ return sign ^ {:#x}u; }}\n    if (a >= {limit:#x}u) {{ return sign | {over:#x}u; }}\n",
-                1u32 << (d.bits() - 1),
+                1u32 << (f.bits() - 1),
             ),
             format!("return sign | subnormal(a, {k}u);"),
         ),
@@ -87,8 +87,8 @@ fn encoder(d: DType, f: FloatFormat) -> String {
 }}
 ",
         name = d.name(),
-        sign_shift = 32 - d.bits(),
-        sign = 1u32 << (d.bits() - 1),
+        sign_shift = 32 - f.bits(),
+        sign = 1u32 << (f.bits() - 1),
         half = (1u32 << (drop - 1)) - 1,
         rebias = 127 - f.bias,
     )
@@ -149,7 +149,7 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
     let (m, e) = (f.fraction_bits, f.exponent_bits);
     let emask = (1u32 << e) - 1;
     let fmask = (1u32 << m) - 1;
-    let sign = 1u32 << (d.bits() - 1);
+    let sign = 1u32 << (f.bits() - 1);
     // The patterns of infinities and NaNs, which raise `seen`.
     let special = match f.specials {
         Specials::Ieee => format!("e == {emask:#x}u"),
@@ -167,7 +167,7 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
     // A subnormal is m * 2^{sub}, a normal float32 (exact: a product by a power of 2).
     let small = bitcast<u32>(f32(m) * {});
     return s | select(((e + {}u) << 23u) | (m << {}u), small, e == 0u);",
-        32 - d.bits(),
+        32 - f.bits(),
         pow2(1 - f.bias - m as i32),
         127 - f.bias,
         23 - m,

@@ -4,7 +4,8 @@
     python3 tests/checkpoint/check.py IN.safetensors OUT.safetensors DTYPE
 
 DTYPE is one of float16, bfloat16, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
-float8_e5m2fnuz, float4_e2m1fn (packed two a byte). Every tensor of IN must be in
+float8_e5m2fnuz, float4_e2m1fn (packed two a byte), float6_e2m3fn and float6_e3m2fn
+(packed four in three bytes). Every tensor of IN must be in
 OUT under the same name (and OUT must have no other tensor). A float tensor of IN (F32)
 must appear in OUT with DTYPE's safetensors code, the same shape, and exactly the bytes of
 `np.frombuffer(in, '<f4').astype(<ml_dtypes type>).tobytes()`; any other tensor must be
@@ -27,6 +28,8 @@ TARGETS = {
     "float8_e4m3fnuz": ("F8_E4M3FNUZ", ml_dtypes.float8_e4m3fnuz),
     "float8_e5m2fnuz": ("F8_E5M2FNUZ", ml_dtypes.float8_e5m2fnuz),
     "float4_e2m1fn": ("F4", ml_dtypes.float4_e2m1fn),  # packed two a byte, low nibble first
+    "float6_e2m3fn": ("F6_E2M3", ml_dtypes.float6_e2m3fn),  # packed four in three bytes
+    "float6_e3m2fn": ("F6_E3M2", ml_dtypes.float6_e3m2fn),
 }
 
 # safetensors float dtype codes -> little-endian NumPy source types
@@ -41,14 +44,32 @@ FLOAT_SOURCES = {
     "F8_E5M2FNUZ": ml_dtypes.float8_e5m2fnuz,
     "F8_E8M0": ml_dtypes.float8_e8m0fnu,
     "F4": ml_dtypes.float4_e2m1fn,  # two a byte, low nibble first
+    "F6_E2M3": ml_dtypes.float6_e2m3fn,  # element i at bits 6i..6i+6 of the bytes
+    "F6_E3M2": ml_dtypes.float6_e3m2fn,
 }
+
+# The width each code packs an element in, where under a byte.
+PACKED_BITS = {"F4": 4, "F6_E2M3": 6, "F6_E3M2": 6}
+
+
+def unpacked(src, bits):
+    """Element i from bits [bits * i, bits * (i + 1)) of the little-endian bytes, one a
+    byte (ml_dtypes' layout): the bits in order, `bits` at a time."""
+    b = np.unpackbits(np.frombuffer(src, np.uint8), bitorder="little").reshape(-1, bits)
+    return (b << np.arange(bits, dtype=np.uint8)).sum(axis=1).astype(np.uint8)
+
+
+def packed(elements, bits):
+    """unpacked's inverse: the low `bits` of each byte, in order, as bytes."""
+    b = np.unpackbits(elements.view(np.uint8)[:, None], axis=1, bitorder="little")[:, :bits]
+    return np.packbits(b.reshape(-1), bitorder="little").tobytes()
 
 
 def source_values(code, src):
-    """A float tensor's values from its bytes (F4 unpacked: ml_dtypes holds one a byte)."""
-    if code == "F4":
-        b = np.frombuffer(src, np.uint8)
-        return np.stack([b & 0xF, b >> 4], axis=1).reshape(-1).view(ml_dtypes.float4_e2m1fn)
+    """A float tensor's values from its bytes (F4 and the F6s unpacked: ml_dtypes holds
+    one a byte)."""
+    if code in PACKED_BITS:
+        return unpacked(src, PACKED_BITS[code]).view(FLOAT_SOURCES[code])
     return np.frombuffer(src, FLOAT_SOURCES[code])
 
 
@@ -114,9 +135,8 @@ def main(argv):
             converted += 1
             want_dtype = code
             out = source_values(ti["dtype"], src).astype(np_type)
-            if code == "F4":
-                nib = out.view(np.uint8) & 0xF
-                expect = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8).tobytes()
+            if code in PACKED_BITS:
+                expect = packed(out, PACKED_BITS[code])
             else:
                 expect = out.tobytes()
         else:

@@ -33,10 +33,18 @@ fn described(r: &Row) -> String {
                     "no zero, no infinity, NaN only where every bit is 1, every other pattern a power of two"
                 }
                 Specials::Unsigned => "no infinity, NaN only where every bit is 1",
+                Specials::Finite => "no infinity and no NaN, every pattern a number",
                 _ => "special values of a kind this header does not know",
             };
+            let held = match r.bits {
+                4 => format!("; {packed}"),
+                b if b > f.bits() => {
+                    "; one a byte, in its low bits (packed in files and DLPack)".into()
+                }
+                _ => String::new(),
+            };
             format!(
-                "{}: {} sign, {} exponent (bias {}), {} fraction bits; {special}.",
+                "{}: {} sign, {} exponent (bias {}), {} fraction bits; {special}{held}.",
                 r.name,
                 f.signed() as u32,
                 f.exponent_bits,
@@ -211,7 +219,7 @@ pub fn section() -> String {
         "0",
     );
     s.push_str(
-        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\");\n *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the\n *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where\n *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu); no infinity and\n *  no NaN, every pattern a number (float4_e2m1fn). */\n\
+        "/** A real float dtype's special values (nx_float_specials): IEEE's infinities and NaNs\n *  at the all-ones exponent; NaN only where every bit but the sign is 1, no infinity\n *  (float8_e4m3fn); NaN only at the negative-zero pattern, no infinity, no -0 (\"fnuz\");\n *  no sign, no zero, no infinity, NaN only where every bit is 1, every other pattern the\n *  power of two 2^(e - bias) (fraction width 0: float8_e8m0fnu); no sign, NaN only where\n *  every bit is 1, no infinity, a negative value the NaN (float8_e5m3fnu); no infinity and\n *  no NaN, every pattern a number (float4_e2m1fn, the float6s). */\n\
          #define NX_SPECIALS_IEEE 0\n#define NX_SPECIALS_ALL_ONES_NAN 1\n#define NX_SPECIALS_NEG_ZERO_NAN 2\n#define NX_SPECIALS_UNSIGNED_NO_ZERO 3\n#define NX_SPECIALS_UNSIGNED 4\n#define NX_SPECIALS_FINITE 5\n\n",
     );
     switch(

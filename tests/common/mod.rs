@@ -114,7 +114,9 @@ fn gz(src: DType) -> Vec<u8> {
         "float8_e4m3b11fnuz",
         "float8_e8m0fnu",
         "float8_e5m3fnu",
-        "float4_e2m1fn"
+        "float4_e2m1fn",
+        "float6_e2m3fn",
+        "float6_e3m2fn"
     )
 }
 

@@ -10,9 +10,9 @@ use half::{bf16, f16};
 /// exponent holds infinities and NaNs (IEEE-like), or only S.1111.111 is NaN ("fn"),
 /// or only 0x80, with no -0 ("fnuz"); or a format of 8 exponent bits alone, no sign and
 /// no zero, NaN at 0xff (`unsigned`: float8_e8m0fnu, the OCP MX scale); or "fn"
-/// without a sign bit (`fnu`: float8_e5m3fnu), a negative value its NaN; or a float4
-/// with neither infinity nor NaN (`finite`: float4_e2m1fn, 4 bits wide), which
-/// saturates, a NaN becoming a zero of the other sign (ml_dtypes').
+/// without a sign bit (`fnu`: float8_e5m3fnu), a negative value its NaN; or a format
+/// with neither infinity nor NaN (`finite`: float4_e2m1fn, 4 bits wide, and the
+/// float6s, 6), which saturates, a NaN becoming a zero of the other sign (ml_dtypes').
 #[derive(Clone, Copy, Debug)]
 pub struct F8 {
     pub e: i32,
@@ -90,6 +90,26 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             fnu: false,
             finite: true,
         }),
+        DType::Float6E2m3fn => Some(F8 {
+            e: 2,
+            m: 3,
+            bias: 1,
+            ieee: false,
+            fnuz: false,
+            unsigned: false,
+            fnu: false,
+            finite: true,
+        }),
+        DType::Float6E3m2fn => Some(F8 {
+            e: 3,
+            m: 2,
+            bias: 3,
+            ieee: false,
+            fnuz: false,
+            unsigned: false,
+            fnu: false,
+            finite: true,
+        }),
         _ => None,
     }
 }
@@ -99,7 +119,7 @@ impl F8 {
     pub fn bits(self) -> u32 {
         (!self.unsigned && !self.fnu) as u32 + (self.e + self.m) as u32
     }
-    /// The sign bit (0x80, 0x8 for float4).
+    /// The sign bit (0x80; 0x8 for float4, 0x20 for a float6).
     pub fn sign(self) -> u8 {
         1 << (self.bits() - 1)
     }

@@ -103,8 +103,11 @@ NX = {
     "uint16": 11, "int32": 12, "uint32": 13, "int64": 14, "uint64": 15,
     "complex64": 16, "complex128": 17, "bool": 18, "float8_e4m3": 19, "float8_e3m4": 20,
     "float8_e4m3fnuz": 21, "float8_e5m2fnuz": 22, "float8_e4m3b11fnuz": 23,
-    "float8_e8m0fnu": 24, "float8_e5m3fnu": 25, "float4_e2m1fn": 26,
+    "float8_e8m0fnu": 24, "float8_e5m3fnu": 25, "float4_e2m1fn": 26, "float6_e2m3fn": 27,
+    "float6_e3m2fn": 28,
 }
+# DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (dlpack.h 1.1).
+PADDED = 1 << 2
 
 
 def check(status, name):
@@ -299,7 +302,8 @@ lib.nx_array_free(h)
 
 # The dtypes NumPy does not exchange, read straight from nxrig's tensors: DLPack's
 # codes, and the values ml_dtypes gives (int4, uint4 and float4_e2m1fn packed two a
-# byte, low nibble first, as DLPack packs sub-byte types by default).
+# byte, low nibble first, as DLPack packs sub-byte types by default; the float6s one a
+# byte, as ml_dtypes holds them, 6 bits flagged padded).
 for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float8_e4m3fn", ml_dtypes.float8_e4m3fn, (10, 8)),
                        ("float8_e5m2", ml_dtypes.float8_e5m2, (12, 8)),
@@ -310,6 +314,8 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float8_e4m3b11fnuz", ml_dtypes.float8_e4m3b11fnuz, (9, 8)),
                        ("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, (14, 8)),
                        ("float4_e2m1fn", ml_dtypes.float4_e2m1fn, (17, 4)),
+                       ("float6_e2m3fn", ml_dtypes.float6_e2m3fn, (15, 6)),
+                       ("float6_e3m2fn", ml_dtypes.float6_e3m2fn, (16, 6)),
                        ("int4", ml_dtypes.int4, (0, 4)), ("uint4", ml_dtypes.uint4, (1, 4))):
     packed = name in ("int4", "uint4", "float4_e2m1fn")
     vals = np.array([1.5, -2.0, 3.0, 0.25, -0.5, 7.0], dtype=np.float32)
@@ -332,6 +338,7 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
     d = m.dl_tensor
     assert (m.version.major, d.device.device_type, d.ndim) == (1, 1, 2)
     assert (d.dtype.code, d.dtype.bits, d.dtype.lanes) == (*code, 1), (name, d.dtype.code, d.dtype.bits)
+    assert m.flags == (PADDED if code[1] == 6 else 0), (name, m.flags)
     assert [d.shape[0], d.shape[1]] == [2, 3] and [d.strides[0], d.strides[1]] == [3, 1]
     got = C.string_at(d.data + d.byte_offset, len(raw))
     if packed:

@@ -230,8 +230,11 @@ E4M3B11FNUZ = FloatFmt("float8_e4m3b11fnuz", 4, 3, bias=11, fnuz=True)
 E8M0 = PowerFmt("float8_e8m0fnu", 8, 127)
 E5M3FNU = FloatFmt("float8_e5m3fnu", 5, 3, fn=True, unsigned=True)
 E2M1 = FloatFmt("float4_e2m1fn", 2, 1, finite=True)
+E2M3 = FloatFmt("float6_e2m3fn", 2, 3, finite=True)
+E3M2 = FloatFmt("float6_e3m2fn", 3, 2, finite=True)
 # The float formats of 8 bits or fewer: every pair of their values is a tie tested.
-FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ, E8M0, E5M3FNU, E2M1]
+FLOAT8S = [E4M3, E5M2, E4M3_IEEE, E3M4, E4M3FNUZ, E5M2FNUZ, E4M3B11FNUZ, E8M0, E5M3FNU, E2M1,
+           E2M3, E3M2]
 
 INTS = {
     "int4": IntFmt("int4", 4, True),
@@ -275,6 +278,9 @@ TABLE = [
     ("float8_e8m0fnu", "float", 1, E8M0),
     ("float8_e5m3fnu", "float", 1, E5M3FNU),
     ("float4_e2m1fn", "float", 1, E2M1),
+    # One a byte, in the low six bits (ml_dtypes' layout and nxrig's in memory).
+    ("float6_e2m3fn", "float", 1, E2M3),
+    ("float6_e3m2fn", "float", 1, E3M2),
 ]
 TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
@@ -798,6 +804,11 @@ def self_test():
     assert E2M1.round(0, 3, -2) == 0x2 and E2M1.round(0, 5, -1) == 0x4
     assert f2f(F32, E2M1, 0x7FC00000) == 0x8 and f2f(F32, E2M1, 0xFFC00000) == 0
     assert f2f(F32, E2M1, 0xFF800000) == 0xF and f2f(E2M1, F32, 0xF) == 0xC0C00000
+    # The float6s: as float4, six bits (the sign at 0x20); 7.5 and 28 their largest.
+    assert f2f(E2M3, F32, 0x1F) == 0x40F00000 and f2f(E3M2, F32, 0x1F) == 0x41E00000
+    assert f2f(F32, E2M3, 0x41000000) == 0x1F and f2f(F32, E3M2, 0xC2000000) == 0x3F
+    assert f2f(F32, E2M3, 0x7FC00000) == 0x20 and f2f(F32, E3M2, 0xFFC00000) == 0
+    assert f2f(E2M3, F32, 0x01) == 0x3E000000 and f2f(E3M2, F32, 0x21) == 0xBD800000
     assert F16.round(1, 1, -25) == 0x8000 and F16.round(0, 3, -26) == 0x0001
     assert float_trunc(F32.decode(0xBFC00000)) == -1  # -1.5 -> -1
     # double rounding trap: f64 just above an f16 tie must round up

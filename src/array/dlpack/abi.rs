@@ -12,8 +12,9 @@ pub const FLAG_READ_ONLY: u64 = 1 << 0;
 /// `DLPACK_FLAG_BITMASK_IS_COPIED`: the producer made the memory for the consumer,
 /// which alone reaches it.
 pub const FLAG_IS_COPIED: u64 = 1 << 1;
-/// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: sub-byte elements one a byte (nxrig
-/// packs them two a byte, DLPack's default, and refuses padded ones).
+/// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: sub-byte elements one a byte. nxrig
+/// packs its 4-bit elements two a byte, DLPack's default (and refuses them padded), and
+/// holds the float6s one a byte: their exports carry the flag, and their imports need it.
 pub const FLAG_IS_SUBBYTE_TYPE_PADDED: u64 = 1 << 2;
 
 /// `kDLCPU`: host memory.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::abi::{
     DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLTensor, DEVICE_CPU,
-    DEVICE_CUDA, FLAG_READ_ONLY, VERSION,
+    DEVICE_CUDA, FLAG_IS_SUBBYTE_TYPE_PADDED, FLAG_READ_ONLY, VERSION,
 };
 use crate::array::any::{describe, AnyArray};
 use crate::error::Error;
@@ -45,7 +45,9 @@ impl AnyArray {
     /// A DLPack 1.x managed tensor over the array's own elements, without a copy: its
     /// shape, its strides in elements, its first element at `data + byte_offset`, host
     /// memory as `kDLCPU`, a CUDA device's as `kDLCUDA` (CUDA's device index), the
-    /// flag `DLPACK_FLAG_BITMASK_READ_ONLY` for memory that admits only reads. The
+    /// flag `DLPACK_FLAG_BITMASK_READ_ONLY` for memory that admits only reads, and
+    /// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED` for a float6 (6 bits, held one a
+    /// byte). The
     /// device work on the array is done first (the call blocks for it). The memory is
     /// put outside the claims for good ([`crate::rig::Buffer::export`]): no donation
     /// writes it again.
@@ -66,7 +68,12 @@ impl AnyArray {
             version: VERSION,
             manager_ctx: std::ptr::null_mut(),
             deleter: Some(delete::<DLManagedTensorVersioned>),
-            flags: if d.read_only { FLAG_READ_ONLY } else { 0 },
+            flags: if d.read_only { FLAG_READ_ONLY } else { 0 }
+                | if self.dtype().is_padded() {
+                    FLAG_IS_SUBBYTE_TYPE_PADDED
+                } else {
+                    0
+                },
             dl_tensor: d.tensor,
         };
         Ok(self.held(managed, d.shape, d.strides))
@@ -77,11 +84,26 @@ impl AnyArray {
     ///
     /// # Errors
     /// As [`AnyArray::to_dlpack`]; [`Error::ReadOnly`] for memory that admits only
-    /// reads, which the legacy tensor cannot mark (ask for the versioned one).
+    /// reads, which the legacy tensor cannot mark (ask for the versioned one);
+    /// [`Error::Invalid`] for a float6, held one a byte, which only the versioned
+    /// tensor's flag `IS_SUBBYTE_TYPE_PADDED` can say (without it a consumer reads 6-bit
+    /// elements packed).
     pub fn to_dlpack_legacy(&self) -> Result<NonNull<DLManagedTensor>, Error> {
         const OP: &str = "AnyArray::to_dlpack_legacy";
         if self.buffer().access() == Access::Read {
             return Err(Error::ReadOnly { op: OP });
+        }
+        if self.dtype().is_padded() {
+            return Err(Error::Invalid {
+                op: OP,
+                reason: format!(
+                    "nxrig holds {} one a byte, which the legacy tensor cannot say (it has no \
+                     flags: a consumer would read six bits an element); ask for the versioned \
+                     tensor (to_dlpack), flagged IS_SUBBYTE_TYPE_PADDED",
+                    self.dtype()
+                ),
+                operands: describe(self.dtype(), self.layout()),
+            });
         }
         let d = self.described(OP)?;
         let managed = DLManagedTensor {

@@ -199,10 +199,20 @@ fn dtype_of(op: &'static str, t: &DLTensor, flags: u64) -> Result<DType, Error> 
                 ),
             )
         })?;
-    if dtype.bits() < 8 && flags & FLAG_IS_SUBBYTE_TYPE_PADDED != 0 {
+    let padded = flags & FLAG_IS_SUBBYTE_TYPE_PADDED != 0;
+    if dtype.bits() < 8 && padded {
         return Err(invalid(
             op,
             format!("{dtype} elements padded one a byte; nxrig packs them two a byte"),
+        ));
+    }
+    if dtype.is_padded() && !padded {
+        return Err(invalid(
+            op,
+            format!(
+                "{dtype} elements packed four in three bytes; nxrig holds them one a byte \
+                 (export them with the flag IS_SUBBYTE_TYPE_PADDED, or as uint8 and unpack)"
+            ),
         ));
     }
     Ok(dtype)

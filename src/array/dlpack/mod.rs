@@ -9,7 +9,9 @@
 //! shape and strides in elements (negative and zero strides too), the first element
 //! at `data + byte_offset`. int4 and uint4 cross as DLPack's packed sub-byte types
 //! (`kDLInt`/`kDLUInt` of 4 bits, two a byte, element `i` in bits `4i..4i+4` of its
-//! byte: nxrig's own packing), every other dtype by the code [`DType::dlpack`] gives.
+//! byte: nxrig's own packing), so does float4_e2m1fn; the float6s, held one a byte, as
+//! 6 bits with `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED` (a versioned tensor only);
+//! every other dtype by the code [`DType::dlpack`] gives.
 //!
 //! Memory that crosses is outside nxrig's claims for good: no donation writes an
 //! exported array's memory, and an imported one is never donated (unless its producer

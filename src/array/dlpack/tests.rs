@@ -90,6 +90,45 @@ fn int4_crosses_packed_and_an_odd_start_is_refused() {
     assert_eq!(g.to_bits_vec().unwrap(), f.to_bits_vec().unwrap());
 }
 
+#[test]
+fn float6_crosses_padded_one_a_byte_and_packed_is_refused() {
+    let a = AnyArray::of_bytes(DType::Float6E3m2fn, &[3], vec![0x01, 0x3f, 0x20]).unwrap();
+    let t = a.to_dlpack().unwrap();
+    // SAFETY: `t` was just made; read, then given up once.
+    let b = unsafe {
+        let m = t.as_ref();
+        assert_eq!((m.dl_tensor.dtype.code, m.dl_tensor.dtype.bits), (16, 6));
+        assert_eq!(m.flags, FLAG_IS_SUBBYTE_TYPE_PADDED);
+        AnyArray::from_dlpack(t.as_ptr()).unwrap()
+    };
+    assert_eq!(
+        (b.dtype(), b.to_bytes().unwrap()),
+        (DType::Float6E3m2fn, vec![0x01, 0x3f, 0x20])
+    );
+    // The legacy tensor has no flag to say it: refused, naming the versioned one.
+    let e = a.to_dlpack_legacy().unwrap_err();
+    assert!(e.to_string().contains("IS_SUBBYTE_TYPE_PADDED"), "{e}");
+    // A producer's float6, packed (no flag), is refused; padded, taken.
+    let e = once(made(vec![0; 3], (15, 6), &[4], None, 0), |a| a.unwrap_err());
+    assert!(e.to_string().contains("four in three bytes"), "{e}");
+    once(
+        made(
+            vec![1, 2, 3, 4],
+            (15, 6),
+            &[4],
+            None,
+            FLAG_IS_SUBBYTE_TYPE_PADDED,
+        ),
+        |a| {
+            let a = a.unwrap();
+            assert_eq!(
+                (a.dtype(), a.to_bytes().unwrap()),
+                (DType::Float6E2m3fn, vec![1, 2, 3, 4])
+            );
+        },
+    );
+}
+
 /// A producer's tensor over a `Vec` of the test's, its deleter counted.
 struct Made {
     managed: Box<DLManagedTensorVersioned>,

@@ -150,10 +150,11 @@ lane!(Bfloat16, u16, bytes_io, {
         D::from_f32(bf16_to_f32(x))
     }
 });
-/// A minifloat lane (a float of 8 bits or 4) of any format, that of the dtype of code
+/// A minifloat lane (a float of 8 bits, 6 or 4) of any format, that of the dtype of code
 /// `CODE` in the table: its patterns read as float32 from a table built from the
 /// format, float32 rounded into it by the encoder generic over the format (folded for
-/// this one). A float8 loads and stores as bytes, a float4 as nibbles (low first).
+/// this one). A float8 or float6 loads and stores as bytes, a float4 as nibbles (low
+/// first).
 pub(crate) struct Minifloat<const CODE: u8>;
 
 impl<const CODE: u8> Minifloat<CODE> {
@@ -164,14 +165,14 @@ impl<const CODE: u8> Minifloat<CODE> {
     };
     /// Its format.
     pub(crate) const FORMAT: FloatFormat = match Self::DTYPE.float_format() {
-        Some(f) if f.bits() == 8 || f.bits() == 4 => f,
-        _ => panic!("a float8 or float4 format"),
+        Some(f) if f.bits() <= 8 => f,
+        _ => panic!("a float of 8 bits or fewer"),
     };
     /// Every pattern's float32 bits (a reference: one table in memory a format; a
     /// float4's 16 patterns repeat through it, the high nibble ignored).
     const DECODE: &'static [u32; 256] = &minifloat_table(Self::FORMAT);
-    /// Whether it is a float4, two a byte.
-    const NIBBLES: bool = Self::FORMAT.bits() == 4;
+    /// Whether it is a float4, two a byte (a float6 is held one a byte).
+    const NIBBLES: bool = Self::DTYPE.bits() == 4;
 
     /// Bits as float32, exactly.
     #[inline(always)]

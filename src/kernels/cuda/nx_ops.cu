@@ -261,7 +261,7 @@ NX_FN void nx_op_minimum(int code, const uint8_t *a, const uint8_t *b, uint8_t *
 NX_FN void nx_op_neg_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
 {
     int w = nx_dtype_elem_bytes(code);
-    uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_dtype_bits(code) - 1);
+    uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_float_ebits(code) + nx_float_mbits(code));
     (void)b;
     /* No sign to flip or clear at a zero magnitude without -0 ("fnuz"). */
     if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;
@@ -299,7 +299,7 @@ NX_FN void nx_op_neg(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
 NX_FN void nx_op_abs_float(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
 {
     int w = nx_dtype_elem_bytes(code);
-    uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_dtype_bits(code) - 1);
+    uint64_t va = nx_load_le(a, w), sign = 1ull << (nx_float_ebits(code) + nx_float_mbits(code));
     (void)b;
     /* No sign to flip or clear at a zero magnitude without -0 ("fnuz"). */
     if (nx_float_specials(code) == NX_SPECIALS_NEG_ZERO_NAN && (va & (sign - 1u)) == 0) sign = 0;
