@@ -626,10 +626,12 @@ async fn operations_on_webgpu_equal_the_hosts() {
     };
     let mut ran = 0;
     for d in DType::ALL {
+        // A float6's patterns in its six bits (the byte's top two zero, as nxrig holds
+        // it: another byte is no float6).
         let mask = if d.bits() == 128 {
             u128::MAX
         } else {
-            (1u128 << d.bits()) - 1
+            (1u128 << d.packed_bits()) - 1
         };
         let mut xs: Vec<u128> = (0..16).map(|_| next() & mask).collect();
         xs[..4].copy_from_slice(&[0, mask, mask >> 1, 1]);
