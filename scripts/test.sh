@@ -106,6 +106,9 @@ for to in bfloat16 float4_e2m1fn float6_e3m2fn; do
 done
 echo "the GPU's files are the host's, byte for byte"
 
+step ".npy files of ml_dtypes' arrays (void elements, |V1 and <V2): listed and converted with --npy-dtype, every value against ml_dtypes"
+python3 tests/checkpoint/npy_void.py ./target/release/nxrig "$out"
+
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
 python3 tests/checkpoint/shard.py split "$src" "$out/shards" 3
 ./target/release/nxrig info "$out/shards/model.safetensors.index.json" | tail -1

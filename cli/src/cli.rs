@@ -30,6 +30,11 @@ enum Command {
         /// and the metadata.
         #[arg(long)]
         json: bool,
+        /// The dtype of a .npy file's void elements (|V1, <V2: raw bytes, as NumPy saves
+        /// ml_dtypes' bfloat16, float8s, int4, ...), by name or alias; a file whose
+        /// header names its dtype is refused with it.
+        #[arg(long, value_name = "DTYPE")]
+        npy_dtype: Option<String>,
     },
     /// Convert floating-point tensors (or those --tensors matches) to DTYPE.
     Convert {
@@ -52,6 +57,11 @@ enum Command {
         /// devices` lists. The output is the same on every device.
         #[arg(long, default_value = "host")]
         device: String,
+        /// The dtype of a .npy file's void elements (|V1, <V2: raw bytes, as NumPy saves
+        /// ml_dtypes' bfloat16, float8s, int4, ...), by name or alias; a file whose
+        /// header names its dtype is refused with it.
+        #[arg(long, value_name = "DTYPE")]
+        npy_dtype: Option<String>,
     },
 }
 
@@ -60,14 +70,26 @@ pub fn main() -> ExitCode {
     install_handlers();
     let r = match cli.command {
         Command::Devices => devices(),
-        Command::Info { file, json } => crate::info::info(&file, json),
+        Command::Info {
+            file,
+            json,
+            npy_dtype,
+        } => crate::info::info(&file, json, npy_dtype.as_deref()),
         Command::Convert {
             input,
             output,
             to,
             tensors,
             device,
-        } => crate::convert::convert(&input, &output, &to, tensors.as_deref(), &device),
+            npy_dtype,
+        } => crate::convert::convert(
+            &input,
+            &output,
+            &to,
+            tensors.as_deref(),
+            &device,
+            npy_dtype.as_deref(),
+        ),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -21,11 +21,13 @@ pub fn convert(
     to: &str,
     tensors: Option<&str>,
     device: &str,
+    npy_dtype: Option<&str>,
 ) -> Result<(), Error> {
     let to = to.parse()?;
+    let npy_dtype = npy_dtype.map(str::parse).transpose()?;
     let pick = Pick::new(to, tensors)?;
     let start = Instant::now();
-    let checkpoint = Checkpoint::open_path(input)?;
+    let checkpoint = Checkpoint::open_path_as(input, npy_dtype)?;
     let sharded = checkpoint.index.is_some();
     if sharded {
         check_folder(input, output)?;

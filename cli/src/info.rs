@@ -15,8 +15,9 @@ pub type Listed = Vec<(Option<String>, Entry)>;
 
 /// The tensors of `file` (one file, or every shard of an index), with their shard,
 /// and the metadata.
-fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
-    let c = Checkpoint::open_path(file)?;
+fn tensors(file: &Path, npy_dtype: Option<&str>) -> Result<(Listed, serde_json::Value), Error> {
+    let npy_dtype = npy_dtype.map(str::parse).transpose()?;
+    let c = Checkpoint::open_path_as(file, npy_dtype)?;
     let sharded = c.index.is_some();
     let out = c
         .tensors()
@@ -29,8 +30,8 @@ fn tensors(file: &Path) -> Result<(Listed, serde_json::Value), Error> {
     Ok((out, meta))
 }
 
-pub fn info(file: &Path, json: bool) -> Result<(), Error> {
-    let (ts, metadata) = tensors(file)?;
+pub fn info(file: &Path, json: bool, npy_dtype: Option<&str>) -> Result<(), Error> {
+    let (ts, metadata) = tensors(file, npy_dtype)?;
     let total: u64 = ts.iter().map(|(_, e)| e.len).sum();
     let mut out = Lines::new();
     if json {

@@ -2,6 +2,7 @@
 //! their index; every header read and checked, no tensor's bytes read.
 
 use super::source::Source;
+use crate::dtype::DType;
 use crate::error::Error;
 use crate::formats::index::Index;
 use crate::formats::{stem_of, Entry, Format, Header};
@@ -59,8 +60,12 @@ pub struct Checkpoint<S> {
 }
 
 /// The header of the file `source` holds, in `format`: its first bytes read, then
-/// as many as the header takes.
-async fn read_header<S: Source>(source: &S, format: Format) -> Result<Header, Error> {
+/// as many as the header takes (a `.npy` file's void elements read as `void_as`).
+async fn read_header<S: Source>(
+    source: &S,
+    format: Format,
+    void_as: Option<DType>,
+) -> Result<Header, Error> {
     let name = source.name().to_owned();
     let stem = stem_of(std::path::Path::new(&name));
     let size = source.size();
@@ -68,7 +73,7 @@ async fn read_header<S: Source>(source: &S, format: Format) -> Result<Header, Er
     let first = source.read(0, probe).await?;
     let n = first.read(|b| format.header_len(&name, &stem, b, size))??;
     let prefix = source.read(0, size.min(n as u64) as usize).await?;
-    prefix.read(|b| format.read_header(&name, &stem, b, size))?
+    prefix.read(|b| format.read_header(&name, &stem, b, size, void_as))?
 }
 
 impl<S: Source> Checkpoint<S> {
@@ -79,7 +84,58 @@ impl<S: Source> Checkpoint<S> {
     /// [`Error::Format`] naming the source and the tensor at fault (a truncated or
     /// corrupt header, data outside the file, ...); what reading the source failed of.
     pub async fn open(source: S, format: Format) -> Result<Checkpoint<S>, Error> {
-        let header = read_header(&source, format).await?;
+        Checkpoint::open_as(source, format, None).await
+    }
+
+    /// [`Checkpoint::open`], a `.npy` file's void elements (`|V1`, `<V2`: raw bytes, as
+    /// NumPy saves ml_dtypes' bfloat16, float8s, int4) read as `npy_dtype`, a dtype
+    /// held in as many bytes (int4, uint4 and float4_e2m1fn one a byte, as ml_dtypes
+    /// holds them).
+    ///
+    /// ```
+    /// use nxrig::convert::{BufferSource, Checkpoint};
+    /// use nxrig::formats::Format;
+    /// use nxrig::DType;
+    ///
+    /// // np.save of ml_dtypes.bfloat16 [1.0, -2.0]: a '<V2' header and the bits.
+    /// let dict = "{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }";
+    /// let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    /// let pad = 64 - (10 + dict.len() + 1) % 64;
+    /// npy.extend_from_slice(&((dict.len() + pad + 1) as u16).to_le_bytes());
+    /// npy.extend_from_slice(dict.as_bytes());
+    /// npy.extend(std::iter::repeat_n(b' ', pad));
+    /// npy.push(b'\n');
+    /// npy.extend_from_slice(&[0x80, 0x3f, 0x00, 0xc0]);
+    /// let source = || BufferSource::new("w.npy", nxrig::rig::Buffer::of_vec(npy.clone()));
+    /// let Err(e) = pollster::block_on(Checkpoint::open(source(), Format::Npy)) else {
+    ///     panic!("void elements without a dtype are refused");
+    /// };
+    /// assert!(e.to_string().contains("name their dtype"), "{e}");
+    /// let ck = pollster::block_on(Checkpoint::open_as(source(), Format::Npy, Some(DType::Bfloat16)))?;
+    /// let w = pollster::block_on(nxrig::convert::load(&ck, "w", &nxrig::Rig::host()))?;
+    /// assert_eq!(w.cast(DType::Float32)?.expect::<f32>()?.to_vec()?, [1.0, -2.0]);
+    /// # Ok::<(), nxrig::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Checkpoint::open`]; a `.npy` file of void elements without `npy_dtype`, or
+    /// of another width than its; `npy_dtype` for a file whose header names its dtypes
+    /// (a `.npy` file's `<f4`, any `.safetensors` file).
+    pub async fn open_as(
+        source: S,
+        format: Format,
+        npy_dtype: Option<DType>,
+    ) -> Result<Checkpoint<S>, Error> {
+        if let (Some(d), Format::Safetensors) = (npy_dtype, format) {
+            return Err(Error::Format {
+                path: source.name().to_owned(),
+                tensor: None,
+                reason: format!(
+                    "{d} was named for a .npy file's void elements; this is a .safetensors file, whose header names every dtype"
+                ),
+            });
+        }
+        let header = read_header(&source, format, npy_dtype).await?;
         Ok(Checkpoint {
             shards: vec![Shard {
                 name: source.name().to_owned(),
@@ -109,7 +165,7 @@ impl<S: Source> Checkpoint<S> {
         let mut shards = Vec::new();
         for name in index.shards() {
             let source = shard(name)?;
-            let header = read_header(&source, Format::Safetensors).await?;
+            let header = read_header(&source, Format::Safetensors, None).await?;
             shards.push(Shard {
                 name: name.to_owned(),
                 format: Format::Safetensors,
@@ -158,11 +214,33 @@ impl Checkpoint<super::BufferSource> {
     /// path that is not a regular file, an index over 100 MB, and as
     /// [`Checkpoint::open`] and [`Checkpoint::open_sharded`].
     pub fn open_path(path: &std::path::Path) -> Result<Self, Error> {
+        Checkpoint::open_path_as(path, None)
+    }
+
+    /// [`Checkpoint::open_path`], a `.npy` file's void elements read as `npy_dtype`
+    /// ([`Checkpoint::open_as`]; the command line's `--npy-dtype`).
+    ///
+    /// # Errors
+    /// As [`Checkpoint::open_path`] and [`Checkpoint::open_as`].
+    pub fn open_path_as(path: &std::path::Path, npy_dtype: Option<DType>) -> Result<Self, Error> {
         use super::BufferSource;
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             let name = path.display().to_string();
             let format = Format::of_input(&name);
-            return pollster::block_on(Checkpoint::open(BufferSource::open(path)?, format));
+            return pollster::block_on(Checkpoint::open_as(
+                BufferSource::open(path)?,
+                format,
+                npy_dtype,
+            ));
+        }
+        if let Some(d) = npy_dtype {
+            return Err(Error::Format {
+                path: path.display().to_string(),
+                tensor: None,
+                reason: format!(
+                    "{d} was named for a .npy file's void elements; this is a sharded checkpoint's index, whose shards' headers name every dtype"
+                ),
+            });
         }
         let text = read_index(path)?;
         let dir = path.parent().unwrap_or(std::path::Path::new("."));

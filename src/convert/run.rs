@@ -94,7 +94,7 @@ fn piece_elements(d: DType) -> u64 {
 /// bytes.
 fn byte_group(e: &Entry) -> u64 {
     // 8 over the greatest power of two that divides both 8 and the width.
-    1 << (3 - e.file_bits().trailing_zeros().min(3))
+    1 << (3 - e.file_bits.trailing_zeros().min(3))
 }
 
 /// Elements `from..from + n` of `e` (C order) as a one-axis host array: the bytes
@@ -110,7 +110,7 @@ async fn read_piece<S: Source>(
     let (start, len) = if e.fortran {
         (e.start, e.len)
     } else {
-        let bits = e.file_bits() as u64;
+        let bits = e.file_bits as u64;
         (e.start + from * bits / 8, (n * bits).div_ceil(8))
     };
     let name = shard.source.name();
@@ -221,7 +221,7 @@ async fn write_all<S: Source, K: Sink>(
                 } else {
                     sink.write_array(&out).await?;
                 }
-                done += (n * e.file_bits() as u64).div_ceil(8);
+                done += (n * e.file_bits as u64).div_ceil(8);
                 progress(Progress {
                     done,
                     total,

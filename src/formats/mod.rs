@@ -116,10 +116,11 @@ pub struct Entry {
     pub fortran: bool,
     /// Big-endian data (`.npy` only): swapped when the array is made.
     pub big_endian: bool,
-    /// Its elements packed at [`DType::packed_bits`] each (`.safetensors`: a float6's
-    /// four in three bytes), unpacked one a byte when the array is made; else at
-    /// [`DType::bits`] each, as memory holds them.
-    pub packed: bool,
+    /// Its elements' width in the file, in bits: [`DType::bits`], as memory holds
+    /// them, but for a float6 in a `.safetensors` file (6: four in three bytes) and a
+    /// 4-bit dtype in a `.npy` file of ml_dtypes' (8: one a byte). The array made
+    /// holds them as memory does (unpacked or packed as it is read).
+    pub file_bits: u32,
 }
 
 /// A file's header: its tensors in the order of their bytes, and its metadata.
@@ -287,7 +288,9 @@ impl Format {
     pub(crate) const PROBE: usize = 16;
 
     /// The header of a file of this format of `file_len` bytes, from its first bytes
-    /// `prefix` (at least [`Format::header_len`] of them; named `path` in errors).
+    /// `prefix` (at least [`Format::header_len`] of them; named `path` in errors); a
+    /// `.npy` file of void elements (`|V1`, `<V2`: NumPy's way of saving ml_dtypes'
+    /// arrays) read as `void_as`, which must be given for one.
     ///
     /// # Errors
     /// [`Error::Format`] naming the file and the tensor at fault.
@@ -297,10 +300,11 @@ impl Format {
         name: &str,
         prefix: &[u8],
         file_len: u64,
+        void_as: Option<DType>,
     ) -> Result<Header, Error> {
         match self {
             Format::Safetensors => safetensors::read_header(path, prefix, file_len),
-            Format::Npy => npy::read_header(path, name, prefix, file_len),
+            Format::Npy => npy::read_header(path, name, prefix, file_len, void_as),
         }
     }
 
@@ -335,19 +339,10 @@ impl Format {
 }
 
 impl Entry {
-    /// The width of one element in the file, in bits: [`DType::packed_bits`] where the
-    /// file packs its elements ([`Entry::packed`]), else [`DType::bits`].
-    pub fn file_bits(&self) -> u32 {
-        if self.packed {
-            self.dtype.packed_bits()
-        } else {
-            self.dtype.bits()
-        }
-    }
-
     /// The tensor's array over `file` (the whole file's bytes, named `path` in errors):
     /// a view where its bytes are aligned for its dtype and little-endian, else an
-    /// aligned copy (byte-swapped from big-endian; a float6's unpacked one a byte).
+    /// aligned copy (byte-swapped from big-endian; a float6's unpacked one a byte, a
+    /// 4-bit dtype's one a byte packed two a byte).
     ///
     /// # Errors
     /// [`Error::Format`] naming the tensor if its range is not inside `file`.
@@ -367,9 +362,11 @@ impl Entry {
         };
         let (start, len) = (host_size(self.start), host_size(self.len));
         let view = file.view(start?, len?).map_err(f)?;
-        if self.file_bits() != self.dtype.bits() {
+        if self.file_bits != self.dtype.bits() {
             let n = crate::layout::numel(&self.shape).map_err(f)?;
-            let bytes = view.read(|b| packed::unpack(self.dtype, b, n)).map_err(f)?;
+            let bytes = view
+                .read(|b| packed::to_memory(self.dtype, self.file_bits, b, n))
+                .map_err(f)?;
             return AnyArray::v(self.dtype, layout, Buffer::of_vec(bytes)).map_err(f);
         }
         if !self.big_endian {
@@ -440,7 +437,7 @@ pub fn read_safetensors_bytes(path: &str, buffer: Buffer) -> Result<TensorFile, 
 /// [`Error::Format`] naming the file and the tensor: not a `.npy` file, a type string
 /// nxrig does not read, data shorter than the shape.
 pub fn read_npy_bytes(path: &str, name: &str, buffer: Buffer) -> Result<TensorFile, Error> {
-    let header = buffer.read(|b| npy::read_header(path, name, b, b.len() as u64))??;
+    let header = buffer.read(|b| npy::read_header(path, name, b, b.len() as u64, None))??;
     arrays(path, header, &buffer)
 }
 
@@ -530,6 +527,7 @@ pub fn read(path: &Path) -> Result<TensorFile, Error> {
     let format = Format::of_path(path)?;
     let name = path.display().to_string();
     let bytes = map(path)?;
-    let header = bytes.read(|b| format.read_header(&name, &stem_of(path), b, b.len() as u64))??;
+    let header =
+        bytes.read(|b| format.read_header(&name, &stem_of(path), b, b.len() as u64, None))??;
     arrays(&name, header, &bytes)
 }

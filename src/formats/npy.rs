@@ -44,6 +44,18 @@ fn dtype_of(descr: &str) -> Option<(DType, bool)> {
     }
 }
 
+/// The width in bytes of a void type string's elements (`|V2`, `<V1`: raw bytes, as
+/// NumPy writes a dtype it does not know, ml_dtypes' among them), `None` for another.
+fn void_width(descr: &str) -> Option<usize> {
+    let rest = descr
+        .strip_prefix(['<', '>', '|', '='])?
+        .strip_prefix('V')?;
+    match rest.parse::<usize>() {
+        Ok(w @ (1 | 2 | 4 | 8 | 16)) => Some(w),
+        _ => None,
+    }
+}
+
 /// The magic and length fields of a `.npy` file: its header's length and where the
 /// header starts.
 fn lengths(bytes: &[u8]) -> Result<(usize, usize), String> {
@@ -142,15 +154,26 @@ fn depth(header: &[u8]) -> usize {
 }
 
 /// The header of the `.npy` bytes (named `path` in errors) as tensor `name`: its dtype,
-/// shape, byte range, Fortran order and byte order. Reads only the header.
+/// shape, byte range, Fortran order and byte order; void elements (`|V1`, `<V2`, raw
+/// bytes: NumPy's way of saving ml_dtypes' bfloat16, float8s, int4) read as `void_as`,
+/// a dtype held in as many bytes (int4, uint4 and float4_e2m1fn one a byte, as
+/// ml_dtypes holds them: packed two a byte when the array is made). Reads only the
+/// header.
 ///
 /// # Errors
 /// [`Error::Format`] naming the file and the tensor: no magic, an unknown version, a
 /// header length past the file, a header nested deeper than nxrig reads or that does
 /// not parse (the parser's first line), a dtype nxrig does not read (structured,
-/// object, bfloat16 under another name), a shape too large, data shorter than the
-/// shape needs.
-pub fn read_header(path: &str, name: &str, bytes: &[u8], file_len: u64) -> Result<Header, Error> {
+/// object), void elements (`|V1`, `<V2`) without `void_as` or of another width than
+/// its, `void_as` for a file whose type string names its dtype, a shape too large,
+/// data shorter than the shape needs.
+pub fn read_header(
+    path: &str,
+    name: &str,
+    bytes: &[u8],
+    file_len: u64,
+    void_as: Option<DType>,
+) -> Result<Header, Error> {
     let fmt = |reason: String| Error::Format {
         path: path.to_owned(),
         tensor: Some(name.to_owned()),
@@ -183,12 +206,37 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8], file_len: u64) -> Resul
         ))
     })?;
     let descr = h.dtype().descr().trim_matches('\'').to_owned();
-    let (dtype, big) = dtype_of(&descr).ok_or_else(|| {
-        fmt(format!(
-            "dtype {descr} is not one nxrig reads (it reads f2 f4 f8 i1 u1 i2 u2 i4 u4 i8 u8 c8 c16 b1, either byte order)"
-        ))
-    })?;
-    let (shape, len) = super::shape_bytes(h.shape(), dtype).map_err(fmt)?;
+    let (dtype, big, file_bits) = match (void_width(&descr), void_as) {
+        (Some(w), Some(d)) if d.storage_bytes() == w => (d, false, 8 * w as u32),
+        (Some(w), Some(d)) => {
+            return Err(fmt(format!(
+                "its elements are {descr}, {w} bytes each, and {d} is held in {} (name a dtype of {w})",
+                d.storage_bytes()
+            )))
+        }
+        (Some(w), None) => {
+            return Err(fmt(format!(
+                "its elements are {descr}: {w} raw bytes each, as NumPy saves ml_dtypes' arrays (bfloat16, the float8s, int4, ...); name their dtype (the command line's --npy-dtype)"
+            )))
+        }
+        (None, Some(d)) => {
+            return Err(fmt(format!(
+                "{d} was named for void elements (|V1, <V2), and the file's are {descr}, which it names itself"
+            )))
+        }
+        (None, None) => {
+            let (d, big) = dtype_of(&descr).ok_or_else(|| {
+                fmt(format!(
+                    "dtype {descr} is not one nxrig reads (it reads f2 f4 f8 i1 u1 i2 u2 i4 u4 i8 u8 c8 c16 b1, either byte order, and V1 V2 V4 V8 V16 with a dtype named)"
+                ))
+            })?;
+            (d, big, d.bits())
+        }
+    };
+    let (shape, _) = super::shape_bytes(h.shape(), dtype).map_err(fmt)?;
+    let numel = super::planned_numel(&shape).unwrap_or(0);
+    let len = u64::try_from((numel as u128 * file_bits as u128).div_ceil(8))
+        .map_err(|_| fmt(format!("shape {shape:?} has more bytes than a file holds")))?;
     if rest < len {
         return Err(fmt(format!(
             "data of {rest} bytes is shorter than shape {shape:?} of {dtype} needs ({len})"
@@ -203,7 +251,7 @@ pub fn read_header(path: &str, name: &str, bytes: &[u8], file_len: u64) -> Resul
             len,
             fortran: h.order() == npyz::Order::Fortran,
             big_endian: big,
-            packed: false,
+            file_bits,
         }],
         metadata: None,
     })

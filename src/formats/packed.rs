@@ -1,6 +1,8 @@
-//! Elements held one a byte in memory but packed in files (the float6s: four in three
-//! bytes, element `i` at bits `6i..6i + 6` of the little-endian bytes, as `.safetensors`
-//! and DLPack pack them): packed as they are written, unpacked as they are read.
+//! Elements whose files hold them at another width than memory does: the float6s, one
+//! a byte in memory, four in three bytes in `.safetensors` files (element `i` at bits
+//! `6i..6i + 6` of the little-endian bytes, as DLPack packs them too), packed as they
+//! are written and unpacked as they are read; and the 4-bit dtypes, two a byte in
+//! memory, one a byte in ml_dtypes' `.npy` files, packed as they are read.
 
 use crate::dtype::DType;
 
@@ -76,6 +78,27 @@ pub(crate) fn unpack(dtype: DType, packed: &[u8], n: usize) -> Vec<u8> {
     out
 }
 
+/// `n` elements of `dtype` as memory holds them, from `file` holding them `file_bits`
+/// each: a float6's unpacked one a byte ([`unpack`]); a 4-bit dtype's one a byte (the
+/// low nibble; ml_dtypes' layout) packed two a byte, low nibble first; the bytes as they
+/// are where the widths agree.
+///
+/// # Panics
+/// Where `file` is shorter than `n` elements (a caller's length check first).
+pub(crate) fn to_memory(dtype: DType, file_bits: u32, file: &[u8], n: usize) -> Vec<u8> {
+    match (file_bits, dtype.bits()) {
+        (8, 4) => {
+            let mut out = vec![0u8; n.div_ceil(2)];
+            for (i, &b) in file[..n].iter().enumerate() {
+                out[i / 2] |= (b & 0xf) << (4 * (i % 2));
+            }
+            out
+        }
+        (f, _) if f == dtype.packed_bits() => unpack(dtype, file, n),
+        _ => file[..(n * file_bits as usize).div_ceil(8)].to_vec(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +127,20 @@ mod tests {
         // The top two bits of a byte are not the element's.
         assert_eq!(pack(d, &[0xff, 0xc0, 0x40, 0x80]), [0x3f, 0, 0]);
         assert_eq!(pack(DType::Uint8, &[0xff]), [0xff]);
+    }
+
+    #[test]
+    fn a_4_bit_dtype_one_a_byte_is_packed_two_a_byte_low_first() {
+        // ml_dtypes' int4 -1, 7, -8 are bytes 0x0f, 0x07, 0x08 (a byte's high nibble
+        // ignored).
+        assert_eq!(
+            to_memory(DType::Int4, 8, &[0x0f, 0x07, 0xf8], 3),
+            [0x7f, 0x08]
+        );
+        assert_eq!(
+            to_memory(DType::Float6E2m3fn, 6, &[0x40, 0, 0], 4),
+            [0, 1, 0, 0]
+        );
+        assert_eq!(to_memory(DType::Uint8, 8, &[1, 2, 3], 2), [1, 2]);
     }
 }

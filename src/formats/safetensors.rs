@@ -224,7 +224,7 @@ pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Er
             len: need,
             fortran: false,
             big_endian: false,
-            packed: true,
+            file_bits: dtype.packed_bits(),
         });
     }
     // Every byte of the data owned by one tensor.
