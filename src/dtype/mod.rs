@@ -4,6 +4,7 @@
 //! against it by a test, and the WGSL will be generated from it. This module uses no
 //! other module of nxrig but its error type.
 
+mod bounds;
 mod convert;
 mod element;
 pub mod fast;
@@ -13,8 +14,9 @@ pub(crate) mod operations;
 mod slice;
 mod table;
 
+pub use bounds::Scalar;
 pub use convert::{bits_of_f64, convert_bits, f64_of_bits};
 pub use element::{Element, F8E4m3fn, F8E5m2, F8E8m0fnu, I4, U4};
 pub use format::{FloatFormat, Specials};
 pub use slice::{convert_run, read_bits, write_bits};
-pub use table::{dlpack, Class, DType, Row, Scalar};
+pub use table::{dlpack, Class, DType, Row};
