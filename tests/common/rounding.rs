@@ -80,41 +80,30 @@ pub fn f8_of(d: nxrig::DType) -> Option<F8> {
             fnu: false,
             finite: false,
         }),
-        DType::Float4E2m1fn => Some(F8 {
-            e: 2,
-            m: 1,
-            bias: 1,
-            ieee: false,
-            fnuz: false,
-            unsigned: false,
-            fnu: false,
-            finite: true,
-        }),
-        DType::Float6E2m3fn => Some(F8 {
-            e: 2,
-            m: 3,
-            bias: 1,
-            ieee: false,
-            fnuz: false,
-            unsigned: false,
-            fnu: false,
-            finite: true,
-        }),
-        DType::Float6E3m2fn => Some(F8 {
-            e: 3,
-            m: 2,
-            bias: 3,
-            ieee: false,
-            fnuz: false,
-            unsigned: false,
-            fnu: false,
-            finite: true,
-        }),
+        // The OCP MX element formats: no infinity, no NaN.
+        DType::Float4E2m1fn => Some(F8::finite(2, 1, 1)),
+        DType::Float6E2m3fn => Some(F8::finite(2, 3, 1)),
+        DType::Float6E3m2fn => Some(F8::finite(3, 2, 3)),
         _ => None,
     }
 }
 
 impl F8 {
+    /// A signed format of `e` exponent and `m` fraction bits, bias `bias`, with neither
+    /// infinity nor NaN (`finite`).
+    fn finite(e: i32, m: i32, bias: i32) -> F8 {
+        F8 {
+            e,
+            m,
+            bias,
+            ieee: false,
+            fnuz: false,
+            unsigned: false,
+            fnu: false,
+            finite: true,
+        }
+    }
+
     /// The width in bits: the sign (none in an unsigned format), exponent and fraction.
     pub fn bits(self) -> u32 {
         (!self.unsigned && !self.fnu) as u32 + (self.e + self.m) as u32
