@@ -237,18 +237,22 @@ fn sub_byte_elements_at_odd_offsets_keep_their_neighbours() {
     }
 }
 
+/// Every pair's strided cast, over a flipped view or a stepped slice (each pair one of
+/// them, alternating, so each dtype goes through both as a source and as a target:
+/// the walk depends on the widths, the conversion on the pair, which
+/// `cast_on_devices` holds to the vectors), equals the host's.
 #[test]
 fn cast_on_the_gpu_equals_the_host_for_every_pair_over_views() {
     for s in DType::ALL {
         let src = varied(s, &[6, 7], 7 + s.code() as u64);
         let on = src.to_device(&gpu()).unwrap();
-        for (hv, gv) in views(&src).iter().zip(views(&on)).skip(2).take(2) {
-            for d in DType::ALL {
-                let h = hv.cast(d).unwrap();
-                let g = gv.cast(d).unwrap();
-                assert_eq!(g.rig(), &gpu());
-                assert_eq!(bytes_of(g.buffer()), bytes_of(h.buffer()), "{s} -> {d}");
-            }
+        let (hvs, gvs) = (views(&src), views(&on));
+        for d in DType::ALL {
+            let k = 2 + (s.code() + d.code()) as usize % 2;
+            let h = hvs[k].cast(d).unwrap();
+            let g = gvs[k].cast(d).unwrap();
+            assert_eq!(g.rig(), &gpu());
+            assert_eq!(bytes_of(g.buffer()), bytes_of(h.buffer()), "{s} -> {d}");
         }
     }
 }
