@@ -42,8 +42,9 @@ async function fromFiles(files, ctx) {
   if (index.length === 0) {
     const weights = list.filter((f) => /\.(safetensors|npy)$/.test(f.name));
     if (weights.length !== 1) throw new Error(`${list.length} files and no *.index.json among them: give one file, or a sharded checkpoint's index with its shards`);
-    return openCheckpointFile(blobSource(weights[0], weights[0].name, ctx));
+    return openCheckpointFile(blobSource(weights[0], weights[0].name, ctx), ctx.npyDtype);
   }
+  unsharded(ctx);
   const text = await index[0].text();
   return openCheckpointSharded(index[0].name, text, (name) => {
     const f = byName.get(name);
@@ -57,6 +58,7 @@ async function fromDirectory(dir, ctx) {
   for await (const [name, h] of dir.entries()) if (h.kind === 'file') names.push(name);
   const index = names.filter((n) => INDEX.test(n));
   if (index.length === 1) {
+    unsharded(ctx);
     const text = await (await (await dir.getFileHandle(index[0])).getFile()).text();
     const shards = new Map();
     for (const n of names) if (/\.safetensors$/.test(n)) shards.set(n, await (await dir.getFileHandle(n)).getFile());
@@ -67,14 +69,15 @@ async function fromDirectory(dir, ctx) {
   }
   const weights = names.filter((n) => /\.(safetensors|npy)$/.test(n));
   if (index.length === 0 && weights.length === 1) {
-    return openCheckpointFile(blobSource(await (await dir.getFileHandle(weights[0])).getFile(), weights[0], ctx));
+    return openCheckpointFile(blobSource(await (await dir.getFileHandle(weights[0])).getFile(), weights[0], ctx), ctx.npyDtype);
   }
   throw new Error(`the folder ${dir.name} holds ${index.length} indexes and ${weights.length} weights files: nxrig opens a folder of one checkpoint`);
 }
 
 /** `{ index: { name, text }, shards }`: an index's text and its shards as source
  * objects (`shards` an object or `Map` by name, or a function of the name). */
-async function fromParts({ index, shards }) {
+async function fromParts({ index, shards }, ctx) {
+  unsharded(ctx);
   if (typeof index?.text !== 'string') throw optionError('openCheckpoint', `index must be { name, text }, got: ${described(index)}`);
   const of = typeof shards === 'function' ? shards
     : shards instanceof Map ? (n) => shards.get(n) : (n) => (Object.hasOwn(shards, n) ? shards[n] : undefined);
@@ -89,12 +92,19 @@ async function fromParts({ index, shards }) {
 async function fromUrl(url, init, ctx) {
   const u = new URL(String(url), globalThis.location?.href);
   if (u.pathname.endsWith('.json')) {
+    unsharded(ctx);
     const text = await urlText(u, init, ctx);
     const shards = new Map();
     for (const n of indexShards(u.href, text)) shards.set(n, await urlSource(new URL(n, u), init, ctx));
     return openCheckpointSharded(u.href, text, (name) => shards.get(name));
   }
-  return openCheckpointFile(await urlSource(u, init, ctx));
+  return openCheckpointFile(await urlSource(u, init, ctx), ctx.npyDtype);
+}
+
+/** Throws where `options.npyDtype` was given for a sharded checkpoint (its shards are
+ * .safetensors files, whose headers name every dtype). */
+function unsharded(ctx) {
+  if (ctx.npyDtype !== undefined) throw optionError('openCheckpoint', `options.npyDtype (${ctx.npyDtype}) names the dtype of a .npy file's void elements; a sharded checkpoint's shards are .safetensors files, whose headers name every dtype`);
 }
 
 /**
@@ -107,25 +117,30 @@ async function fromUrl(url, init, ctx) {
  * `FileSystemDirectoryHandle`, the index's URL (shards beside it), or
  * `{ index: { name, text }, shards }` with a source object for each shard.
  * `options.requestInit`: what `fetch` gets for a URL (headers, credentials).
+ * `options.npyDtype`: the dtype (a name, as `'bfloat16'` or `'float4_e2m1fn'`) of a
+ * `.npy` file's void elements (`|V1`, `<V2`: NumPy saves ml_dtypes' arrays so);
+ * refused for any other file.
  */
 export async function openCheckpoint(source, options = {}) {
-  const ctx = { signal: undefined };
+  const ctx = { signal: undefined, npyDtype: undefined };
   let ck;
   try {
     if (options === null || typeof options !== 'object') throw optionError('openCheckpoint', `options must be an object such as { requestInit }, got: ${described(options)}`);
-    for (const k of Object.keys(options)) if (k !== 'requestInit') throw optionError('openCheckpoint', `unknown option ${JSON.stringify(k)} (it takes requestInit)`);
-    if (source?.index && source?.shards && !(source instanceof Blob)) ck = await fromParts(source);
-    else if (isSource(source)) ck = await openCheckpointFile(source);
+    for (const k of Object.keys(options)) if (k !== 'requestInit' && k !== 'npyDtype') throw optionError('openCheckpoint', `unknown option ${JSON.stringify(k)} (it takes requestInit and npyDtype)`);
+    if (options.npyDtype !== undefined && typeof options.npyDtype !== 'string') throw optionError('openCheckpoint', `options.npyDtype must be a dtype's name such as 'bfloat16', got: ${described(options.npyDtype)}`);
+    ctx.npyDtype = options.npyDtype;
+    if (source?.index && source?.shards && !(source instanceof Blob)) ck = await fromParts(source, ctx);
+    else if (isSource(source)) ck = await openCheckpointFile(source, ctx.npyDtype);
     else if (typeof Blob !== 'undefined' && source instanceof Blob) {
       if (INDEX.test(source.name ?? '')) throw new Error(`${source.name} is an index: give it with its shards (the folder's files, a FileSystemDirectoryHandle, or its URL)`);
-      ck = await openCheckpointFile(blobSource(source, source.name, ctx));
+      ck = await openCheckpointFile(blobSource(source, source.name, ctx), ctx.npyDtype);
     } else if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) {
-      ck = await openCheckpointFile(bytesSource(source));
+      ck = await openCheckpointFile(bytesSource(source), ctx.npyDtype);
     } else if (typeof source === 'string' || source instanceof URL) {
       ck = await fromUrl(source, options.requestInit, ctx);
     } else if (source?.kind === 'file' && typeof source.getFile === 'function') {
       const f = await source.getFile();
-      ck = await openCheckpointFile(blobSource(f, f.name, ctx));
+      ck = await openCheckpointFile(blobSource(f, f.name, ctx), ctx.npyDtype);
     } else if (source?.kind === 'directory' && typeof source.entries === 'function') {
       ck = await fromDirectory(source, ctx);
     } else if (source && typeof source[Symbol.iterator] === 'function' && !(source instanceof Map)) {
@@ -140,7 +155,7 @@ export async function openCheckpoint(source, options = {}) {
   return ck;
 }
 
-const OPTIONS = ['to', 'tensors', 'device', 'onProgress', 'signal', 'fileName'];
+const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName'];
 
 /** The sink for what the caller gave. */
 function sinkOf(sink, ck, ctx) {
@@ -157,7 +172,9 @@ function sinkOf(sink, ck, ctx) {
 /**
  * Converts `checkpoint` (from openCheckpoint) into `sink`, as `nxrig convert` does,
  * byte for byte: `options.to` the dtype, `tensors` a glob of the tensors to cast
- * (every float when absent), `device` where to cast (the host when absent),
+ * (every float when absent), `saturate` (a value past the largest finite of `to`,
+ * and an infinity, become that largest finite of their sign, not an infinity or a
+ * NaN), `device` where to cast (the host when absent),
  * `onProgress({ bytesDone, bytesTotal, tensor })` after each piece (what it throws
  * stops the conversion: the promise rejects with an Error whose cause it is),
  * `signal` an `AbortSignal` (the promise then rejects with its reason, an
@@ -172,9 +189,10 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (options === undefined) throw optionError(fn, "options are required: at least { to }, the dtype to convert into (convertCheckpoint(checkpoint, sink, { to: 'bfloat16' }))");
   if (options === null || typeof options !== 'object') throw optionError(fn, `options must be an object with at least { to }, got: ${described(options)}`);
   for (const k of Object.keys(options)) if (!OPTIONS.includes(k)) throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
-  const { to, tensors, device, onProgress, signal, fileName } = options;
+  const { to, tensors, saturate, device, onProgress, signal, fileName } = options;
   if (typeof to !== 'string') throw optionError(fn, `options.to must be a dtype's name, got: ${described(to)}`);
   if (tensors !== undefined && typeof tensors !== 'string') throw optionError(fn, `options.tensors must be a glob string, got: ${described(tensors)}`);
+  if (saturate !== undefined && typeof saturate !== 'boolean') throw optionError(fn, `options.saturate must be a boolean, got: ${described(saturate)}`);
   if (device !== undefined && !(device instanceof Device)) throw optionError(fn, `options.device must be a Device, got: ${described(device)}`);
   if (device !== undefined && !device.__wbg_ptr) throw new Error(`${fn}: options.device was disposed`);
   if (onProgress !== undefined && typeof onProgress !== 'function') throw optionError(fn, `options.onProgress must be a function, got: ${described(onProgress)}`);
@@ -197,7 +215,7 @@ export async function convertCheckpoint(checkpoint, sink, options) {
       }
     });
     const name = fileName ?? (checkpoint.sharded ? 'the output folder' : 'output.safetensors');
-    return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress);
+    return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress, saturate === true);
   } catch (e) {
     if (signal?.aborted) throw signal.reason ?? new DOMException('The conversion was aborted', 'AbortError');
     if (ctx.failed !== undefined) {

@@ -282,8 +282,13 @@ export class NxArray<D extends DType = DType> {
   slice(slices: readonly SliceSpec[]): NxArray<D>;
   /** The same bytes read as `dtype` (a view: narrower adds a trailing axis). */
   bitcast<T extends DType>(dtype: T): NxArray<T>;
-  /** A fresh array of `dtype` on the same device, each element rounded once. */
-  cast<T extends DType>(dtype: T): NxArray<T>;
+  /**
+   * A fresh array of `dtype` on the same device, each element rounded once. A value
+   * past a float dtype's largest finite becomes its infinity (else its NaN), as
+   * ml_dtypes casts; `{ saturate: true }` makes it (and an infinity) the largest
+   * finite of its sign.
+   */
+  cast<T extends DType>(dtype: T, options?: CastOptions): NxArray<T>;
   /** A fresh C-contiguous copy, bit for bit. */
   copy(): NxArray<D>;
   /** The array on `device`, bit for bit. */
@@ -431,6 +436,13 @@ export class Checkpoint {
 export interface OpenCheckpointOptions {
   /** What `fetch` gets for a URL source (headers, credentials). */
   requestInit?: RequestInit;
+  /**
+   * The dtype of a `.npy` file's void elements (`|V1`, `<V2`: NumPy saves ml_dtypes'
+   * arrays, bfloat16, the float8s, int4, so), as `'bfloat16'` or `'float4_e2m1fn'`;
+   * refused for a `.safetensors` file, a sharded checkpoint, or a `.npy` file of a
+   * NumPy dtype.
+   */
+  npyDtype?: DType;
 }
 
 /**
@@ -457,12 +469,20 @@ export interface ConvertProgress {
   readonly tensor: string;
 }
 
+/** Options of `NxArray.cast`. */
+export interface CastOptions {
+  /** A value past the target's largest finite, and an infinity, become that largest finite of their sign (a NaN stays a NaN): OCP's "satfinite". */
+  saturate?: boolean;
+}
+
 /** Options of `convertCheckpoint`. */
 export interface ConvertOptions {
   /** The dtype the picked tensors are cast into. */
   to: DType;
   /** A glob (`*`, `?`, `[...]`) of the tensors to cast, whatever their dtype; every float when absent. One that matches no tensor is refused. */
   tensors?: string;
+  /** Saturating casts: a value past the largest finite of `to`, and an infinity, become that largest finite of their sign, not an infinity or a NaN. */
+  saturate?: boolean;
   /** Where to cast: the host when absent. */
   device?: Device;
   /** Called after each piece. What it throws stops the conversion (the output aborted): the promise rejects with an Error whose `cause` it is. */
@@ -480,6 +500,21 @@ export interface ConvertReport {
   readonly converted: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
+  /** The tensors some of whose values overflowed their new dtype, or became an infinity or a NaN there. */
+  readonly overflows: readonly ConvertOverflow[];
+}
+
+/** A tensor some of whose values a conversion took past its new dtype's range. */
+export interface ConvertOverflow {
+  readonly tensor: string;
+  /** Its new dtype. */
+  readonly dtype: DType;
+  /** Finite values past the new dtype's largest finite: an infinity or a NaN by default, the largest finite saturating. */
+  readonly overflowed: number;
+  /** Values that became an infinity. */
+  readonly infinities: number;
+  /** Values that became a NaN (an overflow or an infinity where the dtype has no infinity; a negative value where it is unsigned). */
+  readonly nans: number;
 }
 
 /** A sink of your own: files written in order, then committed together, or aborted. */

@@ -97,12 +97,12 @@ export async function openCheckpoint(source, options) {
         const dir = dirname(path);
         const shards = {};
         for (const n of indexShards(basename(path), text)) shards[n] = await pathSource(join(dir, n)).catch(() => undefined);
-        return await openAny({ index: { name: basename(path), text }, shards });
+        return await openAny({ index: { name: basename(path), text }, shards }, options);
       }
-      return await openAny(await pathSource(path));
+      return await openAny(await pathSource(path), options);
     }
     if (source && typeof source.fd === 'number' && typeof source.read === 'function' && typeof source.stat === 'function') {
-      return await openAny(await handleSource(source, 'the file'));
+      return await openAny(await handleSource(source, 'the file'), options);
     }
   } catch (e) {
     throw e?.message?.startsWith('openCheckpoint: ') ? e : new Error(`openCheckpoint: ${e.message}`, { cause: e });

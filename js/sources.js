@@ -48,13 +48,19 @@ export function blobSource(blob, name, ctx) {
   };
 }
 
-/** A source over bytes in memory (an `ArrayBuffer` or a view of one). */
+/** `.npy`'s magic string, `\x93NUMPY`. */
+const NPY_MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
+
+/** A source over bytes in memory (an `ArrayBuffer` or a view of one), named
+ * `checkpoint.npy` where they begin with `.npy`'s magic string, else
+ * `checkpoint.safetensors`, unless `name` is given. */
 export function bytesSource(bytes, name) {
   const u8 = bytes instanceof ArrayBuffer
     ? new Uint8Array(bytes)
     : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const npy = NPY_MAGIC.every((b, i) => u8[i] === b);
   return {
-    name: name ?? 'checkpoint.safetensors',
+    name: name ?? (npy ? 'checkpoint.npy' : 'checkpoint.safetensors'),
     size: u8.byteLength,
     async read(start, end) {
       return u8.subarray(start, end);

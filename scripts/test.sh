@@ -18,7 +18,8 @@
 #      float8_e4m3fn and float8_e5m2, every byte checked against ml_dtypes' astype, and
 #      converted again on the GPU (lavapipe): byte-identical to the host's file; then
 #      split into three shards and converted through its index (shards and index
-#      checked);
+#      checked); the field's newer dtypes, ml_dtypes' .npy files, and --saturate with
+#      its overflow warning, each against NumPy and ml_dtypes;
 #   3. the web: the npm package built (wasm-pack, wasm-opt), the demo page's end-to-end
 #      test in headless Chromium (www/e2e.mjs: the JS API's cases and conventions, 600 MiB
 #      arrays, the checkpoint converted on WebGPU and on the CPU byte-identical to nxrig
@@ -108,6 +109,9 @@ echo "the GPU's files are the host's, byte for byte"
 
 step ".npy files of ml_dtypes' arrays (void elements, |V1 and <V2): listed and converted with --npy-dtype, every value against ml_dtypes"
 python3 tests/checkpoint/npy_void.py ./target/release/nxrig "$out"
+
+step "--saturate: bfloat16 past float16's and float8_e4m3fn's largest finite, on the host and the GPU, every byte against NumPy and ml_dtypes, the overflow warning's counts NumPy's"
+python3 tests/checkpoint/saturate.py ./target/release/nxrig "$out" host gpu
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
 python3 tests/checkpoint/shard.py split "$src" "$out/shards" 3

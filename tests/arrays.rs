@@ -576,3 +576,47 @@ fn int8s(a: &AnyArray) -> Vec<i8> {
         .to_vec()
         .unwrap()
 }
+
+on_every_device! {
+    /// The saturating cast (`CastMode::Saturate`) of float32, bfloat16, float16,
+    /// float64 and int32 values into every float dtype: a NaN as the default cast
+    /// makes it; any other value clipped to the target's largest finite of its sign (to
+    /// its largest alone where it is unsigned: a negative value's NaN stays) and then
+    /// rounded once. The oracle: the scalar `convert_bits` of the clipped float64.
+    /// (70000 in float16 is 65504; -inf in float8_e4m3fn is -448; 1e300 in
+    /// float8_e8m0fnu is 2^127; the default cast gives inf, NaN and NaN.)
+    fn saturating_casts_clip_to_the_largest_finite() {
+        use nxrig::dtype::{bits_of_f64, f64_of_bits, CastMode, Class, Scalar};
+        let values = [
+            0.0, -0.0, 1.0, -2.5, 240.0, 448.0, 464.0, 465.0, -500.0, 57344.0, 61440.0,
+            65504.0, 65519.0, 65520.0, -70000.0, 3.0e38, -3.5e38, 1e300, f64::INFINITY,
+            f64::NEG_INFINITY, f64::NAN,
+        ];
+        let mut bad = Vec::new();
+        for src in [DType::Float32, DType::Bfloat16, DType::Float16, DType::Float64, DType::Int32] {
+            let bits: Vec<u128> = values.iter().map(|&v| bits_of_f64(src, v)).collect();
+            let a = AnyArray::of_bits(src, &[bits.len()], &bits).unwrap().on();
+            for to in DType::ALL.into_iter().filter(|d| d.class() == Class::Float) {
+                let f = to.float_format().unwrap();
+                let Scalar::Float(max) = to.max_value() else {
+                    panic!("{to}: a float's bound is a float");
+                };
+                let got = a.cast_with(to, CastMode::Saturate).unwrap().to_bits_vec().unwrap();
+                for (i, &b) in bits.iter().enumerate() {
+                    let x = f64_of_bits(src, b);
+                    let domain_nan = !f.signed()
+                        && (x < 0.0 || (x == 0.0 && f.specials == Specials::UnsignedNoZero));
+                    let want = if x.is_nan() || domain_nan {
+                        convert_bits(src, to, b)
+                    } else {
+                        bits_of_f64(to, x.clamp(-max, max))
+                    };
+                    if got[i] != want {
+                        bad.push(format!("{src} {x} -> {to}: {:#x}, not {want:#x}", got[i]));
+                    }
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+}

@@ -286,6 +286,12 @@ w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onG
   // by the command line too: its file is held to ml_dtypes by tests/checkpoint/check.py.
   execFileSync('python3', [join(root, 'tests', 'checkpoint', 'field_dtypes.py'), join(proj, 'field.safetensors')]);
   execFileSync(join(root, 'target', 'release', 'nxrig'), ['convert', join(proj, 'field.safetensors'), join(proj, 'field-cli.safetensors'), '--to', 'bfloat16']);
+  // bfloat16 past float16's largest finite: the report's overflows, and --saturate's bytes.
+  execFileSync('python3', ['-c', "import sys, json, struct, numpy as np, ml_dtypes; a = np.array([1, 70000, -1e6, np.inf, np.nan, -3], np.float32).astype(ml_dtypes.bfloat16); h = json.dumps({'w': {'dtype': 'BF16', 'shape': [6], 'data_offsets': [0, 12]}}).encode(); h += b' ' * (-len(h) % 8); open(sys.argv[1], 'wb').write(struct.pack('<Q', len(h)) + h + a.tobytes())", join(proj, 'over.safetensors')]);
+  execFileSync(join(root, 'target', 'release', 'nxrig'), ['convert', join(proj, 'over.safetensors'), join(proj, 'over-cli.safetensors'), '--to', 'float16', '--saturate'], { stdio: 'pipe' });
+  // ml_dtypes' bfloat16 saved by NumPy (void elements, <V2): read with npyDtype, as the command line's --npy-dtype.
+  execFileSync('python3', ['-c', 'import sys, ml_dtypes, numpy as np; np.save(sys.argv[1], (np.arange(-6, 6, dtype=np.float32) * 1.7).astype(ml_dtypes.bfloat16).reshape(3, 4))', join(proj, 'w.npy')]);
+  execFileSync(join(root, 'target', 'release', 'nxrig'), ['convert', join(proj, 'w.npy'), join(proj, 'w-cli.npy'), '--to', 'float32', '--npy-dtype', 'bfloat16']);
   writeFileSync(join(proj, 'node.mjs'), `import { readFileSync } from 'node:fs';
 import init, { Device, NxArray, convertCheckpoint, loadSafetensors, openCheckpoint, version } from 'nxrig';
 const out = {};
@@ -301,6 +307,21 @@ const ck = await openCheckpoint('field.safetensors');
 out.field = ck.tensors.map((t) => t.name + ' ' + t.dtype);
 out.floats = ck.tensors.filter((t) => t.isFloat).map((t) => t.name);
 await convertCheckpoint(ck, 'field-bf16.safetensors', { to: 'bfloat16' });
+const over = await openCheckpoint('over.safetensors');
+out.overDefault = (await convertCheckpoint(over, 'over-16.safetensors', { to: 'float16' })).overflows;
+out.overSat = (await convertCheckpoint(over, 'over-16s.safetensors', { to: 'float16', saturate: true })).overflows;
+try { await convertCheckpoint(over, 'over-x.safetensors', { to: 'float16', saturate: 'yes' }); } catch (e) { out.overBad = e.message; }
+const wide = NxArray.fromTypedArray(new Float32Array([70000, -Infinity, NaN, 1]), 'float32', [4]);
+out.castSat = Array.from(await wide.cast('float16', { saturate: true }).toTypedArray({ as: 'float32' }));
+out.castPlain = Array.from(await wide.cast('float16').toTypedArray({ as: 'float32' }));
+try { wide.cast('float16', { saturate: 1 }); } catch (e) { out.castBad = e.message; }
+try { await openCheckpoint('w.npy'); } catch (e) { out.npyRefused = e.message; }
+const npy = await openCheckpoint('w.npy', { npyDtype: 'bfloat16' });
+out.npy = npy.tensors.map((t) => [t.name, t.dtype, t.shape]);
+await convertCheckpoint(npy, 'w-f32.npy', { to: 'float32' });
+try { await openCheckpoint('field.safetensors', { npyDtype: 'bfloat16' }); } catch (e) { out.npyOnSafetensors = e.message; }
+try { await openCheckpoint(readFileSync('w.npy'), { npyDtype: 'bfloat16x' }); } catch (e) { out.npyUnknown = e.message; }
+out.npyBytes = (await openCheckpoint(readFileSync('w.npy'), { npyDtype: 'bf16' })).tensors.map((t) => t.dtype);
 const t0 = Date.now();
 try { await Device.gpu(); out.gpu = 'settled'; } catch (e) { out.gpu = e.message; }
 out.gpuMs = Date.now() - t0;
@@ -315,6 +336,22 @@ console.log(JSON.stringify(out));
   assert.deepEqual(got.floats, ['w.fnuz', 'w.e5m2fnuz', 'w.scale', 'w.fp4', 'w.fp6', 'w.fp6e3', 'b.f32']);
   assert.ok(readFileSync(join(proj, 'field-bf16.safetensors')).equals(readFileSync(join(proj, 'field-cli.safetensors'))),
     "Node's conversion of the field's dtypes differs from nxrig convert's");
+  const w16 = (overflowed, infinities) => [{ tensor: 'w', dtype: 'float16', overflowed, infinities, nans: 0 }];
+  assert.deepEqual(got.overDefault, w16(2, 2));
+  assert.deepEqual(got.overSat, w16(2, 0));
+  assert.ok(readFileSync(join(proj, 'over-16s.safetensors')).equals(readFileSync(join(proj, 'over-cli.safetensors'))),
+    "Node's saturating conversion differs from nxrig convert --saturate's");
+  assert.match(got.overBad, /^convertCheckpoint: options\.saturate must be a boolean/);
+  assert.deepEqual(got.castSat, [65504, -65504, null, 1]);
+  assert.deepEqual(got.castPlain, [null, null, null, 1]);
+  assert.match(got.castBad, /NxArray\.cast: .*saturate: true/);
+  assert.match(got.npyRefused, /^openCheckpoint: .*<V2.*options\.npyDtype/);
+  assert.deepEqual(got.npy, [['w', 'bfloat16', [3, 4]]]);
+  assert.ok(readFileSync(join(proj, 'w-f32.npy')).equals(readFileSync(join(proj, 'w-cli.npy'))),
+    "Node's conversion of an ml_dtypes .npy differs from nxrig convert --npy-dtype's");
+  assert.match(got.npyOnSafetensors, /^openCheckpoint: .*bfloat16.*\.safetensors/);
+  assert.match(got.npyUnknown, /^openCheckpoint: .*bfloat16x/);
+  assert.deepEqual(got.npyBytes, ['bfloat16']);
   assert.equal(got.gpu, 'Device.gpu: this environment has no WebGPU (navigator.gpu): use Device.host()');
   assert.ok(got.gpuMs < 1000, 'Device.gpu() rejects at once');
   console.log(`Node ${process.version}: nxrig ${got.version}, ${got.file[0]} tensors read, Device.gpu() rejected: ok`);

@@ -62,6 +62,11 @@ enum Command {
         /// header names its dtype is refused with it.
         #[arg(long, value_name = "DTYPE")]
         npy_dtype: Option<String>,
+        /// Saturate: a value past the target dtype's largest finite (and an infinity)
+        /// becomes that largest finite of its sign, not an infinity or a NaN (a NaN
+        /// stays a NaN). Without it, a warning names the tensors where any did.
+        #[arg(long)]
+        saturate: bool,
     },
 }
 
@@ -82,6 +87,7 @@ pub fn main() -> ExitCode {
             tensors,
             device,
             npy_dtype,
+            saturate,
         } => crate::convert::convert(
             &input,
             &output,
@@ -89,6 +95,7 @@ pub fn main() -> ExitCode {
             tensors.as_deref(),
             &device,
             npy_dtype.as_deref(),
+            saturate,
         ),
     };
     match r {

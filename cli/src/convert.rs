@@ -9,7 +9,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use nxrig::convert::{self, Checkpoint, FileSink, Pick, Plan};
+use nxrig::convert::{self, Checkpoint, FileSink, Overflow, Pick, Plan};
+use nxrig::dtype::CastMode;
 use nxrig::formats;
 use nxrig::{Error, Rig};
 
@@ -22,10 +23,16 @@ pub fn convert(
     tensors: Option<&str>,
     device: &str,
     npy_dtype: Option<&str>,
+    saturate: bool,
 ) -> Result<(), Error> {
     let to = to.parse()?;
     let npy_dtype = npy_dtype.map(str::parse).transpose()?;
-    let pick = Pick::new(to, tensors)?;
+    let mode = if saturate {
+        CastMode::Saturate
+    } else {
+        CastMode::Default
+    };
+    let pick = Pick::new(to, tensors)?.with_mode(mode);
     let start = Instant::now();
     let checkpoint = Checkpoint::open_path_as(input, npy_dtype)?;
     let sharded = checkpoint.index.is_some();
@@ -84,7 +91,61 @@ pub fn convert(
         report.bytes_out,
         report.bytes_in as f64 / secs / 1e9
     ));
+    if let Some(w) = overflow_warning(&report.overflows, mode) {
+        eprintln!("{w}");
+    }
     Ok(())
+}
+
+/// The one line that names the tensors some of whose values overflowed their new
+/// dtype or became an infinity or a NaN there (at most five by name), with the
+/// counts; `None` where none did.
+fn overflow_warning(overflows: &[Overflow], mode: CastMode) -> Option<String> {
+    let first = overflows.first()?;
+    let sum = |f: fn(&Overflow) -> u64| overflows.iter().map(f).sum::<u64>();
+    let (over, inf, nan) = (
+        sum(|o| o.tally.overflowed),
+        sum(|o| o.tally.infinities),
+        sum(|o| o.tally.nans),
+    );
+    let mut names: Vec<String> = overflows
+        .iter()
+        .take(5)
+        .map(|o| formats::escaped(&o.tensor))
+        .collect();
+    if overflows.len() > 5 {
+        names.push(format!("and {} more", overflows.len() - 5));
+    }
+    let mut what = Vec::new();
+    if over > 0 {
+        let sat = if mode == CastMode::Saturate {
+            " (saturated to it)"
+        } else {
+            ""
+        };
+        what.push(format!(
+            "{over} values past {}'s largest finite{sat}",
+            first.dtype
+        ));
+    }
+    if inf > 0 {
+        what.push(format!("{inf} became infinities"));
+    }
+    if nan > 0 {
+        what.push(format!("{nan} became NaN"));
+    }
+    let hint = if mode == CastMode::Default && inf + nan > 0 {
+        "; --saturate keeps them finite"
+    } else {
+        ""
+    };
+    Some(format!(
+        "nxrig: warning: {} tensor{} ({}): {}{hint}",
+        overflows.len(),
+        if overflows.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        what.join(", "),
+    ))
 }
 
 /// The folder a sharded checkpoint at `input` converts into, checked: not a file's

@@ -50,6 +50,7 @@
 mod checkpoint;
 #[cfg(not(target_arch = "wasm32"))]
 mod file_sink;
+mod overflow;
 mod plan;
 mod run;
 mod sink;
@@ -58,6 +59,7 @@ mod source;
 pub use checkpoint::{Checkpoint, Shard};
 #[cfg(not(target_arch = "wasm32"))]
 pub use file_sink::FileSink;
+pub use overflow::Overflow;
 pub use plan::{OutFile, Pick, Plan};
 pub use run::{load, load_range, run, Progress, Report, PIECE_BYTES};
 #[cfg(target_arch = "wasm32")]

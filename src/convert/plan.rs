@@ -2,7 +2,7 @@
 //! output file's name, header and order.
 
 use super::checkpoint::Checkpoint;
-use crate::dtype::DType;
+use crate::dtype::{CastMode, DType};
 use crate::error::Error;
 use crate::formats::{Format, Planned};
 
@@ -29,12 +29,19 @@ pub struct Pick {
     pub to: DType,
     /// The glob their names match (`*`, `?`, `[...]`), or every float.
     pub pattern: Option<glob::Pattern>,
+    /// What their casts do with a value past `to`'s largest finite (the command
+    /// line's `--saturate`, JavaScript's `saturate: true`).
+    pub mode: CastMode,
 }
 
 impl Pick {
     /// Every floating-point tensor (float16 to float64, the float8s) into `to`.
     pub fn floats(to: DType) -> Pick {
-        Pick { to, pattern: None }
+        Pick {
+            to,
+            pattern: None,
+            mode: CastMode::Default,
+        }
     }
 
     /// The tensors whose names match `glob` into `to`, whatever their dtype.
@@ -50,7 +57,15 @@ impl Pick {
         Ok(Pick {
             to,
             pattern: Some(pattern),
+            mode: CastMode::Default,
         })
+    }
+
+    /// This pick with its casts in `mode` ([`CastMode::Saturate`]: a value past the
+    /// largest finite of `to`, and an infinity, become the largest finite of their
+    /// sign).
+    pub fn with_mode(self, mode: CastMode) -> Pick {
+        Pick { mode, ..self }
     }
 
     /// The command line's `--to` and `--tensors` (JavaScript's `to` and `tensors`):
@@ -145,6 +160,8 @@ pub struct Plan {
     pub converted: usize,
     /// Every tensor.
     pub tensors: usize,
+    /// The casts' mode (the pick's).
+    pub mode: CastMode,
 }
 
 impl Plan {
@@ -234,6 +251,7 @@ impl Plan {
             index,
             converted,
             tensors,
+            mode: pick.mode,
         })
     }
 

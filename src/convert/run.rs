@@ -3,11 +3,12 @@
 //! loading one tensor onto a device, a piece at a time.
 
 use super::checkpoint::{Checkpoint, Shard};
+use super::overflow::{self, Overflow};
 use super::plan::Plan;
 use super::sink::Sink;
 use super::source::Source;
 use crate::array::AnyArray;
-use crate::dtype::DType;
+use crate::dtype::{CastMode, DType, Tally};
 use crate::error::Error;
 use crate::formats::{host_size, Entry};
 use crate::rig::Rig;
@@ -65,10 +66,10 @@ pub struct Progress<'a> {
 /// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
 /// let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors")?;
 /// let r = pollster::block_on(convert::run(&ck, &plan, &mut MemorySink::default(), &nxrig::Rig::host(), &mut |_| {}))?;
-/// assert_eq!(r, Report { files: 1, tensors: 1, converted: 1, bytes_in: 24, bytes_out: 12 });
+/// assert_eq!(r, Report { files: 1, tensors: 1, converted: 1, bytes_in: 24, bytes_out: 12, overflows: vec![] });
 /// # Ok::<(), nxrig::Error>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
     /// The files of tensors written (the index not counted).
     pub files: usize,
@@ -80,6 +81,9 @@ pub struct Report {
     pub bytes_in: u64,
     /// Output bytes (tensors; headers not counted).
     pub bytes_out: u64,
+    /// The tensors some of whose values overflowed their new dtype or became an
+    /// infinity or a NaN there, in the order written (see [`Overflow`]).
+    pub overflows: Vec<Overflow>,
 }
 
 /// The elements of a piece of `d`: [`PIECE_BYTES`] of them, a multiple of 8 (so that
@@ -140,15 +144,16 @@ async fn read_piece<S: Source>(
     piece.array(name, &bytes)
 }
 
-/// `a` (on the host) cast into `to` on `device`: the cast's output stays there.
-fn cast_on(a: AnyArray, device: &Rig, to: DType) -> Result<AnyArray, Error> {
+/// `a` (on the host) cast into `to` in `mode` on `device`: the cast's output stays
+/// there.
+fn cast_on(a: AnyArray, device: &Rig, to: DType, mode: CastMode) -> Result<AnyArray, Error> {
     if a.dtype() == to {
         return Ok(a);
     }
     if a.rig() == device || device.host_addressable() {
-        return a.cast(to);
+        return a.cast_with(to, mode);
     }
-    a.to_device(device)?.cast(to)
+    a.to_device(device)?.cast_with(to, mode)
 }
 
 /// Converts `checkpoint` as `plan` says into `sink`, casting on `device`: each file's
@@ -167,19 +172,23 @@ pub async fn run<S: Source, K: Sink>(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, Error> {
     let done = match write_all(checkpoint, plan, sink, device, progress).await {
-        Ok(()) => sink.commit().await,
+        Ok(overflows) => sink.commit().await.map(|()| overflows),
         Err(e) => Err(e),
     };
-    if let Err(e) = done {
-        sink.abort().await;
-        return Err(e);
-    }
+    let overflows = match done {
+        Ok(o) => o,
+        Err(e) => {
+            sink.abort().await;
+            return Err(e);
+        }
+    };
     Ok(Report {
         files: plan.files.len(),
         tensors: plan.tensors,
         converted: plan.converted,
         bytes_in: plan.bytes_in(),
         bytes_out: plan.tensor_bytes_out(),
+        overflows,
     })
 }
 
@@ -189,9 +198,10 @@ async fn write_all<S: Source, K: Sink>(
     sink: &mut K,
     device: &Rig,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<(), Error> {
+) -> Result<Vec<Overflow>, Error> {
     let total = plan.bytes_in();
     let mut done = 0;
+    let mut overflows = Vec::new();
     for f in &plan.files {
         let shard = &checkpoint.shards[f.shard];
         sink.open(&f.name).await?;
@@ -205,14 +215,19 @@ async fn write_all<S: Source, K: Sink>(
                 piece_elements(e.dtype)
             };
             let mut from = 0;
+            let mut tally = Tally::default();
+            let in_tensor = |err: Error| Error::Format {
+                path: shard.source.name().to_owned(),
+                tensor: Some(e.name.clone()),
+                reason: err.to_string(),
+            };
             while from < numel {
                 let n = step.min(numel - from);
                 let piece = read_piece(shard, e, from, n).await?;
-                let out = cast_on(piece, device, to).map_err(|err| Error::Format {
-                    path: shard.source.name().to_owned(),
-                    tensor: Some(e.name.clone()),
-                    reason: err.to_string(),
-                })?;
+                if e.dtype != to {
+                    tally.add(overflow::tally(&piece, to, plan.mode).map_err(in_tensor)?);
+                }
+                let out = cast_on(piece, device, to, plan.mode).map_err(in_tensor)?;
                 if to.is_padded() {
                     // Every output that holds it packs it (`.safetensors`).
                     let b = super::sink::host_bytes(&out).await?;
@@ -231,6 +246,13 @@ async fn write_all<S: Source, K: Sink>(
                 });
                 from += n;
             }
+            if tally.any() {
+                overflows.push(Overflow {
+                    tensor: e.name.clone(),
+                    dtype: to,
+                    tally,
+                });
+            }
         }
         sink.close().await?;
     }
@@ -239,7 +261,7 @@ async fn write_all<S: Source, K: Sink>(
         sink.write_bytes(text.as_bytes()).await?;
         sink.close().await?;
     }
-    Ok(())
+    Ok(overflows)
 }
 
 /// The tensor `name` of `checkpoint`, with its shard.

@@ -216,7 +216,7 @@ pub fn read_header(
         }
         (Some(w), None) => {
             return Err(fmt(format!(
-                "its elements are {descr}: {w} raw bytes each, as NumPy saves ml_dtypes' arrays (bfloat16, the float8s, int4, ...); name their dtype (the command line's --npy-dtype)"
+                "its elements are {descr}: {w} raw bytes each, as NumPy saves ml_dtypes' arrays (bfloat16, the float8s, int4, ...); name their dtype (--npy-dtype on the command line, options.npyDtype of openCheckpoint in JavaScript)"
             )))
         }
         (None, Some(d)) => {

@@ -362,15 +362,21 @@ impl NxArray {
 
     /// A fresh C-contiguous array on the same device, each element converted into
     /// `dtype` (rounded once to nearest, ties to even; into the same dtype, a copy of
-    /// every bit).
+    /// every bit). A value past a float dtype's largest finite becomes its infinity
+    /// (else its NaN) as ml_dtypes casts; with `{ saturate: true }` the largest
+    /// finite of its sign, an infinity too (a NaN stays a NaN).
     ///
-    /// Errors: an unknown dtype; a freed or donated array; a lost device.
+    /// Errors: an unknown dtype or option; a freed or donated array; a lost device.
     pub fn cast(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] dtype: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ saturate?: boolean }")] options: JsValue,
     ) -> Result<NxArray, JsError> {
         let d = args::dtype(&dtype)?;
-        Ok(NxArray::new(self.get()?.cast(d).map_err(js_error)?))
+        let mode = cast_mode(&options)?;
+        Ok(NxArray::new(
+            self.get()?.cast_with(d, mode).map_err(js_error)?,
+        ))
     }
 
     /// A fresh C-contiguous copy on the same device, bit for bit.
@@ -422,5 +428,38 @@ impl Drop for NxArray {
     /// copied, not shared, by later `fromTypedArray` calls.
     fn drop(&mut self) {
         self.dispose();
+    }
+}
+
+/// The mode of `cast`'s options (`{ saturate: true }`), the default where absent.
+fn cast_mode(options: &JsValue) -> Result<crate::dtype::CastMode, JsError> {
+    use crate::dtype::CastMode;
+    if options.is_undefined() || options.is_null() {
+        return Ok(CastMode::Default);
+    }
+    let bad = || {
+        super::js_invalid(&format!(
+            "nxrig: the options are an object such as {{ saturate: true }}, got: {}",
+            args::show(options)
+        ))
+    };
+    if !options.is_object() || js_sys::Array::is_array(options) {
+        return Err(bad());
+    }
+    for k in js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>()).iter() {
+        if k.as_string().as_deref() != Some("saturate") {
+            return Err(super::js_invalid(&format!(
+                "nxrig: unknown option {} (it takes saturate)",
+                args::show(&k)
+            )));
+        }
+    }
+    match js_sys::Reflect::get(options, &"saturate".into())
+        .unwrap_or(JsValue::UNDEFINED)
+        .as_bool()
+    {
+        Some(true) => Ok(CastMode::Saturate),
+        Some(false) => Ok(CastMode::Default),
+        None => Err(bad()),
     }
 }

@@ -190,13 +190,21 @@ pub struct Checkpoint {
     ck: Rc<convert::Checkpoint<JsSource>>,
 }
 
-/// Opens one file from `source` (`{ name, size, read }`), its header only. Called by
-/// `openCheckpoint` in `js/index.js`.
+/// Opens one file from `source` (`{ name, size, read }`), its header only; a `.npy`
+/// file's void elements (`|V1`, `<V2`) read as `npy_dtype` (a dtype's name or alias,
+/// as `Checkpoint::open_as` takes it). Called by `openCheckpoint` in `js/index.js`.
 #[wasm_bindgen(js_name = openCheckpointFile)]
-pub async fn open_checkpoint_file(source: JsValue) -> Result<Checkpoint, JsError> {
+pub async fn open_checkpoint_file(
+    source: JsValue,
+    npy_dtype: Option<String>,
+) -> Result<Checkpoint, JsError> {
     let s = JsSource::of(source)?;
     let format = Format::of_input(&s.name);
-    let ck = convert::Checkpoint::open(s, format)
+    let npy_dtype = npy_dtype
+        .map(|d| d.parse::<crate::DType>())
+        .transpose()
+        .map_err(js_error)?;
+    let ck = convert::Checkpoint::open_as(s, format, npy_dtype)
         .await
         .map_err(js_error)?;
     Ok(Checkpoint { ck: Rc::new(ck) })
@@ -373,10 +381,14 @@ fn option_error(e: Error) -> JsError {
 /// Converts `checkpoint` into `sink` (`{ open, write, close, commit, abort }`): the
 /// tensors `tensors` (a glob; every float when absent) cast into `to` on `device`,
 /// `output` naming the single file's output (its extension its format); then commit,
-/// or abort on any error. `progress(bytesDone, bytesTotal, tensor)` after each piece.
-/// Resolves to `{ files, tensors, converted, bytesIn, bytesOut }`. Called by
+/// or abort on any error. `progress(bytesDone, bytesTotal, tensor)` after each piece;
+/// `saturate`: the casts saturate ([`crate::dtype::CastMode::Saturate`]).
+/// Resolves to `{ files, tensors, converted, bytesIn, bytesOut, overflows }`
+/// (`overflows`: `{ tensor, dtype, overflowed, infinities, nans }` of each tensor
+/// some of whose values overflowed or became an infinity or a NaN). Called by
 /// `convertCheckpoint` in `js/index.js`.
 #[wasm_bindgen(js_name = convertCheckpointInto)]
+#[allow(clippy::too_many_arguments)]
 pub fn convert_checkpoint_into(
     checkpoint: &Checkpoint,
     sink: JsValue,
@@ -385,12 +397,20 @@ pub fn convert_checkpoint_into(
     device: &Device,
     output: String,
     progress: Option<Function>,
+    saturate: bool,
 ) -> Promise {
     let ck = checkpoint.ck.clone();
     let rig = device.rig.clone();
     future_to_promise(async move {
         let to = to.parse().map_err(js_error)?;
-        let pick = Pick::new(to, tensors.as_deref()).map_err(option_error)?;
+        let mode = if saturate {
+            crate::dtype::CastMode::Saturate
+        } else {
+            crate::dtype::CastMode::Default
+        };
+        let pick = Pick::new(to, tensors.as_deref())
+            .map_err(option_error)?
+            .with_mode(mode);
         let plan = Plan::new(&ck, &pick, &output).map_err(option_error)?;
         let mut sink = JsSink {
             obj: sink,
@@ -419,6 +439,24 @@ pub fn convert_checkpoint_into(
         ] {
             let _ = Reflect::set(&o, &k.into(), &v.into());
         }
+        let overflows: js_sys::Array = r
+            .overflows
+            .iter()
+            .map(|v| {
+                let t = js_sys::Object::new();
+                let _ = Reflect::set(&t, &"tensor".into(), &v.tensor.as_str().into());
+                let _ = Reflect::set(&t, &"dtype".into(), &v.dtype.name().into());
+                for (k, n) in [
+                    ("overflowed", v.tally.overflowed),
+                    ("infinities", v.tally.infinities),
+                    ("nans", v.tally.nans),
+                ] {
+                    let _ = Reflect::set(&t, &k.into(), &(n as f64).into());
+                }
+                JsValue::from(t)
+            })
+            .collect();
+        let _ = Reflect::set(&o, &"overflows".into(), &overflows.into());
         Ok(o.into())
     })
 }
