@@ -198,8 +198,16 @@ extern "C" {
 #define NX_DTYPE_FLOAT6_E2M3FN 27
 /** float6_e3m2fn: 1 sign, 3 exponent (bias 3), 2 fraction bits; no infinity and no NaN, every pattern a number; one a byte, in its low bits (packed in files and DLPack). */
 #define NX_DTYPE_FLOAT6_E3M2FN 28
+/** int2: 2-bit two's complement integer; one a byte, in its low bits (packed in DLPack). */
+#define NX_DTYPE_INT2 29
+/** uint2: 2-bit unsigned integer; one a byte, in its low bits (packed in DLPack). */
+#define NX_DTYPE_UINT2 30
+/** int1: 1-bit two's complement integer; one a byte, in its low bits (packed in DLPack). */
+#define NX_DTYPE_INT1 31
+/** uint1: 1-bit unsigned integer; one a byte, in its low bits (packed in DLPack). */
+#define NX_DTYPE_UINT1 32
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 29
+#define NX_DTYPE_COUNT 33
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -213,6 +221,7 @@ NX_FN int nx_dtype_bits(int code)
     case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
     case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E8M0FNU:
     case NX_DTYPE_FLOAT8_E5M3FNU: case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
+    case NX_DTYPE_INT2: case NX_DTYPE_UINT2: case NX_DTYPE_INT1: case NX_DTYPE_UINT1:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
         return 32;
@@ -223,6 +232,41 @@ NX_FN int nx_dtype_bits(int code)
         return 4;
     case NX_DTYPE_COMPLEX128:
         return 128;
+    default:
+        return -1;
+    }
+}
+
+/** Width of an element's value in bits: nx_dtype_bits, but for the dtypes held one a
+ *  byte in their low bits (the float6s 6, int2 and uint2 2, int1 and uint1 1), or -1 for
+ *  an unknown code. An integer's range and wrapping are of this width. */
+NX_FN int nx_dtype_value_bits(int code)
+{
+    switch (code) {
+    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16:
+    case NX_DTYPE_UINT16:
+        return 16;
+    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
+    case NX_DTYPE_UINT8: case NX_DTYPE_BOOL: case NX_DTYPE_FLOAT8_E4M3:
+    case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
+    case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E8M0FNU:
+    case NX_DTYPE_FLOAT8_E5M3FNU:
+        return 8;
+    case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
+        return 32;
+    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
+    case NX_DTYPE_COMPLEX64:
+        return 64;
+    case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_FLOAT4_E2M1FN:
+        return 4;
+    case NX_DTYPE_COMPLEX128:
+        return 128;
+    case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
+        return 6;
+    case NX_DTYPE_INT2: case NX_DTYPE_UINT2:
+        return 2;
+    case NX_DTYPE_INT1: case NX_DTYPE_UINT1:
+        return 1;
     default:
         return -1;
     }
@@ -241,7 +285,8 @@ NX_FN int nx_dtype_align(int code)
     case NX_DTYPE_FLOAT8_E4M3: case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ:
     case NX_DTYPE_FLOAT8_E5M2FNUZ: case NX_DTYPE_FLOAT8_E4M3B11FNUZ:
     case NX_DTYPE_FLOAT8_E8M0FNU: case NX_DTYPE_FLOAT8_E5M3FNU: case NX_DTYPE_FLOAT4_E2M1FN:
-    case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
+    case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN: case NX_DTYPE_INT2:
+    case NX_DTYPE_UINT2: case NX_DTYPE_INT1: case NX_DTYPE_UINT1:
         return 1;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
     case NX_DTYPE_COMPLEX64:
@@ -269,10 +314,10 @@ NX_FN int nx_dtype_dlpack_code(int code)
     case NX_DTYPE_FLOAT8_E5M2:
         return 12;
     case NX_DTYPE_INT4: case NX_DTYPE_INT8: case NX_DTYPE_INT16: case NX_DTYPE_INT32:
-    case NX_DTYPE_INT64:
+    case NX_DTYPE_INT64: case NX_DTYPE_INT2: case NX_DTYPE_INT1:
         return 0;
     case NX_DTYPE_UINT4: case NX_DTYPE_UINT8: case NX_DTYPE_UINT16: case NX_DTYPE_UINT32:
-    case NX_DTYPE_UINT64:
+    case NX_DTYPE_UINT64: case NX_DTYPE_UINT2: case NX_DTYPE_UINT1:
         return 1;
     case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128:
         return 5;
@@ -315,7 +360,8 @@ NX_FN int nx_dtype_kind(int code)
         return NX_KIND_FLOAT;
     case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8:
     case NX_DTYPE_INT16: case NX_DTYPE_UINT16: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
-    case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
+    case NX_DTYPE_INT64: case NX_DTYPE_UINT64: case NX_DTYPE_INT2: case NX_DTYPE_UINT2:
+    case NX_DTYPE_INT1: case NX_DTYPE_UINT1:
         return NX_KIND_INT;
     case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128:
         return NX_KIND_COMPLEX;
@@ -331,7 +377,7 @@ NX_FN int nx_dtype_is_signed_int(int code)
 {
     switch (code) {
     case NX_DTYPE_INT4: case NX_DTYPE_INT8: case NX_DTYPE_INT16: case NX_DTYPE_INT32:
-    case NX_DTYPE_INT64:
+    case NX_DTYPE_INT64: case NX_DTYPE_INT2: case NX_DTYPE_INT1:
         return 1;
     default:
         return 0;
@@ -402,6 +448,14 @@ NX_FN const char *nx_dtype_name(int code)
         return "float6_e2m3fn";
     case NX_DTYPE_FLOAT6_E3M2FN:
         return "float6_e3m2fn";
+    case NX_DTYPE_INT2:
+        return "int2";
+    case NX_DTYPE_UINT2:
+        return "uint2";
+    case NX_DTYPE_INT1:
+        return "int1";
+    case NX_DTYPE_UINT1:
+        return "uint1";
     default:
         return 0;
     }
@@ -537,15 +591,12 @@ NX_FN int nx_dtype_elem_bytes(int code)
     return b < 8 ? 1 : b / 8;
 }
 
-/** DLPack bits field (nx_dtype_bits, but a float held one a byte in fewer bits, the
- *  float6s: their format's width, 6, with DLPack's IS_SUBBYTE_TYPE_PADDED flag), or -1 for
- *  an unknown code and for a dtype DLPack has no code for. */
+/** DLPack bits field (nx_dtype_value_bits: a dtype held one a byte in fewer bits, the
+ *  float6s, int2, uint2, int1 and uint1, travels with DLPack's IS_SUBBYTE_TYPE_PADDED
+ *  flag), or -1 for an unknown code and for a dtype DLPack has no code for. */
 NX_FN int nx_dtype_dlpack_bits(int code)
 {
-    int f;
-    if (nx_dtype_dlpack_code(code) < 0) return -1;
-    f = nx_float_ebits(code) + nx_float_mbits(code) + 1;
-    return nx_dtype_kind(code) == NX_KIND_FLOAT && f < nx_dtype_bits(code) ? f : nx_dtype_bits(code);
+    return nx_dtype_dlpack_code(code) < 0 ? -1 : nx_dtype_value_bits(code);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -818,8 +869,8 @@ NX_FN uint64_t nx_mask64(int bits)
     return bits >= 64 ? ~(uint64_t)0 : ((((uint64_t)1) << (uint32_t)bits) - 1u);
 }
 
-/** Decode an integer dtype's bit pattern (low nx_dtype_bits(code) bits of `bits`; higher
- *  bits ignored, so an int4 byte's high nibble is ignored) into its exact nx_xval (exp 0).
+/** Decode an integer dtype's bit pattern (low nx_dtype_value_bits(code) bits of `bits`;
+ *  higher bits ignored, so an int4 byte's high nibble is ignored) into its exact nx_xval (exp 0).
  *  bool decodes as 1 iff any bit is set. An unknown code decodes as +0. */
 NX_FN nx_xval nx_int_decode(int code, uint64_t bits)
 {
@@ -827,7 +878,7 @@ NX_FN nx_xval nx_int_decode(int code, uint64_t bits)
     uint64_t m;
     if (code == NX_DTYPE_BOOL) return nx_xval_make(NX_XVAL_FINITE, 0, (bits & 0xFFu) ? 1u : 0u, 0);
     if (nx_dtype_kind(code) != NX_KIND_INT) return nx_xval_make(NX_XVAL_FINITE, 0, 0, 0);
-    nb = nx_dtype_bits(code);
+    nb = nx_dtype_value_bits(code);
     m = bits & nx_mask64(nb);
     if (nx_dtype_is_signed_int(code) && ((m >> (uint32_t)(nb - 1)) & 1u))
         return nx_xval_make(NX_XVAL_FINITE, 1, (0 - m) & nx_mask64(nb), 0);
@@ -836,13 +887,13 @@ NX_FN nx_xval nx_int_decode(int code, uint64_t bits)
 
 /** Integer dtype bit pattern of v truncated toward zero and saturated to the dtype's range
  *  (NaN -> 0, +-inf -> max/min): rule 3, the float-to-integer conversion. Returns the low
- *  nx_dtype_bits(code) bits (two's complement); 0 for a non-integer code. */
+ *  nx_dtype_value_bits(code) bits (two's complement); 0 for a non-integer code. */
 NX_FN uint64_t nx_int_encode_saturate(int code, nx_xval v)
 {
     int nb, sgn, big = 0;
     uint64_t mask, maxpos, maxneg, mag = 0;
     if (nx_dtype_kind(code) != NX_KIND_INT) return 0;
-    nb = nx_dtype_bits(code);
+    nb = nx_dtype_value_bits(code);
     sgn = nx_dtype_is_signed_int(code);
     mask = nx_mask64(nb);
     maxpos = sgn ? (mask >> 1) : mask;
@@ -880,7 +931,7 @@ NX_FN uint64_t nx_int_encode_wrap(int code, nx_xval v)
         mag = v.mant >> (uint32_t)(-v.exp);
     }
     if (v.sign) mag = 0 - mag;
-    return mag & nx_mask64(nx_dtype_bits(code));
+    return mag & nx_mask64(nx_dtype_value_bits(code));
 }
 
 /* ------------------------------------------------------------------------------------- */

@@ -31,14 +31,14 @@ export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
 
 // BEGIN the dtype table: written by tests/dtype_table.rs from src/dtype/table.rs.
 
-/** The 29 dtypes, by name. */
+/** The 33 dtypes, by name. */
 export type DType =
   | 'float16' | 'bfloat16' | 'float8_e4m3fn' | 'float8_e5m2' | 'float32' | 'float64'
   | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
   | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool' | 'float8_e4m3'
   | 'float8_e3m4' | 'float8_e4m3fnuz' | 'float8_e5m2fnuz' | 'float8_e4m3b11fnuz'
   | 'float8_e8m0fnu' | 'float8_e5m3fnu' | 'float4_e2m1fn' | 'float6_e2m3fn'
-  | 'float6_e3m2fn';
+  | 'float6_e3m2fn' | 'int2' | 'uint2' | 'int1' | 'uint1';
 
 /** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
 export interface DataTypeMap {
@@ -93,6 +93,10 @@ export interface DataTypeMap {
   float6_e2m3fn: Uint8Array;
   /** Raw bits: `toTypedArray({ as: 'float32' })` gives the exact values. */
   float6_e3m2fn: Uint8Array;
+  int2: Uint8Array;
+  uint2: Uint8Array;
+  int1: Uint8Array;
+  uint1: Uint8Array;
 }
 
 /** What one element of each dtype is in `toArray()`. */
@@ -126,6 +130,10 @@ export interface ValueMap {
   float4_e2m1fn: number;
   float6_e2m3fn: number;
   float6_e3m2fn: number;
+  int2: number;
+  uint2: number;
+  int1: number;
+  uint1: number;
 }
 
 // END the dtype table

@@ -620,3 +620,44 @@ on_every_device! {
         assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 }
+
+on_every_device! {
+    /// int2, uint2, int1 and uint1, held one a byte in their low bits: a load reads the
+    /// low bits (sign-extended for the signed ones; a byte's other bits ignored),
+    /// integers wrap into them and floats saturate, `add` and `mul` wrap at their
+    /// width, and every result's bits above it are zero. Expected values written out by
+    /// hand from ml_dtypes' (NumPy's `int2(5)` is 1, `int2(1) + int2(1)` is -2).
+    fn narrow_integers_wrap_at_their_width() {
+        use nxrig::kernels::{add, operation, Operation};
+        let bytes = |a: AnyArray| a.to_bytes().unwrap();
+        // Loads: 0xfe is int2's -2 (low bits 10), 0x07 its -1, 0x05 uint2's 1.
+        let a = AnyArray::of_bytes(DType::Int2, &[4], vec![0xfe, 0x07, 0x01, 0x00]).unwrap().on();
+        assert_eq!(int8s(&a), [-2, -1, 1, 0]);
+        let u = AnyArray::of_bytes(DType::Uint2, &[3], vec![0x05, 0xff, 0x02]).unwrap().on();
+        assert_eq!(int8s(&u), [1, 3, 2]);
+        let i1 = AnyArray::of_bytes(DType::Int1, &[3], vec![0x01, 0xfe, 0x03]).unwrap().on();
+        assert_eq!(int8s(&i1), [-1, 0, -1]);
+        // Integers wrap, floats saturate (NaN 0), into each.
+        let ints = Array::<i32>::of_array(&[5], &[5, -5, 2, -3, 7]).unwrap().any().clone().on();
+        let floats = Array::<f32>::of_array(&[5], &[2.5, -7.0, 0.9, f32::NAN, -0.9]).unwrap().any().clone().on();
+        for (d, from_ints, from_floats) in [
+            (DType::Int2, [1, 3, 2, 1, 3], [1, 2, 0, 0, 0]),
+            (DType::Uint2, [1, 3, 2, 1, 3], [2, 0, 0, 0, 0]),
+            (DType::Int1, [1, 1, 0, 1, 1], [0, 1, 0, 0, 0]),
+            (DType::Uint1, [1, 1, 0, 1, 1], [1, 0, 0, 0, 0]),
+        ] {
+            assert_eq!(bytes(ints.cast(d).unwrap()), from_ints, "int32 into {d}");
+            assert_eq!(bytes(floats.cast(d).unwrap()), from_floats, "float32 into {d}");
+        }
+        // Arithmetic wraps at the width; the result's top bits are zero.
+        let x = AnyArray::of_bytes(DType::Int2, &[4], vec![1, 1, 2, 3]).unwrap().on();
+        let y = AnyArray::of_bytes(DType::Int2, &[4], vec![1, 0, 2, 3]).unwrap().on();
+        assert_eq!(bytes(add(&x, &y).unwrap()), [2, 1, 0, 2]); // 1+1=-2, -2+-2=0, -1+-1=-2
+        assert_eq!(bytes(operation(Operation::Mul, &[&x, &y]).unwrap()), [1, 0, 0, 1]);
+        let x = AnyArray::of_bytes(DType::Uint1, &[2], vec![1, 1]).unwrap().on();
+        let y = AnyArray::of_bytes(DType::Uint1, &[2], vec![1, 0]).unwrap().on();
+        assert_eq!(bytes(add(&x, &y).unwrap()), [0, 1]);
+        let b = operation(Operation::Lt, &[&a, &AnyArray::of_bytes(DType::Int2, &[4], vec![0; 4]).unwrap().on()]).unwrap();
+        assert_eq!(bytes(b), [1, 1, 0, 0]);
+    }
+}

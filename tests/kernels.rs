@@ -47,7 +47,7 @@ fn oracle(d: DType, a: u128, b: u128) -> u128 {
                 | oracle(DType::Float64, a >> 64, b >> 64) << 64
         }
         DType::Bool => (a != 0 || b != 0) as u128,
-        d => (a + b) % (1u128 << d.bits()),
+        d => (a + b) % (1u128 << d.packed_bits()),
     }
 }
 
@@ -76,7 +76,7 @@ fn values(d: DType, n: usize) -> Vec<u128> {
                     }
                 },
                 Class::Bool => (k % 2) as u128,
-                _ => (k as u128 * 29) % (1u128 << d.bits()),
+                _ => (k as u128 * 29) % (1u128 << d.packed_bits()),
             }
         })
         .collect()
@@ -524,7 +524,7 @@ on_every_device! {
         for d in DType::ALL.into_iter().filter(|d| matches!(d.class(), Class::Signed | Class::Unsigned)) {
             let xs: Vec<u128> = (0..n).map(|i| spread(d.bits(), i)).collect();
             let ys: Vec<u128> = (0..n).map(|i| spread(d.bits(), i + n)).collect();
-            let want: Vec<u128> = xs.iter().zip(&ys).map(|(a, b)| (a + b) % (1u128 << d.bits())).collect();
+            let want: Vec<u128> = xs.iter().zip(&ys).map(|(a, b)| (a + b) % (1u128 << d.packed_bits())).collect();
             check_add_forms(d, "", &xs, &ys, &want);
         }
     }

@@ -39,4 +39,8 @@ NP_TYPE = {
     "float4_e2m1fn": ml_dtypes.float4_e2m1fn,
     "float6_e2m3fn": ml_dtypes.float6_e2m3fn,
     "float6_e3m2fn": ml_dtypes.float6_e3m2fn,
+    "int2": ml_dtypes.int2,
+    "uint2": ml_dtypes.uint2,
+    "int1": ml_dtypes.int1,
+    "uint1": ml_dtypes.uint1,
 }

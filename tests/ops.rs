@@ -224,7 +224,7 @@ fn oracle(op: Op, d: DType, a: u128, b: u128) -> u128 {
             }) as u128
         }
         Class::Signed | Class::Unsigned => {
-            let w = d.bits();
+            let w = d.packed_bits();
             let m = (1u128 << w) - 1;
             let v = |p: u128| -> i128 {
                 if d.class() == Class::Signed && p >> (w - 1) & 1 == 1 {
@@ -307,7 +307,7 @@ fn specials(d: DType) -> Vec<u128> {
         }
         Class::Bool => vec![0, 1, 2, 0, 1],
         _ => {
-            let w = d.bits();
+            let w = d.packed_bits();
             let m = (1u128 << w) - 1;
             let mut v: Vec<u128> = [0i128, 1, -1, 2, -2, 3, 7, -7, 5]
                 .iter()

@@ -17,7 +17,7 @@ impl DType {
                 Some(f) if !f.signed() => Scalar::Float(0.0),
                 _ => Scalar::Float(-self.max_finite()),
             },
-            Class::Signed => Scalar::Int(-(1i128 << (self.bits() - 1))),
+            Class::Signed => Scalar::Int(-(1i128 << (self.packed_bits() - 1))),
             Class::Unsigned | Class::Bool => Scalar::Int(0),
             Class::Complex => Scalar::Float(-self.max_finite()),
         }
@@ -27,8 +27,8 @@ impl DType {
     /// float8_e4m3fn), the integer maximum, 1 for bool.
     pub fn max_value(self) -> Scalar {
         match self.class() {
-            Class::Signed => Scalar::Int((1i128 << (self.bits() - 1)) - 1),
-            Class::Unsigned => Scalar::Int((1i128 << self.bits()) - 1),
+            Class::Signed => Scalar::Int((1i128 << (self.packed_bits() - 1)) - 1),
+            Class::Unsigned => Scalar::Int((1i128 << self.packed_bits()) - 1),
             Class::Bool => Scalar::Int(1),
             Class::Float | Class::Complex => Scalar::Float(self.max_finite()),
         }
@@ -51,6 +51,7 @@ impl DType {
 ///
 /// assert_eq!(DType::Float8E4m3fn.max_value(), Scalar::Float(448.0));
 /// assert_eq!(DType::Int4.min_value(), Scalar::Int(-8));
+/// assert_eq!((DType::Int2.min_value(), DType::Uint1.max_value()), (Scalar::Int(-2), Scalar::Int(1)));
 /// assert_eq!(DType::Float8E8m0fnu.min_value(), Scalar::Float(2f64.powi(-127)));
 /// assert_eq!(DType::Float8E8m0fnu.max_value(), Scalar::Float(2f64.powi(127)));
 /// assert_eq!(DType::Bool.max_value(), Scalar::Int(1));

@@ -175,11 +175,11 @@ fn decode(src: DType, bits: u128) -> Decoded {
             Decoded::Float(decode_float(f, bits as u64))
         }
         Class::Signed => {
-            let b = src.bits();
+            let b = src.packed_bits();
             let v = (bits & mask(b)) as i128;
             Decoded::Int((v << (128 - b)) >> (128 - b))
         }
-        Class::Unsigned => Decoded::Int((bits & mask(src.bits())) as i128),
+        Class::Unsigned => Decoded::Int((bits & mask(src.packed_bits())) as i128),
         Class::Bool => Decoded::Int((bits & 0xff != 0) as i128),
         Class::Complex => unreachable_complex(),
     }
@@ -238,7 +238,7 @@ fn float_to_int(x: Num, lo: i128, hi: i128) -> i128 {
 }
 
 fn int_range(dst: DType) -> (i128, i128) {
-    let b = dst.bits();
+    let b = dst.packed_bits();
     match dst.class() {
         Class::Signed => (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1),
         _ => (0, (1i128 << b) - 1),
@@ -258,7 +258,7 @@ fn convert_real(src: DType, dst: DType, bits: u128) -> u128 {
                     float_to_int(x, lo, hi)
                 }
             };
-            (v as u128) & mask(dst.bits())
+            (v as u128) & mask(dst.packed_bits())
         }
         Class::Float => {
             let f = dst.float_format().expect("float dtype");

@@ -111,6 +111,20 @@ pub enum DType {
     /// exponent bits (bias 3), 2 fraction bits; values from 0.0625 (a subnormal) to 28,
     /// no infinity and no NaN. Held one a byte as [`DType::Float6E2m3fn`].
     Float6E3m2fn = 28,
+    /// Signed 2-bit integer (ml_dtypes' `int2`): -2 to 1. Held one a byte in memory, in
+    /// its low two bits, the top six zero (ml_dtypes' layout), as the float6s are; a load
+    /// reads the low two bits (sign-extended) and ignores the others. DLPack packs it four
+    /// a byte ([`DType::packed_bits`] 2): an export is flagged padded. No safetensors code.
+    Int2 = 29,
+    /// Unsigned 2-bit integer (ml_dtypes' `uint2`): 0 to 3, held one a byte as
+    /// [`DType::Int2`].
+    Uint2 = 30,
+    /// Signed 1-bit integer (ml_dtypes' `int1`): -1 or 0, held one a byte as
+    /// [`DType::Int2`] (the low bit; DLPack packs it eight a byte).
+    Int1 = 31,
+    /// Unsigned 1-bit integer (ml_dtypes' `uint1`): 0 or 1, held one a byte as
+    /// [`DType::Int1`]. Not bool: its arithmetic wraps (1 + 1 is 0).
+    Uint1 = 32,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -218,6 +232,10 @@ pub struct Row {
     /// its raw bits where JavaScript has no such number (a `Float16Array` for float16,
     /// a `Uint16Array` of its bits where the engine has none).
     pub typed_array: &'static str,
+    /// Width of an element's value in bits, as `.safetensors` files and DLPack pack it:
+    /// [`Row::bits`], but for the dtypes held one a byte in fewer bits (the float6s' 6,
+    /// int2's and uint2's 2, int1's and uint1's 1).
+    pub packed_bits: u32,
 }
 
 /// A row, its facts in the order of [`Row`]'s fields.
@@ -245,13 +263,24 @@ const fn row(
         safetensors,
         npy,
         typed_array,
+        packed_bits: bits,
+    }
+}
+
+impl Row {
+    /// The row of a dtype held one a byte (`bits` 8) whose value is `bits` wide.
+    const fn packed(self, bits: u32) -> Row {
+        Row {
+            packed_bits: bits,
+            ..self
+        }
     }
 }
 
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
 /// How many dtypes the table has.
-const N: usize = 29;
+const N: usize = 33;
 
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
@@ -285,8 +314,13 @@ const TABLE: [Row; N] = [
     // Not "f4", safetensors' code, which NumPy reads as float32 (`from_str` refuses it).
     row(DType::Float4E2m1fn, "float4_e2m1fn", &["f4e2m1fn", "e2m1fn", "e2m1"], 4, F, Some(E2M1), Some(dlpack::FLOAT4_E2M1FN), Some("F4"), None, "Uint8Array"),
     // One a byte in memory (`bits` 8); six bits packed in files and DLPack (`packed_bits`).
-    row(DType::Float6E2m3fn, "float6_e2m3fn", &["f6_e2m3", "f6e2m3fn", "e2m3fn", "e2m3"], 8, F, Some(E2M3), Some(dlpack::FLOAT6_E2M3FN), Some("F6_E2M3"), None, "Uint8Array"),
-    row(DType::Float6E3m2fn, "float6_e3m2fn", &["f6_e3m2", "f6e3m2fn", "e3m2fn", "e3m2"], 8, F, Some(E3M2), Some(dlpack::FLOAT6_E3M2FN), Some("F6_E3M2"), None, "Uint8Array"),
+    row(DType::Float6E2m3fn, "float6_e2m3fn", &["f6_e2m3", "f6e2m3fn", "e2m3fn", "e2m3"], 8, F, Some(E2M3), Some(dlpack::FLOAT6_E2M3FN), Some("F6_E2M3"), None, "Uint8Array").packed(6),
+    row(DType::Float6E3m2fn, "float6_e3m2fn", &["f6_e3m2", "f6e3m2fn", "e3m2fn", "e3m2"], 8, F, Some(E3M2), Some(dlpack::FLOAT6_E3M2FN), Some("F6_E3M2"), None, "Uint8Array").packed(6),
+    // One a byte in memory, in the low bits (ml_dtypes' layout); packed in DLPack.
+    row(DType::Int2, "int2", &[], 8, S, None, Some(dlpack::INT), None, None, "Uint8Array").packed(2),
+    row(DType::Uint2, "uint2", &[], 8, U, None, Some(dlpack::UINT), None, None, "Uint8Array").packed(2),
+    row(DType::Int1, "int1", &[], 8, S, None, Some(dlpack::INT), None, None, "Uint8Array").packed(1),
+    row(DType::Uint1, "uint1", &[], 8, U, None, Some(dlpack::UINT), None, None, "Uint8Array").packed(1),
 ];
 
 // The table is in code order: row i is the dtype of code i.
@@ -306,7 +340,7 @@ macro_rules! every_dtype {
         $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
             Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
             Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu
-            Float8E5m3fnu Float4E2m1fn Float6E2m3fn Float6E3m2fn)
+            Float8E5m3fnu Float4E2m1fn Float6E2m3fn Float6E3m2fn Int2 Uint2 Int1 Uint1)
     };
 }
 pub(crate) use every_dtype;
@@ -406,33 +440,32 @@ impl DType {
     }
 
     /// Width of one element in memory in bits: 4 for int4, uint4 and float4_e2m1fn
-    /// (two a byte), 8 for bool and for the float6s (one a byte).
+    /// (two a byte), 8 for bool, the float6s, int2, uint2, int1 and uint1 (one a byte).
     #[inline]
     pub const fn bits(self) -> u32 {
         self.row().bits
     }
 
-    /// Width of one element in bits as `.safetensors` files and DLPack pack it: the
-    /// format's width for the float6s (6: four in three bytes, element `i` at bits
-    /// `6i..6i + 6` of the little-endian bytes), [`DType::bits`] for every other dtype.
+    /// Width of one element's value in bits, as `.safetensors` files and DLPack pack
+    /// it (element `i` at bits `bits * i..` of the little-endian bytes): 6 for the
+    /// float6s (four in three bytes), 2 for int2 and uint2, 1 for int1 and uint1, all
+    /// held one a byte in memory; [`DType::bits`] for every other dtype. An integer's
+    /// range and wrapping are of this width.
     ///
     /// ```
     /// use nxrig::DType;
     /// assert_eq!((DType::Float6E2m3fn.bits(), DType::Float6E2m3fn.packed_bits()), (8, 6));
+    /// assert_eq!((DType::Int2.bits(), DType::Int2.packed_bits()), (8, 2));
     /// assert_eq!(DType::Int4.packed_bits(), 4);
     /// ```
     #[inline]
     pub const fn packed_bits(self) -> u32 {
-        match self.row().format {
-            Some(f) if matches!(self.row().class, Class::Float) && f.bits() < self.row().bits => {
-                f.bits()
-            }
-            _ => self.row().bits,
-        }
+        self.row().packed_bits
     }
 
-    /// True where memory holds the dtype wider than files pack it (the float6s, one a
-    /// byte): its file bytes are unpacked when read and packed when written.
+    /// True where memory holds the dtype wider than files pack it (the float6s, int2,
+    /// uint2, int1 and uint1, one a byte): its file bytes are unpacked when read and
+    /// packed when written.
     #[inline]
     pub const fn is_padded(self) -> bool {
         self.packed_bits() != self.bits()

@@ -52,7 +52,7 @@ pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
             let m = (1u128 << w) - 1;
             add_bits(c, a & m, b & m) | add_bits(c, (a >> w) & m, (b >> w) & m) << w
         }
-        Class::Signed | Class::Unsigned => (a.wrapping_add(b)) & ((1u128 << d.bits()) - 1),
+        Class::Signed | Class::Unsigned => (a.wrapping_add(b)) & ((1u128 << d.packed_bits()) - 1),
         Class::Bool => ((a | b) & 0xff != 0) as u128,
     }
 }

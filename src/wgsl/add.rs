@@ -67,7 +67,7 @@ fn add_int_return(d: DType, native: Native) -> String {
     if !matches!(d.class(), Class::Signed | Class::Unsigned) {
         return "return a;".into();
     }
-    match d.bits() {
+    match d.packed_bits() {
         64 if native.int64 => {
             "return vec4<u32>(split64(join64(a.xy) + join64(b.xy)), 0u, 0u);".into()
         }

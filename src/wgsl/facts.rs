@@ -35,9 +35,11 @@ pub(crate) fn specials_code(s: Specials) -> u32 {
     }
 }
 
-/// `d`'s facts as WGSL literals: its class, bits, and float format (exponent and
-/// fraction bits, bias, special values: a float's or a complex component's; float32's
-/// for the others, a placeholder their conversions do not read).
+/// `d`'s facts as WGSL literals: its class, bits (an integer's value bits, 2 for int2
+/// held one a byte: its loads sign-extend and its stores wrap to them), and float
+/// format (exponent and fraction bits, bias, special values: a float's or a complex
+/// component's; float32's for the others, a placeholder their conversions do not
+/// read).
 fn literals(d: DType) -> [String; 6] {
     let f = d
         .float_format()
@@ -45,7 +47,10 @@ fn literals(d: DType) -> [String; 6] {
         .expect("float32 has a format");
     [
         format!("{}u", class_code(d)),
-        format!("{}u", d.bits()),
+        match d.class() {
+            Class::Signed | Class::Unsigned => format!("{}u", d.packed_bits()),
+            _ => format!("{}u", d.bits()),
+        },
         format!("{}u", f.exponent_bits),
         format!("{}u", f.fraction_bits),
         f.bias.to_string(),

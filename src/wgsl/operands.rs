@@ -236,7 +236,10 @@ pub(crate) fn converter(name: &str, from: DType, to: DType) -> (String, Path) {
 fn conversion(name: &str, (from, to): (DType, DType), store: bool) -> (String, Path) {
     let head = format!("fn {name}(a: vec4<u32>) -> vec4<u32> {{\n    ");
     let int32 = |d: DType| matches!(d, DType::Int32 | DType::Uint32);
-    let int = |d: DType| matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32;
+    // Not the integers held one a byte in fewer bits (int2): `convert` wraps them.
+    let int = |d: DType| {
+        matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32 && !d.is_padded()
+    };
     let short = if from == to {
         Some("return a;".to_owned())
     } else if store && from == DType::Float32 && from_f32_short(to) {

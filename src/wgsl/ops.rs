@@ -64,7 +64,7 @@ pub(crate) fn op_helpers(op: Operation, d: DType) -> String {
             );
             let call = format!(
                 "nx_int(a.xy, b.xy, {}u, {})",
-                d.bits(),
+                d.packed_bits(),
                 d.class() == Class::Signed
             );
             format!("    {}", result(&call))

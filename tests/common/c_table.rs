@@ -57,6 +57,14 @@ fn described(r: &Row) -> String {
             r.name,
             f.bits()
         ),
+        (Class::Signed, _) if r.packed_bits < 8 && r.bits == 8 => format!(
+            "{}: {}-bit two's complement integer; one a byte, in its low bits (packed in DLPack).",
+            r.name, r.packed_bits
+        ),
+        (Class::Unsigned, _) if r.packed_bits < 8 && r.bits == 8 => format!(
+            "{}: {}-bit unsigned integer; one a byte, in its low bits (packed in DLPack).",
+            r.name, r.packed_bits
+        ),
         (Class::Signed, _) if r.bits < 8 => format!(
             "{}: {}-bit two's complement integer; {packed}.",
             r.name, r.bits
@@ -134,6 +142,14 @@ pub fn section() -> String {
         "Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code.",
         "int nx_dtype_bits(int code)",
         |d| Some(d.bits() as i64),
+        int,
+        "-1",
+    );
+    switch(
+        &mut s,
+        "Width of an element's value in bits: nx_dtype_bits, but for the dtypes held one a\n *  byte in their low bits (the float6s 6, int2 and uint2 2, int1 and uint1 1), or -1 for\n *  an unknown code. An integer's range and wrapping are of this width.",
+        "int nx_dtype_value_bits(int code)",
+        |d| Some(d.packed_bits() as i64),
         int,
         "-1",
     );

@@ -116,7 +116,11 @@ fn gz(src: DType) -> Vec<u8> {
         "float8_e5m3fnu",
         "float4_e2m1fn",
         "float6_e2m3fn",
-        "float6_e3m2fn"
+        "float6_e3m2fn",
+        "int2",
+        "uint2",
+        "int1",
+        "uint1"
     )
 }
 

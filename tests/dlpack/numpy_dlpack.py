@@ -104,7 +104,7 @@ NX = {
     "complex64": 16, "complex128": 17, "bool": 18, "float8_e4m3": 19, "float8_e3m4": 20,
     "float8_e4m3fnuz": 21, "float8_e5m2fnuz": 22, "float8_e4m3b11fnuz": 23,
     "float8_e8m0fnu": 24, "float8_e5m3fnu": 25, "float4_e2m1fn": 26, "float6_e2m3fn": 27,
-    "float6_e3m2fn": 28,
+    "float6_e3m2fn": 28, "int2": 29, "uint2": 30, "int1": 31, "uint1": 32,
 }
 # DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (dlpack.h 1.1).
 PADDED = 1 << 2
@@ -303,7 +303,8 @@ lib.nx_array_free(h)
 # The dtypes NumPy does not exchange, read straight from nxrig's tensors: DLPack's
 # codes, and the values ml_dtypes gives (int4, uint4 and float4_e2m1fn packed two a
 # byte, low nibble first, as DLPack packs sub-byte types by default; the float6s one a
-# byte, as ml_dtypes holds them, 6 bits flagged padded).
+# byte, as ml_dtypes holds them, 6 bits flagged padded; int2, uint2, int1 and uint1 one a
+# byte too, 2 or 1 bits flagged padded).
 for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float8_e4m3fn", ml_dtypes.float8_e4m3fn, (10, 8)),
                        ("float8_e5m2", ml_dtypes.float8_e5m2, (12, 8)),
@@ -316,13 +317,18 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
                        ("float4_e2m1fn", ml_dtypes.float4_e2m1fn, (17, 4)),
                        ("float6_e2m3fn", ml_dtypes.float6_e2m3fn, (15, 6)),
                        ("float6_e3m2fn", ml_dtypes.float6_e3m2fn, (16, 6)),
-                       ("int4", ml_dtypes.int4, (0, 4)), ("uint4", ml_dtypes.uint4, (1, 4))):
+                       ("int4", ml_dtypes.int4, (0, 4)), ("uint4", ml_dtypes.uint4, (1, 4)),
+                       ("int2", ml_dtypes.int2, (0, 2)), ("uint2", ml_dtypes.uint2, (1, 2)),
+                       ("int1", ml_dtypes.int1, (0, 1)), ("uint1", ml_dtypes.uint1, (1, 1))):
     packed = name in ("int4", "uint4", "float4_e2m1fn")
     vals = np.array([1.5, -2.0, 3.0, 0.25, -0.5, 7.0], dtype=np.float32)
     if name == "float8_e8m0fnu":  # unsigned powers of two (a negative value is its NaN)
         vals = np.array([1.0, 2.0, 4.0, 0.25, 0.5, 2.0 ** -127], dtype=np.float32)
     if "int" in name:
-        vals = np.array([1, -2, 3, 7, -8, 0] if name == "int4" else [1, 2, 3, 15, 8, 0])
+        vals = {"int4": [1, -2, 3, 7, -8, 0], "uint4": [1, 2, 3, 15, 8, 0],
+                "int2": [1, -2, -1, 0, 1, -2], "uint2": [1, 2, 3, 0, 3, 2],
+                "int1": [-1, 0, -1, -1, 0, 0], "uint1": [1, 0, 1, 1, 0, 1]}[name]
+        vals = np.array(vals)
     x = vals.astype(mt).reshape(2, 3)
     if packed:
         nib = (x.astype(np.int8) if "int" in name else x).reshape(-1).view(np.uint8) & 0xF
@@ -338,7 +344,7 @@ for name, mt, code in (("bfloat16", ml_dtypes.bfloat16, (4, 16)),
     d = m.dl_tensor
     assert (m.version.major, d.device.device_type, d.ndim) == (1, 1, 2)
     assert (d.dtype.code, d.dtype.bits, d.dtype.lanes) == (*code, 1), (name, d.dtype.code, d.dtype.bits)
-    assert m.flags == (PADDED if code[1] == 6 else 0), (name, m.flags)
+    assert m.flags == (PADDED if code[1] in (6, 2, 1) else 0), (name, m.flags)
     assert [d.shape[0], d.shape[1]] == [2, 3] and [d.strides[0], d.strides[1]] == [3, 1]
     got = C.string_at(d.data + d.byte_offset, len(raw))
     if packed:

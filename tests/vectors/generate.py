@@ -247,7 +247,14 @@ INTS = {
     "uint32": IntFmt("uint32", 32, False),
     "int64": IntFmt("int64", 64, True),
     "uint64": IntFmt("uint64", 64, False),
+    "int2": IntFmt("int2", 2, True),
+    "uint2": IntFmt("uint2", 2, False),
+    "int1": IntFmt("int1", 1, True),
+    "uint1": IntFmt("uint1", 1, False),
 }
+# The integers held one a byte in fewer bits, or packed two a byte: ml_dtypes' types of
+# them cast to one another only through int8.
+NARROW_INTS = ("int4", "uint4", "int2", "uint2", "int1", "uint1")
 
 # (name, kind, storage bytes, format)
 TABLE = [
@@ -281,6 +288,11 @@ TABLE = [
     # One a byte, in the low six bits (ml_dtypes' layout and nxrig's in memory).
     ("float6_e2m3fn", "float", 1, E2M3),
     ("float6_e3m2fn", "float", 1, E3M2),
+    # One a byte, in the low bits (ml_dtypes' layout and nxrig's in memory).
+    ("int2", "int", 1, INTS["int2"]),
+    ("uint2", "int", 1, INTS["uint2"]),
+    ("int1", "int", 1, INTS["int1"]),
+    ("uint1", "int", 1, INTS["uint1"]),
 ]
 TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
@@ -378,7 +390,8 @@ def np_cast(arr, tname):
     except (TypeError, ValueError):
         # e.g. int4 <-> uint4 have no direct cast; int8 holds both exactly, float32 holds
         # every narrow float exactly
-        via = np.int8 if arr.dtype in (np.dtype(ml_dtypes.int4), np.dtype(ml_dtypes.uint4)) else np.float32
+        narrow = [np.dtype(NP_TYPE[n]) for n in NARROW_INTS]
+        via = np.int8 if arr.dtype in narrow else np.float32
         return arr.astype(via).astype(t)
 
 
@@ -849,7 +862,8 @@ def main():
         finish(fmt.name, bits, out, n, t0)
 
     # ---- exhaustive narrow ints and bool ----
-    for name in ("int4", "uint4", "int8", "uint8", "int16", "uint16", "bool"):
+    for name in ("int4", "uint4", "int8", "uint8", "int16", "uint16", "bool", "int2", "uint2",
+                 "int1", "uint1"):
         t0 = time.time()
         nb = 1 if name == "bool" else INTS[name].nbits
         bits = list(range(2 if name == "bool" else 1 << nb))

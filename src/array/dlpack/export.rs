@@ -85,9 +85,9 @@ impl AnyArray {
     /// # Errors
     /// As [`AnyArray::to_dlpack`]; [`Error::ReadOnly`] for memory that admits only
     /// reads, which the legacy tensor cannot mark (ask for the versioned one);
-    /// [`Error::Invalid`] for a float6, held one a byte, which only the versioned
-    /// tensor's flag `IS_SUBBYTE_TYPE_PADDED` can say (without it a consumer reads 6-bit
-    /// elements packed).
+    /// [`Error::Invalid`] for a float6, int2, uint2, int1 or uint1, held one a byte,
+    /// which only the versioned tensor's flag `IS_SUBBYTE_TYPE_PADDED` can say (without
+    /// it a consumer reads the elements packed).
     pub fn to_dlpack_legacy(&self) -> Result<NonNull<DLManagedTensor>, Error> {
         const OP: &str = "AnyArray::to_dlpack_legacy";
         if self.buffer().access() == Access::Read {
@@ -98,9 +98,10 @@ impl AnyArray {
                 op: OP,
                 reason: format!(
                     "nxrig holds {} one a byte, which the legacy tensor cannot say (it has no \
-                     flags: a consumer would read six bits an element); ask for the versioned \
-                     tensor (to_dlpack), flagged IS_SUBBYTE_TYPE_PADDED",
-                    self.dtype()
+                     flags: a consumer would read {} bits an element packed); ask for the \
+                     versioned tensor (to_dlpack), flagged IS_SUBBYTE_TYPE_PADDED",
+                    self.dtype(),
+                    self.dtype().packed_bits()
                 ),
                 operands: describe(self.dtype(), self.layout()),
             });

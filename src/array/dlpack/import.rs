@@ -210,8 +210,13 @@ fn dtype_of(op: &'static str, t: &DLTensor, flags: u64) -> Result<DType, Error> 
         return Err(invalid(
             op,
             format!(
-                "{dtype} elements packed four in three bytes; nxrig holds them one a byte \
-                 (export them with the flag IS_SUBBYTE_TYPE_PADDED, or as uint8 and unpack)"
+                "{dtype} elements packed {}; nxrig holds them one a byte \
+                 (export them with the flag IS_SUBBYTE_TYPE_PADDED, or as uint8 and unpack)",
+                match dtype.packed_bits() {
+                    6 => "four in three bytes",
+                    2 => "four a byte",
+                    _ => "eight a byte",
+                }
             ),
         ));
     }

@@ -129,6 +129,42 @@ fn float6_crosses_padded_one_a_byte_and_packed_is_refused() {
     );
 }
 
+/// int2, uint2, int1 and uint1, held one a byte, go out at their width flagged padded
+/// and come back; a packed producer's tensor of them is refused, a padded one taken.
+#[test]
+fn narrow_integers_are_exported_padded_and_imported_so() {
+    for (d, code, bits, bytes) in [
+        (DType::Int2, 0, 2, vec![0x02, 0x03, 0x01]),
+        (DType::Uint2, 1, 2, vec![0x03, 0x00, 0x02]),
+        (DType::Int1, 0, 1, vec![0x01, 0x00, 0x01]),
+        (DType::Uint1, 1, 1, vec![0x00, 0x01, 0x01]),
+    ] {
+        let a = AnyArray::of_bytes(d, &[3], bytes.clone()).unwrap();
+        let t = a.to_dlpack().unwrap();
+        // SAFETY: `t` was just made; read, then given up once.
+        let b = unsafe {
+            let m = t.as_ref();
+            assert_eq!(
+                (m.dl_tensor.dtype.code, m.dl_tensor.dtype.bits),
+                (code, bits)
+            );
+            assert_eq!(m.flags, FLAG_IS_SUBBYTE_TYPE_PADDED);
+            AnyArray::from_dlpack(t.as_ptr()).unwrap()
+        };
+        assert_eq!((b.dtype(), b.to_bytes().unwrap()), (d, bytes));
+        assert!(a.to_dlpack_legacy().is_err());
+        let e = once(made(vec![0; 1], (code, bits), &[4], None, 0), |a| {
+            a.unwrap_err()
+        });
+        let packed = if bits == 2 {
+            "four a byte"
+        } else {
+            "eight a byte"
+        };
+        assert!(e.to_string().contains(packed), "{e}");
+    }
+}
+
 /// A producer's tensor over a `Vec` of the test's, its deleter counted.
 struct Made {
     managed: Box<DLManagedTensorVersioned>,

@@ -186,7 +186,7 @@ fn body<L: Lane, O: Apply<L>>(
 ) {
     // Contiguous, whole bytes, aligned: straight over typed slices.
     if let ((xb, xp, 1), (yb, yp, 1), 1) = (x, y, d_stride) {
-        if !L::DT.is_sub_byte() {
+        if L::IN_PLACE && <O::Out as Lane>::IN_PLACE {
             let (w, wo) = (
                 std::mem::size_of::<L::T>(),
                 std::mem::size_of::<<O::Out as Lane>::T>(),

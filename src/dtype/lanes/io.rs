@@ -1,7 +1,8 @@
 //! How a lane's elements load from and store into little-endian bytes: whole-byte
 //! dtypes as their Rust type (a slice copy where contiguous), 4-bit ones as nibbles,
-//! low first, a byte (two elements) at a time along contiguous runs. Macros that each
-//! lane's `impl` expands (`kinds.rs`).
+//! low first, a byte (two elements) at a time along contiguous runs, the 2- and 1-bit
+//! integers one a byte in its low bits. Macros that each lane's `impl` expands
+//! (`kinds.rs`).
 
 /// Loads and stores of a dtype of whole bytes: little-endian `Self::T`s (or `$t`s).
 macro_rules! bytes_io {
@@ -124,6 +125,48 @@ macro_rules! nibble_io {
             }
             for (i, &v) in vals.iter().enumerate() {
                 put(bytes, at(pos, stride, i), v);
+            }
+        }
+    };
+}
+
+/// Loads and stores of an integer held one a byte in its low `$bits` bits (int2, uint2,
+/// int1, uint1): a load reads those bits (`$signed` sign-extends from the top one) and
+/// ignores the others, a store writes them and zeros above (ml_dtypes' layout).
+macro_rules! low_bits_io {
+    ($signed:expr, $bits:expr) => {
+        #[inline(always)]
+        fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]) {
+            let get = |b: u8| -> Self::T {
+                if $signed {
+                    (((b << (8 - $bits)) as i8) >> (8 - $bits)) as _
+                } else {
+                    (b & ((1u8 << $bits) - 1)) as _
+                }
+            };
+            if stride == 1 {
+                let n = out.len();
+                for (o, &b) in out.iter_mut().zip(&bytes[pos..pos + n]) {
+                    *o = get(b);
+                }
+                return;
+            }
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = get(bytes[at(pos, stride, i)]);
+            }
+        }
+        #[inline(always)]
+        fn store(bytes: &mut [u8], pos: usize, stride: isize, vals: &[Self::T]) {
+            let mask = (1u8 << $bits) - 1;
+            if stride == 1 {
+                let n = vals.len();
+                for (b, &v) in bytes[pos..pos + n].iter_mut().zip(vals) {
+                    *b = (v as u8) & mask;
+                }
+                return;
+            }
+            for (i, &v) in vals.iter().enumerate() {
+                bytes[at(pos, stride, i)] = (v as u8) & mask;
             }
         }
     };

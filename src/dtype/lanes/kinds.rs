@@ -124,13 +124,13 @@ macro_rules! narrow_target {
 }
 
 macro_rules! lane {
-    ($name:ident, $t:ty, $io:ident $(($arg:expr))?, { $($body:tt)* }) => {
+    ($name:ident, $t:ty, $io:ident $(($($arg:expr),*))?, { $($body:tt)* }) => {
         #[doc = concat!("The ", stringify!($name), " lane.")]
         pub(crate) struct $name;
         impl Lane for $name {
             type T = $t;
             const DT: DType = DType::$name;
-            $io!($($arg)?);
+            $io!($($($arg),*)?);
             $($body)*
         }
     };
@@ -274,12 +274,14 @@ macro_rules! float_lane {
 float_lane!(Float32, f32, quiet32, f64_to_f32, from_f32);
 float_lane!(Float64, f64, f32_to_f64, quiet64, from_f64);
 
-/// int4 and uint4 (one a byte in registers): floats clamped to `$lo..=$hi` and
-/// converted as the byte lane `$byte` does, integers wrapped by `$wrap` (4 bits kept,
-/// sign-extended for int4).
-macro_rules! nibble_lane {
-    ($name:ident, $t:ty, $signed:literal, $byte:ident, $lo:literal, $hi:literal, $wrap:expr) => {
-        lane!($name, $t, nibble_io($signed), {
+/// The integers narrower than a byte (one a byte in registers): int4 and uint4 (`$io`
+/// nibbles, two a byte in memory), int2, uint2, int1 and uint1 (one a byte in memory,
+/// in its low bits): floats clamped to `$lo..=$hi` and converted as the byte lane
+/// `$byte` does, integers wrapped by `$wrap` (the dtype's bits kept, sign-extended for
+/// the signed ones).
+macro_rules! small_int_lane {
+    ($name:ident, $t:ty, $io:ident($($arg:expr),*), $byte:ident, $lo:literal, $hi:literal, $wrap:expr) => {
+        lane!($name, $t, $io($($arg),*), {
             #[inline(always)]
             fn from_f32(x: f32) -> $t {
                 $byte::from_f32(x.clamp($lo, $hi))
@@ -308,8 +310,34 @@ macro_rules! nibble_lane {
     };
 }
 
-nibble_lane!(Int4, i8, true, Int8, -8.0, 7.0, |x: i8| (x << 4) >> 4);
-nibble_lane!(Uint4, u8, false, Uint8, 0.0, 15.0, |x: u8| x & 15);
+small_int_lane!(Int4, i8, nibble_io(true), Int8, -8.0, 7.0, |x: i8| (x << 4)
+    >> 4);
+small_int_lane!(Uint4, u8, nibble_io(false), Uint8, 0.0, 15.0, |x: u8| x
+    & 15);
+small_int_lane!(Int2, i8, low_bits_io(true, 2), Int8, -2.0, 1.0, |x: i8| (x
+    << 6)
+    >> 6);
+small_int_lane!(
+    Uint2,
+    u8,
+    low_bits_io(false, 2),
+    Uint8,
+    0.0,
+    3.0,
+    |x: u8| x & 3
+);
+small_int_lane!(Int1, i8, low_bits_io(true, 1), Int8, -1.0, 0.0, |x: i8| (x
+    << 7)
+    >> 7);
+small_int_lane!(
+    Uint1,
+    u8,
+    low_bits_io(false, 1),
+    Uint8,
+    0.0,
+    1.0,
+    |x: u8| x & 1
+);
 
 macro_rules! int_lane {
     ($name:ident, $t:ty, $put:ident, $wide:ty, $($range:tt)*) => {

@@ -43,6 +43,11 @@ pub(crate) trait Lane: 'static {
     type T: bytemuck::Pod + Default;
     /// The dtype.
     const DT: DType;
+    /// Whether memory holds the elements as `Self::T` itself, so that loops may run over
+    /// typed slices of the bytes: not the 4-bit dtypes (nibbles), nor the integers held
+    /// one a byte in fewer bits (int2: its loads sign-extend and its stores mask).
+    const IN_PLACE: bool =
+        !Self::DT.is_sub_byte() && !(Self::DT.is_padded() && !Self::DT.is_float());
 
     /// `out.len()` elements from element positions `pos + i * stride` of `bytes`.
     fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]);
@@ -102,7 +107,7 @@ fn convert_body<S: Lane, D: Lane>(
     d_stride: isize,
     n: usize,
 ) {
-    if s_stride == 1 && d_stride == 1 && !S::DT.is_sub_byte() && !D::DT.is_sub_byte() {
+    if s_stride == 1 && d_stride == 1 && S::IN_PLACE && D::IN_PLACE {
         let (sw, dw) = (std::mem::size_of::<S::T>(), std::mem::size_of::<D::T>());
         let sb = &s[s_pos * sw..(s_pos + n) * sw];
         let db = &mut d[d_pos * dw..(d_pos + n) * dw];
@@ -118,7 +123,7 @@ fn convert_body<S: Lane, D: Lane>(
     }
     // Into 4-bit lanes the pairs of a contiguous run go packed; what is left (an odd
     // last element, or all of a run they cannot take) goes in blocks.
-    let done = if s_stride == 1 && d_stride == 1 && D::DT.is_sub_byte() && !S::DT.is_sub_byte() {
+    let done = if s_stride == 1 && d_stride == 1 && D::DT.is_sub_byte() && S::IN_PLACE {
         into_nibbles::<S, D>(s, s_pos, d, d_pos, n).unwrap_or(0)
     } else {
         0
@@ -225,7 +230,7 @@ fn copy_body<L: Lane>(
     d_stride: isize,
     n: usize,
 ) {
-    if s_stride == 1 && d_stride == 1 && !L::DT.is_sub_byte() {
+    if s_stride == 1 && d_stride == 1 && L::IN_PLACE {
         let w = std::mem::size_of::<L::T>();
         d[d_pos * w..(d_pos + n) * w].copy_from_slice(&s[s_pos * w..(s_pos + n) * w]);
         return;
@@ -250,7 +255,11 @@ macro_rules! copy_each {
     };
 }
 
-/// The bit-for-bit move of `d` elements between any two runs.
+/// The bit-for-bit move of `d` elements between any two runs (a dtype held one a byte
+/// in fewer bits, int2, moves whole bytes: its lane's loads would drop the bits above).
 pub(crate) fn copier(d: DType) -> Run {
+    if d.is_padded() {
+        return copy::<Uint8>();
+    }
     every_dtype!(copy_each!(d,))
 }

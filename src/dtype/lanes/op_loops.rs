@@ -130,6 +130,10 @@ macro_rules! ints {
     ($v:ident $args:tt $res:ident [$body:block]) => {
         ints!(@one $v $args $res $body Int4 i8 |r| (r << 4) >> 4);
         ints!(@one $v $args $res $body Uint4 u8 |r| r & 15);
+        ints!(@one $v $args $res $body Int2 i8 |r| (r << 6) >> 6);
+        ints!(@one $v $args $res $body Uint2 u8 |r| r & 3);
+        ints!(@one $v $args $res $body Int1 i8 |r| (r << 7) >> 7);
+        ints!(@one $v $args $res $body Uint1 u8 |r| r & 1);
         ints!(@one $v $args $res $body Int8 i8 |r| r);
         ints!(@one $v $args $res $body Uint8 u8 |r| r);
         ints!(@one $v $args $res $body Int16 i16 |r| r);
@@ -235,7 +239,7 @@ macro_rules! host_loops {
         host_loops!(@class narrow: Float16 Bfloat16; { $($v $float)* });
         crate::dtype::table::minifloats!(host_loops!(@minifloats { $($v $float)* }));
         host_loops!(@class native: Float32 Float64; { $($v $float)* });
-        host_loops!(@class native: Int4 Uint4 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64; { $($v $int)* });
+        host_loops!(@class native: Int4 Uint4 Int2 Uint2 Int1 Uint1 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64; { $($v $int)* });
         host_loops!(@class native: Bool; { $($v $bool)* });
         host_loops!(@class native: Complex64 Complex128; { $($v $complex)* });
     };

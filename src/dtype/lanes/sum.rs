@@ -159,6 +159,10 @@ float_sum!(Float32, add32, |r: f32| r.is_nan(), f32s);
 float_sum!(Float64, add64, |r: f64| r.is_nan(), f64s);
 sum!(Int4, |a, b| (a.wrapping_add(b) << 4) >> 4);
 sum!(Uint4, |a, b| a.wrapping_add(b) & 15);
+sum!(Int2, |a, b| (a.wrapping_add(b) << 6) >> 6);
+sum!(Uint2, |a, b| a.wrapping_add(b) & 3);
+sum!(Int1, |a, b| (a.wrapping_add(b) << 7) >> 7);
+sum!(Uint1, |a, b| a.wrapping_add(b) & 1);
 /// An integer lane, whose sum wraps (in wasm four simd128 vectors a step).
 macro_rules! int_sum {
     ($($lane:ident $wasm:ident)*) => {$(
@@ -266,7 +270,7 @@ fn plain<L: Sum>(o: &mut [L::T], xs: &[L::T], ys: &[L::T]) -> bool {
 fn add_body<L: Sum>(x: At<'_>, y: At<'_>, d: &mut [u8], d_pos: usize, d_stride: isize, n: usize) {
     let w = std::mem::size_of::<L::T>();
     if let ((Operand::Bytes(xb), xp, 1), (Operand::Bytes(yb), yp, 1), 1) = (x, y, d_stride) {
-        if !L::DT.is_sub_byte() {
+        if L::IN_PLACE {
             let dv = bytemuck::try_cast_slice_mut::<u8, L::T>(&mut d[d_pos * w..(d_pos + n) * w]);
             let xv = bytemuck::try_cast_slice::<u8, L::T>(&xb[xp * w..(xp + n) * w]);
             let yv = bytemuck::try_cast_slice::<u8, L::T>(&yb[yp * w..(yp + n) * w]);

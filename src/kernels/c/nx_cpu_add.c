@@ -63,7 +63,7 @@ static void add_element(int code, const uint8_t *a, const uint8_t *b, uint8_t *o
         break;
     default: {
         uint64_t s = nx_load_le(a, w) + nx_load_le(b, w);
-        int bits = nx_dtype_bits(code);
+        int bits = nx_dtype_value_bits(code);
         if (bits < 64) s &= (UINT64_C(1) << bits) - 1u;
         nx_store_le(out, w, s);
     }

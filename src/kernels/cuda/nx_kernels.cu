@@ -170,7 +170,7 @@ NX_FN void nx_add_elem(int code, const uint8_t *a, const uint8_t *b, uint8_t *ou
         out[0] = (uint8_t)((a[0] | b[0]) != 0);
     } else {
         uint64_t s = nx_load_le(a, w) + nx_load_le(b, w);
-        nx_store_le(out, w, s & nx_mask64(nx_dtype_bits(code)));
+        nx_store_le(out, w, s & nx_mask64(nx_dtype_value_bits(code)));
     }
 }
 

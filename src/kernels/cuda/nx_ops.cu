@@ -59,7 +59,7 @@ NX_FN int64_t nx_signed_of(uint64_t v, int w)
  *  one in a byte): w its bytes, m the mask of its bits, s whether signed, ua and ub
  *  the bits, sa and sb their signed values. */
 #define NX_INT_OPERANDS(code, a, b)                                                      \
-    int w = nx_dtype_elem_bytes(code), bits = nx_dtype_bits(code);                      \
+    int w = nx_dtype_elem_bytes(code), bits = nx_dtype_value_bits(code);                \
     int s = nx_dtype_is_signed_int(code);                                                \
     uint64_t m = nx_mask64(bits);                                                        \
     uint64_t ua = nx_load_le(a, w) & m, ub = nx_load_le(b, w) & m;                       \
