@@ -243,24 +243,6 @@ NX_FN int nx_dtype_bits(int code)
 NX_FN int nx_dtype_value_bits(int code)
 {
     switch (code) {
-    case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16:
-    case NX_DTYPE_UINT16:
-        return 16;
-    case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT8:
-    case NX_DTYPE_UINT8: case NX_DTYPE_BOOL: case NX_DTYPE_FLOAT8_E4M3:
-    case NX_DTYPE_FLOAT8_E3M4: case NX_DTYPE_FLOAT8_E4M3FNUZ: case NX_DTYPE_FLOAT8_E5M2FNUZ:
-    case NX_DTYPE_FLOAT8_E4M3B11FNUZ: case NX_DTYPE_FLOAT8_E8M0FNU:
-    case NX_DTYPE_FLOAT8_E5M3FNU:
-        return 8;
-    case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
-        return 32;
-    case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
-    case NX_DTYPE_COMPLEX64:
-        return 64;
-    case NX_DTYPE_INT4: case NX_DTYPE_UINT4: case NX_DTYPE_FLOAT4_E2M1FN:
-        return 4;
-    case NX_DTYPE_COMPLEX128:
-        return 128;
     case NX_DTYPE_FLOAT6_E2M3FN: case NX_DTYPE_FLOAT6_E3M2FN:
         return 6;
     case NX_DTYPE_INT2: case NX_DTYPE_UINT2:
@@ -268,7 +250,7 @@ NX_FN int nx_dtype_value_bits(int code)
     case NX_DTYPE_INT1: case NX_DTYPE_UINT1:
         return 1;
     default:
-        return -1;
+        return nx_dtype_bits(code);
     }
 }
 

@@ -149,9 +149,9 @@ pub fn section() -> String {
         &mut s,
         "Width of an element's value in bits: nx_dtype_bits, but for the dtypes held one a\n *  byte in their low bits (the float6s 6, int2 and uint2 2, int1 and uint1 1), or -1 for\n *  an unknown code. An integer's range and wrapping are of this width.",
         "int nx_dtype_value_bits(int code)",
-        |d| Some(d.packed_bits() as i64),
+        |d| d.is_padded().then_some(d.packed_bits() as i64),
         int,
-        "-1",
+        "nx_dtype_bits(code)",
     );
     switch(
         &mut s,
