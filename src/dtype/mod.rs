@@ -14,6 +14,7 @@ pub(crate) mod operations;
 pub(crate) mod overflow;
 mod slice;
 mod table;
+mod variants;
 
 pub use bounds::Scalar;
 pub use convert::{bits_of_f64, convert_bits, f64_of_bits};

@@ -233,7 +233,7 @@ macro_rules! minifloat_lanes {
         )*
     };
 }
-crate::dtype::table::minifloats!(minifloat_lanes!());
+crate::dtype::variants::minifloats!(minifloat_lanes!());
 /// float32 and float64: `from_f32` and `from_f64` the functions that round (or quiet
 /// a NaN) into `$t`, integers by `as` (rounded once), `put` through `D::$put`.
 macro_rules! float_lane {

@@ -32,7 +32,7 @@ pub(crate) use op_loops::binary_run;
 pub(crate) use select::{selector, SelectRun};
 pub(crate) use sum::{adder, Operand};
 
-use super::table::every_dtype;
+use super::variants::every_dtype;
 use super::DType;
 use kinds::*;
 

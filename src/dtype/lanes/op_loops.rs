@@ -237,7 +237,7 @@ macro_rules! host_loops {
             complexes!($v ($($arg),+) $res $complex);
         )*
         host_loops!(@class narrow: Float16 Bfloat16; { $($v $float)* });
-        crate::dtype::table::minifloats!(host_loops!(@minifloats { $($v $float)* }));
+        crate::dtype::variants::minifloats!(host_loops!(@minifloats { $($v $float)* }));
         host_loops!(@class native: Float32 Float64; { $($v $float)* });
         host_loops!(@class native: Int4 Uint4 Int2 Uint2 Int1 Uint1 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64; { $($v $int)* });
         host_loops!(@class native: Bool; { $($v $bool)* });
@@ -279,7 +279,7 @@ macro_rules! minifloat_computes {
     };
 }
 
-crate::dtype::table::minifloats!(minifloat_computes!());
+crate::dtype::variants::minifloats!(minifloat_computes!());
 
 with_operations!(host_loops);
 
@@ -294,5 +294,5 @@ macro_rules! each {
 /// The loop of `op` over dtype `d`, or `None` where `d` does not take `op`
 /// ([`Operation::takes`]).
 pub(crate) fn binary_run(op: Operation, d: DType) -> Option<BinRun> {
-    crate::dtype::table::every_dtype!(each!(d, op,))
+    crate::dtype::variants::every_dtype!(each!(d, op,))
 }

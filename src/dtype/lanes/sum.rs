@@ -331,5 +331,5 @@ macro_rules! each {
 
 /// The typed sum of dtype `d`.
 pub(crate) fn adder(d: DType) -> AddRun {
-    super::super::table::every_dtype!(each!(d,))
+    super::super::variants::every_dtype!(each!(d,))
 }
