@@ -20,8 +20,8 @@
  *    nibble; on read the high nibble is ignored, on write it is 0. (In packed tensors they
  *    are two a byte, see nx_nibble_get / nx_nibble_set.)
  *  - bool is one byte, written as 0 or 1; on read any nonzero byte counts as true.
- *  - complex64 / complex128 are the real component followed by the imaginary component,
- *    each a float32 / float64.
+ *  - complex32 / bcomplex32 / complex64 / complex128 are the real component followed by
+ *    the imaginary component, each a float16 / bfloat16 / float32 / float64.
  *
  * Conversion rules (exact; see nx_convert):
  *  1. float (or complex component) to float: the exact value rounded once to nearest, ties
@@ -172,9 +172,9 @@ extern "C" {
 #define NX_DTYPE_INT64 14
 /** uint64: 64-bit unsigned integer. */
 #define NX_DTYPE_UINT64 15
-/** complex64: two floats of 32 bits (real, then imaginary). */
+/** complex64: two float32 (real, then imaginary). */
 #define NX_DTYPE_COMPLEX64 16
-/** complex128: two floats of 64 bits (real, then imaginary). */
+/** complex128: two float64 (real, then imaginary). */
 #define NX_DTYPE_COMPLEX128 17
 /** bool: one byte holding 0 or 1. */
 #define NX_DTYPE_BOOL 18
@@ -206,8 +206,12 @@ extern "C" {
 #define NX_DTYPE_INT1 31
 /** uint1: 1-bit unsigned integer; one a byte, in its low bits (packed in DLPack). */
 #define NX_DTYPE_UINT1 32
+/** complex32: two float16 (real, then imaginary). */
+#define NX_DTYPE_COMPLEX32 33
+/** bcomplex32: two bfloat16 (real, then imaginary). */
+#define NX_DTYPE_BCOMPLEX32 34
 /** Number of dtype codes; valid codes are 0 .. NX_DTYPE_COUNT - 1. */
-#define NX_DTYPE_COUNT 33
+#define NX_DTYPE_COUNT 35
 
 /** Storage size of one element in bits (4 for int4/uint4), or -1 for an unknown code. */
 NX_FN int nx_dtype_bits(int code)
@@ -224,6 +228,7 @@ NX_FN int nx_dtype_bits(int code)
     case NX_DTYPE_INT2: case NX_DTYPE_UINT2: case NX_DTYPE_INT1: case NX_DTYPE_UINT1:
         return 8;
     case NX_DTYPE_FLOAT32: case NX_DTYPE_INT32: case NX_DTYPE_UINT32:
+    case NX_DTYPE_COMPLEX32: case NX_DTYPE_BCOMPLEX32:
         return 32;
     case NX_DTYPE_FLOAT64: case NX_DTYPE_INT64: case NX_DTYPE_UINT64:
     case NX_DTYPE_COMPLEX64:
@@ -260,7 +265,7 @@ NX_FN int nx_dtype_align(int code)
 {
     switch (code) {
     case NX_DTYPE_FLOAT16: case NX_DTYPE_BFLOAT16: case NX_DTYPE_INT16:
-    case NX_DTYPE_UINT16:
+    case NX_DTYPE_UINT16: case NX_DTYPE_COMPLEX32: case NX_DTYPE_BCOMPLEX32:
         return 2;
     case NX_DTYPE_FLOAT8_E4M3FN: case NX_DTYPE_FLOAT8_E5M2: case NX_DTYPE_INT4:
     case NX_DTYPE_UINT4: case NX_DTYPE_INT8: case NX_DTYPE_UINT8: case NX_DTYPE_BOOL:
@@ -301,7 +306,7 @@ NX_FN int nx_dtype_dlpack_code(int code)
     case NX_DTYPE_UINT4: case NX_DTYPE_UINT8: case NX_DTYPE_UINT16: case NX_DTYPE_UINT32:
     case NX_DTYPE_UINT64: case NX_DTYPE_UINT2: case NX_DTYPE_UINT1:
         return 1;
-    case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128:
+    case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128: case NX_DTYPE_COMPLEX32:
         return 5;
     case NX_DTYPE_BOOL:
         return 6;
@@ -345,12 +350,31 @@ NX_FN int nx_dtype_kind(int code)
     case NX_DTYPE_INT64: case NX_DTYPE_UINT64: case NX_DTYPE_INT2: case NX_DTYPE_UINT2:
     case NX_DTYPE_INT1: case NX_DTYPE_UINT1:
         return NX_KIND_INT;
-    case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128:
+    case NX_DTYPE_COMPLEX64: case NX_DTYPE_COMPLEX128: case NX_DTYPE_COMPLEX32:
+    case NX_DTYPE_BCOMPLEX32:
         return NX_KIND_COMPLEX;
     case NX_DTYPE_BOOL:
         return NX_KIND_BOOL;
     default:
         return NX_KIND_INVALID;
+    }
+}
+
+/** The dtype of a complex dtype's real and imaginary parts (NX_DTYPE_FLOAT16 for
+ *  complex32, NX_DTYPE_BFLOAT16 for bcomplex32, ...), or -1 if code is not complex. */
+NX_FN int nx_complex_part(int code)
+{
+    switch (code) {
+    case NX_DTYPE_COMPLEX64:
+        return 4;
+    case NX_DTYPE_COMPLEX128:
+        return 5;
+    case NX_DTYPE_COMPLEX32:
+        return 0;
+    case NX_DTYPE_BCOMPLEX32:
+        return 1;
+    default:
+        return -1;
     }
 }
 
@@ -438,6 +462,10 @@ NX_FN const char *nx_dtype_name(int code)
         return "int1";
     case NX_DTYPE_UINT1:
         return "uint1";
+    case NX_DTYPE_COMPLEX32:
+        return "complex32";
+    case NX_DTYPE_BCOMPLEX32:
+        return "bcomplex32";
     default:
         return 0;
     }
@@ -941,7 +969,7 @@ NX_FN void nx_convert(int dst_code, NX_ADDR void *dst, int src_code, const NX_AD
         re = nx_float_decode(src_code, nx_load_le(s, nx_dtype_elem_bytes(src_code)));
         from_float = 1;
     } else if (sk == NX_KIND_COMPLEX) {
-        int comp = src_code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
+        int comp = nx_complex_part(src_code);
         int cb = nx_dtype_elem_bytes(comp);
         re = nx_float_decode(comp, nx_load_le(s, cb));
         im = nx_float_decode(comp, nx_load_le(s + cb, cb));
@@ -952,7 +980,7 @@ NX_FN void nx_convert(int dst_code, NX_ADDR void *dst, int src_code, const NX_AD
     if (dk == NX_KIND_FLOAT) {
         nx_store_le(d, nx_dtype_elem_bytes(dst_code), nx_float_encode(dst_code, re));
     } else if (dk == NX_KIND_COMPLEX) {
-        int comp = dst_code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
+        int comp = nx_complex_part(dst_code);
         int cb = nx_dtype_elem_bytes(comp);
         uint64_t rb = nx_float_encode(comp, re), ib = nx_float_encode(comp, im);
         nx_store_le(d, cb, rb);

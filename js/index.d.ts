@@ -31,14 +31,14 @@ export type RawBytes = Uint8Array | Uint8ClampedArray | DataView | ArrayBuffer;
 
 // BEGIN the dtype table: written by tests/dtype_table.rs from src/dtype/table.rs.
 
-/** The 33 dtypes, by name. */
+/** The 35 dtypes, by name. */
 export type DType =
   | 'float16' | 'bfloat16' | 'float8_e4m3fn' | 'float8_e5m2' | 'float32' | 'float64'
   | 'int4' | 'uint4' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32'
   | 'int64' | 'uint64' | 'complex64' | 'complex128' | 'bool' | 'float8_e4m3'
   | 'float8_e3m4' | 'float8_e4m3fnuz' | 'float8_e5m2fnuz' | 'float8_e4m3b11fnuz'
   | 'float8_e8m0fnu' | 'float8_e5m3fnu' | 'float4_e2m1fn' | 'float6_e2m3fn'
-  | 'float6_e3m2fn' | 'int2' | 'uint2' | 'int1' | 'uint1';
+  | 'float6_e3m2fn' | 'int2' | 'uint2' | 'int1' | 'uint1' | 'complex32' | 'bcomplex32';
 
 /** The TypedArray each dtype reads as (`toTypedArray`) and is made from (`fromTypedArray`). */
 export interface DataTypeMap {
@@ -97,6 +97,10 @@ export interface DataTypeMap {
   uint2: Uint8Array;
   int1: Uint8Array;
   uint1: Uint8Array;
+  /** Real and imaginary parts interleaved. */
+  complex32: Float16Data;
+  /** Real and imaginary parts interleaved. */
+  bcomplex32: Uint16Array;
 }
 
 /** What one element of each dtype is in `toArray()`. */
@@ -134,6 +138,8 @@ export interface ValueMap {
   uint2: number;
   int1: number;
   uint1: number;
+  complex32: [re: number, im: number];
+  bcomplex32: [re: number, im: number];
 }
 
 // END the dtype table

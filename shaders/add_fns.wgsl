@@ -98,6 +98,11 @@ fn add(a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
         return vec4<u32>(add_real(a.xy, b.xy, f), 0u, 0u);
     }
     if (DST_CLASS == COMPLEX) {
+        if (DST_BITS == 32u) {
+            let re = add_real(vec2<u32>(a.x & 0xffffu, 0u), vec2<u32>(b.x & 0xffffu, 0u), f);
+            let im = add_real(vec2<u32>(a.x >> 16u, 0u), vec2<u32>(b.x >> 16u, 0u), f);
+            return vec4<u32>(re.x | (im.x << 16u), 0u, 0u, 0u);
+        }
         if (DST_BITS == 64u) {
             let re = add_real(vec2<u32>(a.x, 0u), vec2<u32>(b.x, 0u), f);
             let im = add_real(vec2<u32>(a.y, 0u), vec2<u32>(b.y, 0u), f);

@@ -321,7 +321,16 @@ fn convert(a: vec4<u32>, s: Dt, d: Dt) -> vec4<u32> {
     var sw = s.bits;
     if (s.cls == COMPLEX) {
         sw = s.bits / 2u;
-        if (sw == 32u) { re = vec2<u32>(a.x, 0u); im = vec2<u32>(a.y, 0u); } else { re = a.xy; im = a.zw; }
+        if (sw == 16u) {
+            re = vec2<u32>(a.x & 0xffffu, 0u);
+            im = vec2<u32>(a.x >> 16u, 0u);
+        } else if (sw == 32u) {
+            re = vec2<u32>(a.x, 0u);
+            im = vec2<u32>(a.y, 0u);
+        } else {
+            re = a.xy;
+            im = a.zw;
+        }
     }
     var scls = s.cls;
     let dw = select(d.bits, d.bits / 2u, d.cls == COMPLEX);
@@ -336,6 +345,9 @@ fn convert(a: vec4<u32>, s: Dt, d: Dt) -> vec4<u32> {
     var i = vec2<u32>(0u, 0u);
     if (s.cls == COMPLEX) {
         i = convert_real(im, FLOAT, sw, sf, FLOAT, dw, df);
+    }
+    if (dw == 16u) {
+        return vec4<u32>(r.x | (i.x << 16u), 0u, 0u, 0u);
     }
     if (dw == 32u) {
         return vec4<u32>(r.x, i.x, 0u, 0u);

@@ -38,6 +38,14 @@ fn oracle(d: DType, a: u128, b: u128) -> u128 {
         }
         DType::Float32 => (f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits() as u128,
         DType::Float64 => (f64::from_bits(a as u64) + f64::from_bits(b as u64)).to_bits() as u128,
+        DType::Complex32 => {
+            oracle(DType::Float16, a & 0xffff, b & 0xffff)
+                | oracle(DType::Float16, a >> 16, b >> 16) << 16
+        }
+        DType::Bcomplex32 => {
+            oracle(DType::Bfloat16, a & 0xffff, b & 0xffff)
+                | oracle(DType::Bfloat16, a >> 16, b >> 16) << 16
+        }
         DType::Complex64 => {
             oracle(DType::Float32, a & 0xffff_ffff, b & 0xffff_ffff)
                 | oracle(DType::Float32, a >> 32, b >> 32) << 32
@@ -66,6 +74,14 @@ fn values(d: DType, n: usize) -> Vec<u128> {
                     }
                     DType::Float32 => ((k as f32) * 0.1 - 0.3).to_bits() as u128,
                     DType::Float64 => ((k as f64) * 0.1 - 0.3).to_bits() as u128,
+                    DType::Complex32 => {
+                        f16::from_f64(k as f64 * 0.25).to_bits() as u128
+                            | (f16::from_f64(k as f64 - 5.0).to_bits() as u128) << 16
+                    }
+                    DType::Bcomplex32 => {
+                        bf16::from_f64(k as f64 * 0.25).to_bits() as u128
+                            | (bf16::from_f64(k as f64 - 5.0).to_bits() as u128) << 16
+                    }
                     DType::Complex64 => {
                         ((k as f32) * 0.25).to_bits() as u128
                             | (((k as f32) - 5.0).to_bits() as u128) << 32

@@ -43,4 +43,6 @@ NP_TYPE = {
     "uint2": ml_dtypes.uint2,
     "int1": ml_dtypes.int1,
     "uint1": ml_dtypes.uint1,
+    "complex32": ml_dtypes.complex32,
+    "bcomplex32": ml_dtypes.bcomplex32,
 }

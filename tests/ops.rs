@@ -171,16 +171,56 @@ fn floor_div(a: i128, b: i128) -> i128 {
     q
 }
 
+/// The dtype of a complex dtype's parts.
+fn part(d: DType) -> DType {
+    match d {
+        DType::Complex32 => DType::Float16,
+        DType::Bcomplex32 => DType::Bfloat16,
+        DType::Complex64 => DType::Float32,
+        _ => DType::Float64,
+    }
+}
+
 /// `op` on two elements' bits of dtype `d`.
 fn oracle(op: Op, d: DType, a: u128, b: u128) -> u128 {
     match d.class() {
         Class::Float => float_oracle(op, d, a, b),
-        Class::Complex => {
-            let (p, w) = if d == DType::Complex64 {
-                (DType::Float32, 32)
-            } else {
-                (DType::Float64, 64)
+        Class::Complex if op == Op::Mul && d.bits() == 32 => {
+            // complex32 and bcomplex32 multiply as complex64 (ml_dtypes' meaning), each
+            // part then rounded once: the parts widened exactly, complex64's product, its
+            // parts narrowed (a NaN keeps its sign and top payload bits, quieted).
+            let p = part(d);
+            let bf = p == DType::Bfloat16;
+            let widen = |h: u128| -> u128 {
+                if bf {
+                    h << 16
+                } else if value(p, h).is_nan() {
+                    (h & 0x8000) << 16 | 0x7f80_0000 | (h & 0x3ff) << 13
+                } else {
+                    (value(p, h) as f32).to_bits() as u128
+                }
             };
+            let narrow = |w: u128| -> u128 {
+                if !f32::from_bits(w as u32).is_nan() {
+                    round(p, f32::from_bits(w as u32) as f64)
+                } else if bf {
+                    w >> 16 | 0x40
+                } else {
+                    (w >> 16) & 0x8000 | 0x7e00 | (w >> 13) & 0x3ff
+                }
+            };
+            let join = |re: u128, im: u128| re | im << 32;
+            let r = oracle(
+                op,
+                DType::Complex64,
+                join(widen(a & 0xffff), widen(a >> 16)),
+                join(widen(b & 0xffff), widen(b >> 16)),
+            );
+            narrow(r & 0xffff_ffff) | narrow(r >> 32) << 16
+        }
+        Class::Complex => {
+            let p = part(d);
+            let w = p.bits();
             let m = (1u128 << w) - 1;
             let (ar, ai, br, bi) = (a & m, a >> w, b & m, b >> w);
             let f = |op, u, v| float_oracle(op, p, u, v);
@@ -294,11 +334,8 @@ fn specials(d: DType) -> Vec<u128> {
     match d.class() {
         Class::Float => float_specials(d),
         Class::Complex => {
-            let (p, w) = if d == DType::Complex64 {
-                (DType::Float32, 32)
-            } else {
-                (DType::Float64, 64)
-            };
+            let p = part(d);
+            let w = p.bits();
             let s = float_specials(p);
             // Each part from the specials, in a pattern that meets every one.
             (0..s.len() * 2)

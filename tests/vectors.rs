@@ -124,4 +124,5 @@ vector_tests! {
     float8_e4m3b11fnuz: Float8E4m3b11fnuz, float8_e8m0fnu: Float8E8m0fnu,
     float8_e5m3fnu: Float8E5m3fnu, float4_e2m1fn: Float4E2m1fn, float6_e2m3fn: Float6E2m3fn,
     float6_e3m2fn: Float6E3m2fn, int2: Int2, uint2: Uint2, int1: Int1, uint1: Uint1,
+    complex32: Complex32, bcomplex32: Bcomplex32,
 }

@@ -277,6 +277,8 @@ pub(crate) fn component(d: DType) -> DType {
     match d {
         DType::Complex64 => DType::Float32,
         DType::Complex128 => DType::Float64,
+        DType::Complex32 => DType::Float16,
+        DType::Bcomplex32 => DType::Bfloat16,
         other => other,
     }
 }

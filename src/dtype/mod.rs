@@ -17,6 +17,7 @@ mod table;
 mod variants;
 
 pub use bounds::Scalar;
+pub(crate) use convert::component;
 pub use convert::{bits_of_f64, convert_bits, f64_of_bits};
 pub use element::{Element, F8E4m3fn, F8E5m2, F8E8m0fnu, I4, U4};
 pub use format::{FloatFormat, Specials};

@@ -125,6 +125,14 @@ pub enum DType {
     /// Unsigned 1-bit integer (ml_dtypes' `uint1`): 0 or 1, held one a byte as
     /// [`DType::Int1`]. Not bool: its arithmetic wraps (1 + 1 is 0).
     Uint1 = 32,
+    /// Two float16 (ml_dtypes' `complex32`, PyTorch's `complex32`/`chalf`): real, then
+    /// imaginary, 4 bytes. Its arithmetic is complex64's, each part then rounded once into
+    /// float16 (as ml_dtypes computes it). DLPack's complex of 32 bits; no safetensors or
+    /// NumPy code.
+    Complex32 = 33,
+    /// Two bfloat16 (ml_dtypes' `bcomplex32`): real, then imaginary, 4 bytes; arithmetic
+    /// as [`DType::Complex32`]'s. No DLPack, safetensors or NumPy code.
+    Bcomplex32 = 34,
 }
 
 /// What kind of number a dtype holds, which decides how it converts.
@@ -181,7 +189,6 @@ pub mod dlpack {
     pub const FLOAT8_E5M2FNUZ: u8 = 13;
     /// `kDLFloat8_e8m0fnu`.
     pub const FLOAT8_E8M0FNU: u8 = 14;
-    /// `kDLFloat4_e2m1fn`.
     /// `kDLFloat6_e2m3fn`.
     pub const FLOAT6_E2M3FN: u8 = 15;
     /// `kDLFloat6_e3m2fn`.
@@ -280,7 +287,7 @@ impl Row {
 use Class::{Bool as B, Complex as C, Float as F, Signed as S, Unsigned as U};
 
 /// How many dtypes the table has.
-const N: usize = 33;
+const N: usize = 35;
 
 /// The table: a row a dtype, in code order.
 #[rustfmt::skip]
@@ -321,6 +328,8 @@ const TABLE: [Row; N] = [
     row(DType::Uint2, "uint2", &[], 8, U, None, Some(dlpack::UINT), None, None, "Uint8Array").packed(2),
     row(DType::Int1, "int1", &[], 8, S, None, Some(dlpack::INT), None, None, "Uint8Array").packed(1),
     row(DType::Uint1, "uint1", &[], 8, U, None, Some(dlpack::UINT), None, None, "Uint8Array").packed(1),
+    row(DType::Complex32, "complex32", &["chalf"], 32, C, Some(F16), Some(dlpack::COMPLEX), None, None, "Float16Array"),
+    row(DType::Bcomplex32, "bcomplex32", &[], 32, C, Some(BF16), None, None, None, "Uint16Array"),
 ];
 
 // The table is in code order: row i is the dtype of code i.

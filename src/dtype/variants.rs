@@ -12,7 +12,8 @@ macro_rules! every_dtype {
         $m!($($args)* Float16 Bfloat16 Float8E4m3fn Float8E5m2 Float32 Float64 Int4 Uint4 Int8
             Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64 Complex64 Complex128 Bool Float8E4m3
             Float8E3m4 Float8E4m3fnuz Float8E5m2fnuz Float8E4m3b11fnuz Float8E8m0fnu
-            Float8E5m3fnu Float4E2m1fn Float6E2m3fn Float6E3m2fn Int2 Uint2 Int1 Uint1)
+            Float8E5m3fnu Float4E2m1fn Float6E2m3fn Float6E3m2fn Int2 Uint2 Int1 Uint1 Complex32
+            Bcomplex32)
     };
 }
 pub(crate) use every_dtype;

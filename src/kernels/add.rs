@@ -43,11 +43,7 @@ pub(crate) fn add_bits(d: DType, a: u128, b: u128) -> u128 {
         }
         Class::Float => bits_of_f64(d, f64_of_bits(d, a) + f64_of_bits(d, b)),
         Class::Complex => {
-            let c = if d == DType::Complex64 {
-                DType::Float32
-            } else {
-                DType::Float64
-            };
+            let c = crate::dtype::component(d);
             let w = c.bits();
             let m = (1u128 << w) - 1;
             add_bits(c, a & m, b & m) | add_bits(c, (a >> w) & m, (b >> w) & m) << w

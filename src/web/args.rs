@@ -138,7 +138,7 @@ pub(crate) fn kind_of(data: &JsValue) -> String {
 }
 
 /// The dtypes whose elements a TypedArray of kind `kind` holds (its rows' `typed_array`,
-/// and float16's bits in a `Uint16Array`; empty: raw bytes).
+/// and float16's and complex32's bits in a `Uint16Array`; empty: raw bytes).
 fn holds(kind: &str) -> Option<Vec<DType>> {
     const RAW: [&str; 5] = [
         "Uint8Array",
@@ -152,7 +152,10 @@ fn holds(kind: &str) -> Option<Vec<DType>> {
     }
     let ds: Vec<DType> = DType::ALL
         .into_iter()
-        .filter(|d| d.row().typed_array == kind || (kind == "Uint16Array" && *d == DType::Float16))
+        .filter(|d| {
+            let t = d.row().typed_array;
+            t == kind || (kind == "Uint16Array" && t == "Float16Array")
+        })
         .collect();
     (!ds.is_empty()).then_some(ds)
 }

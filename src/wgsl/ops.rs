@@ -91,16 +91,37 @@ fn bool_of(c: &str) -> String {
 }
 
 /// `nx_op`'s body for a complex dtype `d`: the float function `nx_real` on each
-/// part, or the row's expressions of the parts `ar`, `ai`, `br`, `bi`.
+/// part, or the row's expressions of the parts `ar`, `ai`, `br`, `bi`. complex32's and
+/// bcomplex32's parts (the halves of one word) compute a row's own expressions in
+/// float32, each part then rounded once (complex64's arithmetic, as ml_dtypes'); an
+/// operation on each part alone is the same in their own format.
 fn complex(c: ComplexWgsl, d: DType) -> String {
-    let parts = if d.bits() == 64 {
-        "    let ar = vec2<u32>(a.x, 0u);\n    let ai = vec2<u32>(a.y, 0u);\n    let br = vec2<u32>(b.x, 0u);\n    let bi = vec2<u32>(b.y, 0u);\n"
-    } else {
-        "    let ar = a.xy;\n    let ai = a.zw;\n    let br = b.xy;\n    let bi = b.zw;\n"
+    let halves = d.bits() == 32;
+    let parts = match d.bits() {
+        32 => "    let ar = vec2<u32>(a.x & 0xffffu, 0u);\n    let ai = vec2<u32>(a.x >> 16u, 0u);\n    let br = vec2<u32>(b.x & 0xffffu, 0u);\n    let bi = vec2<u32>(b.x >> 16u, 0u);\n",
+        64 => "    let ar = vec2<u32>(a.x, 0u);\n    let ai = vec2<u32>(a.y, 0u);\n    let br = vec2<u32>(b.x, 0u);\n    let bi = vec2<u32>(b.y, 0u);\n",
+        _ => "    let ar = a.xy;\n    let ai = a.zw;\n    let br = b.xy;\n    let bi = b.zw;\n",
     };
     let (re, im) = match c {
         ComplexWgsl::Compare(e) => {
             return format!("    let f = {FMT};\n{parts}    return {};", bool_of(e));
+        }
+        ComplexWgsl::Pair(re, im) if halves => {
+            // The parts widened to float32, the row's expressions there, rounded back.
+            let widened: String = [
+                ("ar", "a.x & 0xffffu"),
+                ("ai", "a.x >> 16u"),
+                ("br", "b.x & 0xffffu"),
+                ("bi", "b.x >> 16u"),
+            ]
+            .iter()
+            .map(|(n, e)| {
+                format!("    let {n} = encode_float(decode_float(vec2<u32>({e}, 0u), p), f);\n")
+            })
+            .collect();
+            return format!(
+                "    let p = {FMT};\n    let f = {F32};\n{widened}    let re = encode_float(decode_float({re}, f), p);\n    let im = encode_float(decode_float({im}, f), p);\n    return vec4<u32>(re.x | (im.x << 16u), 0u, 0u, 0u);"
+            );
         }
         ComplexWgsl::Pair(re, im) => (re.to_owned(), im.to_owned()),
         ComplexWgsl::Parts | ComplexWgsl::None => (
@@ -108,13 +129,16 @@ fn complex(c: ComplexWgsl, d: DType) -> String {
             "nx_real(ai, bi, f)".to_owned(),
         ),
     };
-    let out = if d.bits() == 64 {
-        "vec4<u32>(re.x, im.x, 0u, 0u)"
-    } else {
-        "vec4<u32>(re, im)"
+    let out = match d.bits() {
+        32 => "vec4<u32>(re.x | (im.x << 16u), 0u, 0u, 0u)",
+        64 => "vec4<u32>(re.x, im.x, 0u, 0u)",
+        _ => "vec4<u32>(re, im)",
     };
     format!("    let f = {FMT};\n{parts}    let re = {re};\n    let im = {im};\n    return {out};")
 }
+
+/// float32's format as a WGSL `Fmt`.
+const F32: &str = "Fmt(8u, 23u, 127, 0u)";
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {

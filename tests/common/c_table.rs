@@ -16,6 +16,14 @@ fn code_name(d: DType) -> String {
     format!("NX_DTYPE_{}", d.name().to_ascii_uppercase())
 }
 
+/// The real dtype of a complex dtype's parts: the float of its format.
+fn component(d: DType) -> DType {
+    DType::ALL
+        .into_iter()
+        .find(|f| f.is_float() && f.float_format() == d.float_format())
+        .expect("a complex dtype's parts are a float dtype's")
+}
+
 /// What a row's `#define` says of it.
 fn described(r: &Row) -> String {
     let packed = "packed two a byte, low nibble first";
@@ -52,10 +60,10 @@ fn described(r: &Row) -> String {
                 f.fraction_bits
             )
         }
-        (Class::Complex, Some(f)) => format!(
-            "{}: two floats of {} bits (real, then imaginary).",
+        (Class::Complex, Some(_)) => format!(
+            "{}: two {} (real, then imaginary).",
             r.name,
-            f.bits()
+            component(r.dtype).name()
         ),
         (Class::Signed, _) if r.packed_bits < 8 && r.bits == 8 => format!(
             "{}: {}-bit two's complement integer; one a byte, in its low bits (packed in DLPack).",
@@ -191,6 +199,14 @@ pub fn section() -> String {
         },
         |v: &str| v.to_owned(),
         "NX_KIND_INVALID",
+    );
+    switch(
+        &mut s,
+        "The dtype of a complex dtype's real and imaginary parts (NX_DTYPE_FLOAT16 for\n *  complex32, NX_DTYPE_BFLOAT16 for bcomplex32, ...), or -1 if code is not complex.",
+        "int nx_complex_part(int code)",
+        |d| (d.class() == Class::Complex).then(|| component(d).code() as i64),
+        int,
+        "-1",
     );
     switch(
         &mut s,

@@ -120,7 +120,9 @@ fn gz(src: DType) -> Vec<u8> {
         "int2",
         "uint2",
         "int1",
-        "uint1"
+        "uint1",
+        "complex32",
+        "bcomplex32"
     )
 }
 

@@ -105,6 +105,7 @@ NX = {
     "float8_e4m3fnuz": 21, "float8_e5m2fnuz": 22, "float8_e4m3b11fnuz": 23,
     "float8_e8m0fnu": 24, "float8_e5m3fnu": 25, "float4_e2m1fn": 26, "float6_e2m3fn": 27,
     "float6_e3m2fn": 28, "int2": 29, "uint2": 30, "int1": 31, "uint1": 32,
+    "complex32": 33, "bcomplex32": 34,
 }
 # DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED (dlpack.h 1.1).
 PADDED = 1 << 2

@@ -293,7 +293,13 @@ TABLE = [
     ("uint2", "int", 1, INTS["uint2"]),
     ("int1", "int", 1, INTS["int1"]),
     ("uint1", "int", 1, INTS["uint1"]),
+    # Two float16 / two bfloat16 (ml_dtypes' complex32 and bcomplex32), real first.
+    ("complex32", "complex", 4, F16),
+    ("bcomplex32", "complex", 4, BF16),
 ]
+# A complex dtype's part dtype, by its format.
+PART = {"complex32": "float16", "bcomplex32": "bfloat16", "complex64": "float32",
+        "complex128": "float64"}
 TARGET_BYTES = sum(t[2] for t in TABLE)
 BYNAME = {t[0]: t for t in TABLE}
 
@@ -362,7 +368,7 @@ def convert(src_kind, re_vals, im_vals=None):
                     for t in trunc
                 ]
         elif kind == "complex":
-            re = out["float32" if fmt is F32 else "float64"]  # same component conversion
+            re = out[PART[name]]  # the same conversion as the part's dtype
             if src_kind == "complex":
                 im = [fmt.from_exact(v) for v in im_vals]
             else:
@@ -439,9 +445,8 @@ def cross_check(src, src_bits, out, checks):
                     if BYNAME[t][1] == "complex":
                         got = np_cast(a, t)
                         cw = BYNAME[t][2] // 2
-                        re = np.ascontiguousarray(got.real).view(UINT_OF_WIDTH[cw])
-                        im = np.ascontiguousarray(got.imag).view(UINT_OF_WIDTH[cw])
-                        comp = "float32" if cw == 4 else "float64"
+                        re, im = parts_bits(got, cw)
+                        comp = PART[t]
                         er, ei = exp
                         if sel is not None:
                             er = [er[i] for i in np.flatnonzero(sel)]
@@ -461,6 +466,14 @@ def cross_check(src, src_bits, out, checks):
                         gb = got.view(UINT_OF_WIDTH[width_t])
                     n += compare(src, t, b, exp, gb, nan_aware)
     return n
+
+
+def parts_bits(c, cw):
+    """The real and imaginary parts' bits of a complex array (ml_dtypes' complex32 and
+    bcomplex32 through ml_dtypes.real/imag, which NumPy before 2.5 needs)."""
+    re = np.ascontiguousarray(ml_dtypes.real(c) if cw == 2 else c.real)
+    im = np.ascontiguousarray(ml_dtypes.imag(c) if cw == 2 else c.imag)
+    return re.view(UINT_OF_WIDTH[cw]), im.view(UINT_OF_WIDTH[cw])
 
 
 def compare_named(src, label, comp, src_bits, expect, got_bits, nan_aware):
@@ -921,7 +934,8 @@ def main():
         finish(name, bits, out, n, t0)
 
     # ---- complex ----
-    for name, fmt in (("complex64", F32), ("complex128", F64)):
+    for name, fmt in (("complex64", F32), ("complex128", F64), ("complex32", F16),
+                      ("bcomplex32", BF16)):
         t0 = time.time()
         rng = random.Random(f"nxrig-{name}")
         comp = complex_specials(fmt)
@@ -968,7 +982,8 @@ def complex_specials(fmt):
     ea = fmt.emask << fmt.mbits
     one = fmt.bias << fmt.mbits
     vals = [0, s, one, one | s, one - (1 << fmt.mbits), ea, ea | s, ea | fmt.quiet,
-            ea | fmt.quiet | s, ea | 1, ea | (1 << (fmt.mbits - 10)) | s, 1, fmt.max_finite | s,
+            ea | fmt.quiet | s, ea | 1, ea | (1 << max(fmt.mbits - 10, 0)) | s, 1,
+            fmt.max_finite | s,
             fmt.round(0, 65520, 0), fmt.round(0, 464, 0) | s, fmt.round(0, 5, -1) | s,
             fmt.round(0, 1, 63), fmt.round(1, 1, 63), fmt.round(0, 3_000_000_001, 0),
             fmt.round(0, 1 << 64, 0)]
@@ -976,29 +991,40 @@ def complex_specials(fmt):
 
 
 def check_complex(name, fmt, pairs, out):
-    """Component conversions against NumPy: complex64 <-> complex128 (exact hardware
-    conversions), complex -> float16 / float32 / float64 of the real part, bool."""
+    """Component conversions against NumPy and ml_dtypes: between the complex dtypes
+    (exact hardware conversions into wider parts; ml_dtypes' single rounding into
+    complex32 and bcomplex32 from complex64's float32 parts), the real part into float16,
+    float32, float64 (and bfloat16 from bcomplex32), bool."""
     w = fmt.nbits // 8
     re = bits_array([a for a, _ in pairs], w).view(NP_TYPE[fmt.name])
     im = bits_array([b for _, b in pairs], w).view(NP_TYPE[fmt.name])
-    c = np.empty(len(pairs), dtype=NP_TYPE[name])
-    c.real, c.imag = re, im
+    if w == 2:
+        words = [a | (b << 16) for a, b in pairs]
+        c = bits_array(words, 4).view(NP_TYPE[name])
+    else:
+        c = np.empty(len(pairs), dtype=NP_TYPE[name])
+        c.real, c.imag = re, im
     src_bits = np.arange(len(pairs))
     n = 0
     import warnings
 
+    targets = ["complex64", "complex128"]
+    if fmt is not F64:
+        # ml_dtypes rounds complex128 into them through complex64: twice.
+        targets += ["complex32", "bcomplex32"]
+    reals = ["float16", "float32", "float64"] + (["bfloat16"] if name == "bcomplex32" else [])
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        for t in ("complex64", "complex128"):
+        for t in targets:
             got = c.astype(NP_TYPE[t])
             cw = BYNAME[t][2] // 2
-            comp = "float32" if cw == 4 else "float64"
             er, ei = out[t]
-            n += compare_named(name, t + ".real", comp, src_bits, er,
-                               np.ascontiguousarray(got.real).view(UINT_OF_WIDTH[cw]), True)
-            n += compare_named(name, t + ".imag", comp, src_bits, ei,
-                               np.ascontiguousarray(got.imag).view(UINT_OF_WIDTH[cw]), True)
-        for t in ("float16", "float32", "float64"):
+            gr, gi = parts_bits(got, cw)
+            n += compare_named(name, t + ".real", PART[t], src_bits, er, gr, True)
+            n += compare_named(name, t + ".imag", PART[t], src_bits, ei, gi, True)
+        for t in reals:
+            if fmt is F64 and t == "bfloat16":
+                continue
             got = re.astype(NP_TYPE[t]).view(UINT_OF_WIDTH[BYNAME[t][2]])
             n += compare(name, t, src_bits, out[t], got, True)
         got = c.astype(np.bool_).view(np.uint8)

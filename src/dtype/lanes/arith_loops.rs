@@ -123,6 +123,21 @@ impl<L: Lane> Back<L> for super::Float64 {
     }
 }
 
+impl<L: Lane> Back<L> for super::Complex64 {
+    #[inline(always)]
+    fn back(
+        vals: &[[f32; 2]],
+        raw: &mut [L::T],
+        d: &mut [u8],
+        pos: usize,
+        stride: isize,
+        done: usize,
+    ) {
+        encode_block::<L, Self>(vals, raw);
+        store_block::<L>(d, pos, stride, done, raw);
+    }
+}
+
 impl<L: Lane> Back<L> for super::Bool {
     #[inline(always)]
     fn back(vals: &[u8], _raw: &mut [L::T], d: &mut [u8], pos: usize, stride: isize, done: usize) {

@@ -365,34 +365,36 @@ int_lane!(
 );
 int_lane!(Uint64, u64, from_u64, u64, wide 0.0, 18446744073709551616.0);
 
-/// A complex dtype of two `$c` parts: a real value is its real part (the imaginary
-/// part 0), each part converted as the real lane `$part` converts it.
+/// A complex dtype of two parts of lane `$part` (Rust type `$c`, zero `$zero`): a real
+/// value is its real part (the imaginary part +0), each part converted as `$part`
+/// converts it; its element into another dtype as a complex64 or complex128 value
+/// (`$put`, exact: the parts decoded by `$dec`).
 macro_rules! complex_lane {
-    ($name:ident, $c:ty, $part:ident, $put:ident) => {
+    ($name:ident, $c:ty, $zero:expr, $part:ident, $put:ident, $dec:expr) => {
         lane!($name, [$c; 2], bytes_io, {
             #[inline(always)]
             fn from_f32(x: f32) -> [$c; 2] {
-                [$part::from_f32(x), 0.0]
+                [$part::from_f32(x), $zero]
             }
             #[inline(always)]
             fn from_f64(x: f64) -> [$c; 2] {
-                [$part::from_f64(x), 0.0]
+                [$part::from_f64(x), $zero]
             }
             #[inline(always)]
             fn from_i64(x: i64) -> [$c; 2] {
-                [$part::from_i64(x), 0.0]
+                [$part::from_i64(x), $zero]
             }
             #[inline(always)]
             fn from_u64(x: u64) -> [$c; 2] {
-                [$part::from_u64(x), 0.0]
+                [$part::from_u64(x), $zero]
             }
             #[inline(always)]
             fn from_i32(x: i32) -> [$c; 2] {
-                [$part::from_i32(x), 0.0]
+                [$part::from_i32(x), $zero]
             }
             #[inline(always)]
             fn from_small(x: i32) -> [$c; 2] {
-                [$part::from_small(x), 0.0]
+                [$part::from_small(x), $zero]
             }
             #[inline(always)]
             fn from_c64(re: f32, im: f32) -> [$c; 2] {
@@ -404,14 +406,16 @@ macro_rules! complex_lane {
             }
             #[inline(always)]
             fn put<D: Lane>(x: [$c; 2]) -> D::T {
-                D::$put(x[0], x[1])
+                D::$put($dec(x[0]), $dec(x[1]))
             }
         });
     };
 }
 
-complex_lane!(Complex64, f32, Float32, from_c64);
-complex_lane!(Complex128, f64, Float64, from_c128);
+complex_lane!(Complex64, f32, 0.0, Float32, from_c64, |x| x);
+complex_lane!(Complex128, f64, 0.0, Float64, from_c128, |x| x);
+complex_lane!(Complex32, u16, 0, Float16, from_c64, f16_to_f32);
+complex_lane!(Bcomplex32, u16, 0, Bfloat16, from_c64, bf16_to_f32);
 lane!(Bool, u8, bytes_io, {
     #[inline(always)]
     fn from_f32(x: f32) -> u8 {

@@ -170,8 +170,17 @@ macro_rules! bools {
 
 /// The complex lanes: the float expression on each part, or the row's own.
 macro_rules! complexes {
-    ($v:ident $args:tt $res:ident [none]) => {};
-    ($v:ident $args:tt $res:ident [parts]) => {
+    ($v:ident $args:tt $res:ident [none] $float:tt) => {};
+    // An operation on each part's bits (neg): complex32's and bcomplex32's parts too,
+    // bit for bit as float16's and bfloat16's (not through complex64, which would quiet
+    // a signalling NaN).
+    ($v:ident $args:tt $res:ident [parts] [bits $($b:tt)*]) => {
+        complexes!(@parts $v Complex64 f32 Float32);
+        complexes!(@parts $v Complex128 f64 Float64);
+        complexes!(@parts $v Complex32 u16 Float16);
+        complexes!(@parts $v Bcomplex32 u16 Bfloat16);
+    };
+    ($v:ident $args:tt $res:ident [parts] $float:tt) => {
         complexes!(@parts $v Complex64 f32 Float32);
         complexes!(@parts $v Complex128 f64 Float64);
     };
@@ -187,7 +196,7 @@ macro_rules! complexes {
             }
         }
     };
-    ($v:ident $args:tt $res:ident [$body:block]) => {
+    ($v:ident $args:tt $res:ident [$body:block] $float:tt) => {
         complexes!(@own $v $args $res $body Complex64 f32);
         complexes!(@own $v $args $res $body Complex128 f64);
     };
@@ -204,13 +213,24 @@ macro_rules! complexes {
 
 /// The loop of `$v` over lane `$l` of a class whose row field is `$field`: `None` where
 /// the class does not take it; the narrow floats' through float32 where the row
-/// computes on values.
+/// computes on values; complex32's and bcomplex32's through complex64 (as ml_dtypes
+/// computes them), each part rounded once, but where each part's bits are the float's
+/// (`$fields`: the row's complex and float fields).
 macro_rules! loop_of {
     ($k:ident $l:ty, $v:ident, [none]) => {
         None
     };
     (narrow $l:ty, $v:ident, [values $b:block]) => {
         Some(narrow_loop::<$l, <$l as Computes>::In, op::$v>())
+    };
+    (complex32 $l:ty, $v:ident, ([none] $float:tt)) => {
+        None
+    };
+    (complex32 $l:ty, $v:ident, ([parts] [bits $($b:tt)*])) => {
+        Some(native_loop::<$l, op::$v>())
+    };
+    (complex32 $l:ty, $v:ident, $fields:tt) => {
+        Some(narrow_loop::<$l, Complex64, op::$v>())
     };
     ($k:ident $l:ty, $v:ident, $field:tt) => {
         Some(native_loop::<$l, op::$v>())
@@ -234,7 +254,7 @@ macro_rules! host_loops {
             floats!($v ($($arg),+) $res $float);
             ints!($v ($($arg),+) $res $int);
             bools!($v ($($arg),+) $res $bool);
-            complexes!($v ($($arg),+) $res $complex);
+            complexes!($v ($($arg),+) $res $complex $float);
         )*
         host_loops!(@class narrow: Float16 Bfloat16; { $($v $float)* });
         crate::dtype::variants::minifloats!(host_loops!(@minifloats { $($v $float)* }));
@@ -242,6 +262,7 @@ macro_rules! host_loops {
         host_loops!(@class native: Int4 Uint4 Int2 Uint2 Int1 Uint1 Int8 Uint8 Int16 Uint16 Int32 Uint32 Int64 Uint64; { $($v $int)* });
         host_loops!(@class native: Bool; { $($v $bool)* });
         host_loops!(@class native: Complex64 Complex128; { $($v $complex)* });
+        host_loops!(@class complex32: Complex32 Bcomplex32; { $($v ($complex $float))* });
     };
     (@minifloats $ops:tt $($l:ident)*) => {
         $(host_loops!(@lane narrow $l $ops);)*

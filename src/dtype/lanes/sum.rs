@@ -213,6 +213,27 @@ macro_rules! complex_sum {
 
 complex_sum!(Complex64, add32, f32s);
 complex_sum!(Complex128, add64, f64s);
+/// complex32 and bcomplex32: each part summed as its float lane sums.
+macro_rules! narrow_complex_sum {
+    ($($lane:ident $part:ident)*) => {$(
+        impl Sum for super::$lane {
+            #[inline(always)]
+            fn add(a: Self::T, b: Self::T) -> Self::T {
+                [super::$part::add(a[0], b[0]), super::$part::add(a[1], b[1])]
+            }
+            #[inline(always)]
+            fn plain(a: Self::T, b: Self::T) -> Self::T {
+                [super::$part::plain(a[0], b[0]), super::$part::plain(a[1], b[1])]
+            }
+            #[inline(always)]
+            fn unruly(r: Self::T) -> bool {
+                super::$part::unruly(r[0]) | super::$part::unruly(r[1])
+            }
+        }
+    )*};
+}
+
+narrow_complex_sum!(Complex32 Float16 Bcomplex32 Bfloat16);
 sum!(Bool, |a, b| ((a | b) != 0) as u8);
 
 /// Where an operand of a sum is: bytes of its own, or the output's bytes (an add in

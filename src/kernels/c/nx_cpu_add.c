@@ -52,7 +52,7 @@ static void add_element(int code, const uint8_t *a, const uint8_t *b, uint8_t *o
         add_float(code, a, b, out);
         break;
     case NX_KIND_COMPLEX: {
-        int c = code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
+        int c = nx_complex_part(code);
         int h = w / 2;
         add_float(c, a, b, out);
         add_float(c, a + h, b + h, out + h);

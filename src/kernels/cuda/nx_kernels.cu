@@ -162,7 +162,7 @@ NX_FN void nx_add_elem(int code, const uint8_t *a, const uint8_t *b, uint8_t *ou
     if (kind == NX_KIND_FLOAT) {
         nx_add_float(code, a, b, out);
     } else if (kind == NX_KIND_COMPLEX) {
-        int c = code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
+        int c = nx_complex_part(code);
         int h = w / 2;
         nx_add_float(c, a, b, out);
         nx_add_float(c, a + h, b + h, out + h);

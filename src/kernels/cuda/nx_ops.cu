@@ -84,12 +84,6 @@ NX_FN uint64_t nx_floor_div(uint64_t ua, uint64_t ub, int64_t sa, int64_t sb, in
     return (uint64_t)q;
 }
 
-/** The dtype of a complex dtype's parts. */
-NX_FN int nx_complex_part(int code)
-{
-    return code == NX_DTYPE_COMPLEX64 ? NX_DTYPE_FLOAT32 : NX_DTYPE_FLOAT64;
-}
-
 /* BEGIN the operations: written by src/kernels/cuda_section.rs from src/dtype/operations/rows.rs. */
 
 #define NX_OP_SUB 0
@@ -560,17 +554,30 @@ NX_FN void nx_op_elem(int op, int code, const uint8_t *a, const uint8_t *b, uint
 /* END the operations */
 
 /** The product of two complex elements of dtype code: (ac - bd) + (ad + bc)i, each
- *  real operation rounded. */
+ *  real operation rounded; complex32's and bcomplex32's computed as complex64's, each
+ *  part then rounded once (as ml_dtypes computes them). */
 NX_FN void nx_complex_mul(int code, const uint8_t *a, const uint8_t *b, uint8_t *out)
 {
     int c = nx_complex_part(code), h = nx_dtype_elem_bytes(code) / 2;
-    uint8_t p[4][8];
-    nx_op_mul_float(c, a, b, p[0]);
-    nx_op_mul_float(c, a + h, b + h, p[1]);
-    nx_op_mul_float(c, a, b + h, p[2]);
-    nx_op_mul_float(c, a + h, b, p[3]);
-    nx_op_sub_float(c, p[0], p[1], out);
-    nx_add_float(c, p[2], p[3], out + h);
+    uint8_t p[4][8], wa[8], wb[8], wo[8];
+    const uint8_t *x = a, *y = b;
+    uint8_t *z = out;
+    if (nx_dtype_bits(c) < 32) {
+        nx_convert(NX_DTYPE_COMPLEX64, wa, code, a);
+        nx_convert(NX_DTYPE_COMPLEX64, wb, code, b);
+        x = wa;
+        y = wb;
+        z = wo;
+        c = NX_DTYPE_FLOAT32;
+        h = 4;
+    }
+    nx_op_mul_float(c, x, y, p[0]);
+    nx_op_mul_float(c, x + h, y + h, p[1]);
+    nx_op_mul_float(c, x, y + h, p[2]);
+    nx_op_mul_float(c, x + h, y, p[3]);
+    nx_op_sub_float(c, p[0], p[1], z);
+    nx_add_float(c, p[2], p[3], z + h);
+    if (z != out) nx_convert(code, out, NX_DTYPE_COMPLEX64, wo);
 }
 
 /** out = op(x, y) elementwise (x and y of dtype code, broadcast to out's shape
