@@ -65,6 +65,15 @@ export async function conventions(page) {
       Array.from(await f6src.cast('float6_e2m3fn').toTypedArray()),
       Array.from(await (await f6src.toDevice(await Device.gpu())).cast('float6_e2m3fn').toTypedArray()),
     ];
+    // complex32 and bcomplex32: complex64 cast into them on the host and on WebGPU, [re,
+    // im] pairs out, their parts' bits interleaved, mul as complex64's rounded once.
+    const c64 = NxArray.fromTypedArray(new Float32Array([1.5, -2, 70000, 0.1]), 'complex64');
+    const c32 = c64.cast('complex32');
+    const bc32 = (await c64.toDevice(await Device.gpu())).cast('bcomplex32');
+    out.c32 = [
+      await c32.toArray(), (await c32.toTypedArray()).length, await window.nxrig.mul(c32, c32).toArray(),
+      await bc32.toArray(), Array.from(await bc32.toTypedArray()), await window.nxrig.mul(bc32, bc32).toArray(),
+    ];
     out.asBad = await b.toTypedArray({ as: 'float33' }).then(() => 'accepted', (e) => e.message);
     // Nested arrays.
     const m = NxArray.fromTypedArray(new Int32Array([1, -2, 3, 4, 5, 6]), 'int32', [2, 3]);
@@ -178,6 +187,14 @@ export async function conventions(page) {
   // float6_e2m3fn: 0x1f 7.5, 0x3f -7.5, 0x01 0.125; 8 and -100 saturate (31, 63), NaN is
   // -0 (32), 0.0625 a tie to 0, 0.1875 a tie to 0.25 (2), 3.3 is 3.25 (21): ml_dtypes'.
   assert.deepEqual(r.fp6, [[3], [7.5, -7.5, 0.125], [31, 32, 63, 0, 2, 21], [31, 32, 63, 0, 2, 21]]);
+  // ml_dtypes' values: 70000 is inf in float16, 0.1 is 0x2e66 (0.0999755859375); in
+  // bfloat16 70000 is 70144 (0x4789), 0.1 0.10009765625 (0x3dcd); (1.5 - 2i)^2 is
+  // -1.75 - 6i; ml_dtypes' bcomplex32 square of 70144 + 0.10009765625i.
+  assert.deepEqual(r.c32, [
+    [[1.5, -2], [Infinity, 0.0999755859375]], 4, [[-1.75, -6], [Infinity, Infinity]],
+    [[1.5, -2], [70144, 0.10009765625]], [0x3fc0, 0xc000, 0x4789, 0x3dcd],
+    [[-1.75, -6], [4932501504, 14016]],
+  ]);
   assert.match(r.asBad, /float33/);
   assert.deepEqual(r.nested, [[1, -2, 3], [4, 5, 6]]);
   assert.deepEqual(r.nestedT, [[1, 4], [-2, 5], [3, 6]]);

@@ -165,6 +165,28 @@ fn narrow_integers_are_exported_padded_and_imported_so() {
     }
 }
 
+#[test]
+fn complex32_is_dlpacks_complex_of_32_bits_and_bcomplex32_has_no_code() {
+    // 1.5 - 2i and -0 + inf i in float16 parts, real first.
+    let bytes = vec![0x00, 0x3e, 0x00, 0xc0, 0x00, 0x80, 0x00, 0x7c];
+    let a = AnyArray::of_bytes(DType::Complex32, &[2], bytes.clone()).unwrap();
+    let t = a.to_dlpack().unwrap();
+    // SAFETY: `t` was just made; read, then given up once.
+    let b = unsafe {
+        let m = t.as_ref();
+        assert_eq!((m.dl_tensor.dtype.code, m.dl_tensor.dtype.bits), (5, 32));
+        assert_eq!(m.flags & FLAG_IS_SUBBYTE_TYPE_PADDED, 0);
+        AnyArray::from_dlpack(t.as_ptr()).unwrap()
+    };
+    assert_eq!(
+        (b.dtype(), b.to_bytes().unwrap()),
+        (DType::Complex32, bytes.clone())
+    );
+    let c = AnyArray::of_bytes(DType::Bcomplex32, &[2], bytes).unwrap();
+    let e = c.to_dlpack().unwrap_err();
+    assert!(e.to_string().contains("bcomplex32"), "{e}");
+}
+
 /// A producer's tensor over a `Vec` of the test's, its deleter counted.
 struct Made {
     managed: Box<DLManagedTensorVersioned>,
