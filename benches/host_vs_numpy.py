@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""nxrig's host kernels against NumPy (ml_dtypes for bfloat16, the float8s and the
-4-bit integers), side by side in one process tree: every cast of the dtype x dtype matrix,
+"""nxrig's host kernels against NumPy (ml_dtypes for bfloat16, the float8s, float6s and
+float4, the 4-, 2- and 1-bit integers, complex32 and bcomplex32), side by side in one process tree: every cast of the dtype x dtype matrix,
 add of every dtype (x + x), a kernel of the user's own (`--only xy1`: x * x + 1,
 computed by `kernels::Elementwise` in float32 for floats and in int32 for integers,
 NumPy's in the dtype), the shipped
@@ -49,8 +49,10 @@ def source(name, n, rng):
     """n elements of dtype `name`: normal values scaled over float8's range for the
     floats (a few NaN and inf), the whole range for the integers."""
     t = DTYPES[name]
-    if name in ("int4", "uint4"):
-        lo, hi = (-8, 8) if name == "int4" else (0, 16)
+    narrow = {"int4": (-8, 8), "uint4": (0, 16), "int2": (-2, 2), "uint2": (0, 4),
+              "int1": (-1, 1), "uint1": (0, 2)}
+    if name in narrow:
+        lo, hi = narrow[name]
         return rng.integers(lo, hi, n, dtype=np.int8).astype(t)
     if name == "bool":
         return rng.integers(0, 2, n, dtype=np.uint8).astype(np.bool_)
@@ -58,7 +60,7 @@ def source(name, n, rng):
         info = np.iinfo(t)
         return rng.integers(info.min, info.max, n, dtype=t, endpoint=True)
     x = rng.standard_normal(n, dtype=np.float64) * (3 if name == "float4_e2m1fn" else 64)
-    if name.startswith("complex"):
+    if "complex" in name:
         x = x + 1j * (rng.standard_normal(n) * 64)
     x[::1000] = np.nan
     x[1::1000] = np.inf
@@ -159,7 +161,7 @@ def main():
             for op, f in numpy_ops.items():
                 if name == "bool" and op in ("sub", "div"):
                     continue
-                if name.startswith("complex") and op in ("div", "maximum", "lt"):
+                if "complex" in name and op in ("div", "maximum", "lt"):
                     continue
                 to = "bool" if op == "lt" else name
                 kernels.append((f"{op} {name} -> {to}", f, f"op {op} {args.reps}"))

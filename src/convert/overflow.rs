@@ -53,25 +53,21 @@ pub(crate) fn tally(piece: &AnyArray, to: DType, mode: CastMode) -> Result<Tally
     if !tallied(piece.dtype(), to) {
         return Ok(t);
     }
-    let flat = if piece.shape().len() == 1 {
-        piece.clone()
-    } else {
-        // A Fortran-order tensor, read whole: its values in any order.
-        piece
-            .cast(DType::Float64)?
-            .reshape(&[piece.layout().numel()])?
-    };
+    // A Fortran-order tensor is read whole: its values are counted in any order, so its
+    // axes reversed (C-contiguous) and flattened, a view in its own dtype.
+    let rank = piece.shape().len();
+    let flat = piece
+        .move_or_copy(&Move::Permute((0..rank).rev().collect()))?
+        .move_or_copy(&Move::Reshape(vec![piece.layout().numel()]))?;
     let n = flat.shape()[0];
     let mut at = 0;
     while at < n {
         let end = (at + CHUNK).min(n);
-        let part = flat
-            .move_(&Move::Slice(vec![Slice::new(
-                Some(at as isize),
-                Some(end as isize),
-                1,
-            )]))?
-            .expect("a slice of one axis is a view");
+        let part = flat.move_or_copy(&Move::Slice(vec![Slice::new(
+            Some(at as isize),
+            Some(end as isize),
+            1,
+        )]))?;
         let values = part.cast(DType::Float64)?.expect::<f64>()?.to_vec()?;
         t.count(to, mode, &values);
         at = end;

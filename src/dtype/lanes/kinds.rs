@@ -276,11 +276,11 @@ float_lane!(Float64, f64, f32_to_f64, quiet64, from_f64);
 
 /// The integers narrower than a byte (one a byte in registers): int4 and uint4 (`$io`
 /// nibbles, two a byte in memory), int2, uint2, int1 and uint1 (one a byte in memory,
-/// in its low bits): floats clamped to `$lo..=$hi` and converted as the byte lane
-/// `$byte` does, integers wrapped by `$wrap` (the dtype's bits kept, sign-extended for
-/// the signed ones).
+/// in its low bits) of `$bits` bits: floats clamped to `$lo..=$hi` and converted as the
+/// byte lane `$byte` does, integers wrapped to the width ([`Lane::wrap`]: the dtype's
+/// bits kept, sign-extended for the signed ones).
 macro_rules! small_int_lane {
-    ($name:ident, $t:ty, $io:ident($($arg:expr),*), $byte:ident, $lo:literal, $hi:literal, $wrap:expr) => {
+    ($name:ident, $t:ty, $io:ident($($arg:expr),*), $byte:ident, $lo:literal, $hi:literal, $bits:literal) => {
         lane!($name, $t, $io($($arg),*), {
             #[inline(always)]
             fn from_f32(x: f32) -> $t {
@@ -292,52 +292,39 @@ macro_rules! small_int_lane {
             }
             #[inline(always)]
             fn from_i64(x: i64) -> $t {
-                $wrap(x as $t)
+                Self::wrap(x as $t)
             }
             #[inline(always)]
             fn from_u64(x: u64) -> $t {
-                $wrap(x as $t)
+                Self::wrap(x as $t)
             }
             #[inline(always)]
             fn from_small(x: i32) -> $t {
-                $wrap(x as $t)
+                Self::wrap(x as $t)
             }
             #[inline(always)]
             fn put<D: Lane>(x: $t) -> D::T {
                 D::from_small(x as i32)
             }
+            #[inline(always)]
+            fn wrap(x: $t) -> $t {
+                // A shift up and back: arithmetic (sign-extending) for i8, logical for u8.
+                (x << (8 - $bits)) >> (8 - $bits)
+            }
+            #[inline(always)]
+            fn stored(x: $t) -> $t {
+                x & ((1 << $bits) - 1)
+            }
         });
     };
 }
 
-small_int_lane!(Int4, i8, nibble_io(true), Int8, -8.0, 7.0, |x: i8| (x << 4)
-    >> 4);
-small_int_lane!(Uint4, u8, nibble_io(false), Uint8, 0.0, 15.0, |x: u8| x
-    & 15);
-small_int_lane!(Int2, i8, low_bits_io(true, 2), Int8, -2.0, 1.0, |x: i8| (x
-    << 6)
-    >> 6);
-small_int_lane!(
-    Uint2,
-    u8,
-    low_bits_io(false, 2),
-    Uint8,
-    0.0,
-    3.0,
-    |x: u8| x & 3
-);
-small_int_lane!(Int1, i8, low_bits_io(true, 1), Int8, -1.0, 0.0, |x: i8| (x
-    << 7)
-    >> 7);
-small_int_lane!(
-    Uint1,
-    u8,
-    low_bits_io(false, 1),
-    Uint8,
-    0.0,
-    1.0,
-    |x: u8| x & 1
-);
+small_int_lane!(Int4, i8, nibble_io(true), Int8, -8.0, 7.0, 4);
+small_int_lane!(Uint4, u8, nibble_io(false), Uint8, 0.0, 15.0, 4);
+small_int_lane!(Int2, i8, low_bits_io(true, 2), Int8, -2.0, 1.0, 2);
+small_int_lane!(Uint2, u8, low_bits_io(false, 2), Uint8, 0.0, 3.0, 2);
+small_int_lane!(Int1, i8, low_bits_io(true, 1), Int8, -1.0, 0.0, 1);
+small_int_lane!(Uint1, u8, low_bits_io(false, 1), Uint8, 0.0, 1.0, 1);
 
 macro_rules! int_lane {
     ($name:ident, $t:ty, $put:ident, $wide:ty, $($range:tt)*) => {

@@ -48,6 +48,11 @@ pub(crate) trait Lane: 'static {
     /// one a byte in fewer bits (int2: its loads sign-extend and its stores mask).
     const IN_PLACE: bool =
         !Self::DT.is_sub_byte() && !(Self::DT.is_padded() && !Self::DT.is_float());
+    /// Whether memory holds one `Self::T` an element, as it is ([`Lane::IN_PLACE`]) or
+    /// as the integers held one a byte in fewer bits hold it (read through
+    /// [`Lane::wrap`], written through [`Lane::stored`]): a contiguous run of it is a
+    /// typed slice.
+    const SLICES: bool = Self::IN_PLACE || (Self::DT.is_padded() && !Self::DT.is_float());
 
     /// `out.len()` elements from element positions `pos + i * stride` of `bytes`.
     fn load(bytes: &[u8], pos: usize, stride: isize, out: &mut [Self::T]);
@@ -79,6 +84,19 @@ pub(crate) trait Lane: 'static {
     }
     /// This dtype's element `x` as dtype `D`'s.
     fn put<D: Lane>(x: Self::T) -> D::T;
+    /// An integer result of the register type wrapped to the dtype's width (its bits
+    /// kept, sign-extended where signed): itself but for the integers narrower than a
+    /// byte.
+    #[inline(always)]
+    fn wrap(x: Self::T) -> Self::T {
+        x
+    }
+    /// The bits memory holds of the element `x` (its low bits, the others zero, for the
+    /// integers held one a byte in fewer bits): itself for the others.
+    #[inline(always)]
+    fn stored(x: Self::T) -> Self::T {
+        x
+    }
 }
 
 /// The position `pos + i * stride`.
@@ -107,7 +125,7 @@ fn convert_body<S: Lane, D: Lane>(
     d_stride: isize,
     n: usize,
 ) {
-    if s_stride == 1 && d_stride == 1 && S::IN_PLACE && D::IN_PLACE {
+    if s_stride == 1 && d_stride == 1 && S::SLICES && D::SLICES {
         let (sw, dw) = (std::mem::size_of::<S::T>(), std::mem::size_of::<D::T>());
         let sb = &s[s_pos * sw..(s_pos + n) * sw];
         let db = &mut d[d_pos * dw..(d_pos + n) * dw];
@@ -116,7 +134,7 @@ fn convert_body<S: Lane, D: Lane>(
             bytemuck::try_cast_slice_mut::<u8, D::T>(db),
         ) {
             for (o, &i) in dv.iter_mut().zip(sv) {
-                *o = S::put::<D>(i);
+                *o = D::stored(S::put::<D>(S::wrap(i)));
             }
             return;
         }

@@ -124,31 +124,32 @@ macro_rules! floats {
     };
 }
 
-/// The integer lanes: each of its Rust type, a `same` result wrapped into its bits.
+/// The integer lanes: each of its Rust type, a `same` result wrapped to its width
+/// ([`Lane::wrap`]).
 macro_rules! ints {
     ($v:ident $args:tt $res:ident [none]) => {};
     ($v:ident $args:tt $res:ident [$body:block]) => {
-        ints!(@one $v $args $res $body Int4 i8 |r| (r << 4) >> 4);
-        ints!(@one $v $args $res $body Uint4 u8 |r| r & 15);
-        ints!(@one $v $args $res $body Int2 i8 |r| (r << 6) >> 6);
-        ints!(@one $v $args $res $body Uint2 u8 |r| r & 3);
-        ints!(@one $v $args $res $body Int1 i8 |r| (r << 7) >> 7);
-        ints!(@one $v $args $res $body Uint1 u8 |r| r & 1);
-        ints!(@one $v $args $res $body Int8 i8 |r| r);
-        ints!(@one $v $args $res $body Uint8 u8 |r| r);
-        ints!(@one $v $args $res $body Int16 i16 |r| r);
-        ints!(@one $v $args $res $body Uint16 u16 |r| r);
-        ints!(@one $v $args $res $body Int32 i32 |r| r);
-        ints!(@one $v $args $res $body Uint32 u32 |r| r);
-        ints!(@one $v $args $res $body Int64 i64 |r| r);
-        ints!(@one $v $args $res $body Uint64 u64 |r| r);
+        ints!(@one $v $args $res $body Int4 i8);
+        ints!(@one $v $args $res $body Uint4 u8);
+        ints!(@one $v $args $res $body Int2 i8);
+        ints!(@one $v $args $res $body Uint2 u8);
+        ints!(@one $v $args $res $body Int1 i8);
+        ints!(@one $v $args $res $body Uint1 u8);
+        ints!(@one $v $args $res $body Int8 i8);
+        ints!(@one $v $args $res $body Uint8 u8);
+        ints!(@one $v $args $res $body Int16 i16);
+        ints!(@one $v $args $res $body Uint16 u16);
+        ints!(@one $v $args $res $body Int32 i32);
+        ints!(@one $v $args $res $body Uint32 u32);
+        ints!(@one $v $args $res $body Int64 i64);
+        ints!(@one $v $args $res $body Uint64 u64);
     };
-    (@one $v:ident $args:tt $res:ident $body:block $l:ident $t:ident |$r:ident| $wrap:expr) => {
+    (@one $v:ident $args:tt $res:ident $body:block $l:ident $t:ident) => {
         impl Apply<$l> for op::$v {
             type Out = out!($res, $l);
             apply_fn!($args, $t, <out!($res, $l) as Lane>::T, |a, b| {
                 bind!($args, a, b);
-                result!($res, $r, $wrap, $body)
+                result!($res, r, <$l as Lane>::wrap(r), $body)
             });
         }
     };

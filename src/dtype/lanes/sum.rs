@@ -157,12 +157,12 @@ macro_rules! float_sum {
 
 float_sum!(Float32, add32, |r: f32| r.is_nan(), f32s);
 float_sum!(Float64, add64, |r: f64| r.is_nan(), f64s);
-sum!(Int4, |a, b| (a.wrapping_add(b) << 4) >> 4);
-sum!(Uint4, |a, b| a.wrapping_add(b) & 15);
-sum!(Int2, |a, b| (a.wrapping_add(b) << 6) >> 6);
-sum!(Uint2, |a, b| a.wrapping_add(b) & 3);
-sum!(Int1, |a, b| (a.wrapping_add(b) << 7) >> 7);
-sum!(Uint1, |a, b| a.wrapping_add(b) & 1);
+sum!(Int4, |a, b| Self::wrap(a.wrapping_add(b)));
+sum!(Uint4, |a, b| Self::wrap(a.wrapping_add(b)));
+sum!(Int2, |a, b| Self::wrap(a.wrapping_add(b)));
+sum!(Uint2, |a, b| Self::wrap(a.wrapping_add(b)));
+sum!(Int1, |a, b| Self::wrap(a.wrapping_add(b)));
+sum!(Uint1, |a, b| Self::wrap(a.wrapping_add(b)));
 /// An integer lane, whose sum wraps (in wasm four simd128 vectors a step).
 macro_rules! int_sum {
     ($($lane:ident $wasm:ident)*) => {$(
