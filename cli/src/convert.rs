@@ -98,8 +98,8 @@ pub fn convert(
 }
 
 /// The one line that names the tensors some of whose values overflowed their new
-/// dtype or became an infinity or a NaN there (at most five by name), with the
-/// counts; `None` where none did.
+/// dtype or became an infinity or a NaN there (at most five by name, each quoted and
+/// escaped), with the counts; `None` where none did.
 fn overflow_warning(overflows: &[Overflow], mode: CastMode) -> Option<String> {
     let first = overflows.first()?;
     let sum = |f: fn(&Overflow) -> u64| overflows.iter().map(f).sum::<u64>();
@@ -111,7 +111,7 @@ fn overflow_warning(overflows: &[Overflow], mode: CastMode) -> Option<String> {
     let mut names: Vec<String> = overflows
         .iter()
         .take(5)
-        .map(|o| formats::escaped(&o.tensor))
+        .map(|o| format!("\"{}\"", formats::escaped(&o.tensor)))
         .collect();
     if overflows.len() > 5 {
         names.push(format!("and {} more", overflows.len() - 5));

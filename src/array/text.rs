@@ -67,11 +67,7 @@ fn element(d: DType, bits: u128) -> String {
         Class::Unsigned if d.bits() == 64 => (bits as u64).to_string(),
         Class::Complex => {
             let half = d.bits() / 2;
-            let part = if half == 32 {
-                DType::Float32
-            } else {
-                DType::Float64
-            };
+            let part = crate::dtype::component(d);
             let re = f64_of_bits(part, bits & ((1u128 << half) - 1));
             let im = f64_of_bits(part, bits >> half);
             let sign = if im.is_sign_negative() && !im.is_nan() {
@@ -79,7 +75,7 @@ fn element(d: DType, bits: u128) -> String {
             } else {
                 "+"
             };
-            let n = |x: f64| if half == 32 { num32(x as f32) } else { num(x) };
+            let n = |x: f64| if half <= 32 { num32(x as f32) } else { num(x) };
             format!("{}{sign}{}j", n(re), n(im))
         }
         // float32 and narrower: the shortest text that reads back as the float32.
@@ -122,4 +118,45 @@ fn first_values(a: &AnyArray, k: usize) -> Option<Vec<String>> {
                 .collect()
         })
         .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_complex_dtype_writes_its_parts_in_their_format() {
+        // 1.5 - 2.25i, and +inf + 0.1i (0.1 rounded into the part's format), real first;
+        // parts of 32 bits or fewer as float32's shortest digits, as float16's own text.
+        let cases: [(DType, u128, u128, &str); 4] = [
+            (
+                DType::Complex32,
+                0x3e00 | 0xc080 << 16,
+                0x7c00 | 0x2e66 << 16,
+                "0.099975586",
+            ),
+            (
+                DType::Bcomplex32,
+                0x3fc0 | 0xc010 << 16,
+                0x7f80 | 0x3dcd << 16,
+                "0.100097656",
+            ),
+            (
+                DType::Complex64,
+                0x3fc0_0000 | 0xc010_0000 << 32,
+                0x7f80_0000 | (0.1f32.to_bits() as u128) << 32,
+                "0.1",
+            ),
+            (
+                DType::Complex128,
+                1.5f64.to_bits() as u128 | ((-2.25f64).to_bits() as u128) << 64,
+                f64::INFINITY.to_bits() as u128 | (0.1f64.to_bits() as u128) << 64,
+                "0.1",
+            ),
+        ];
+        for (d, a, b, tenth) in cases {
+            assert_eq!(element(d, a), "1.5-2.25j", "{d}");
+            assert_eq!(element(d, b), format!("Infinity+{tenth}j"), "{d}");
+        }
+    }
 }
