@@ -19,7 +19,9 @@
 #      converted again on the GPU (lavapipe): byte-identical to the host's file; then
 #      split into three shards and converted through its index (shards and index
 #      checked); the field's newer dtypes, ml_dtypes' .npy files, and --saturate with
-#      its overflow warning, each against NumPy and ml_dtypes;
+#      its overflow warning, each against NumPy and ml_dtypes; block-scaled model folders
+#      in every published layout (tests/quant/dequant.py) dequantized on the host and the
+#      GPU, every byte against an exact oracle, and the refusals;
 #   3. the web: the npm package built (wasm-pack, wasm-opt), the demo page's end-to-end
 #      test in headless Chromium (www/e2e.mjs: the JS API's cases and conventions, 600 MiB
 #      arrays, the checkpoint converted on WebGPU and on the CPU byte-identical to nxrig
@@ -112,6 +114,9 @@ python3 tests/checkpoint/npy_void.py ./target/release/nxrig "$out"
 
 step "--saturate: bfloat16 past float16's and float8_e4m3fn's largest finite, on the host and the GPU, every byte against NumPy and ml_dtypes, the overflow warning's counts NumPy's"
 python3 tests/checkpoint/saturate.py ./target/release/nxrig "$out" host gpu
+
+step "block-scaled checkpoints (DeepSeek-V3/V4's FP8 blocks and FP4 experts, gpt-oss' MXFP4, ModelOpt's NVFP4, compressed-tensors' FP8, NVFP4, MXFP4 and integer groups, GPTQ v1 and v2, AWQ): model folders dequantized into bfloat16 and float16 on the host and the GPU, every byte against an exact oracle; the refusals, nothing written"
+python3 tests/quant/dequant.py ./target/release/nxrig "$out/quant" host gpu
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
 python3 tests/checkpoint/shard.py split "$src" "$out/shards" 3

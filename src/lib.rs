@@ -76,6 +76,7 @@ mod error;
 pub mod formats;
 pub mod kernels;
 pub mod layout;
+pub mod quant;
 pub mod rig;
 mod sync;
 #[cfg(target_arch = "wasm32")]

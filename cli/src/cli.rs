@@ -23,8 +23,10 @@ enum Command {
     Devices,
     /// Print each tensor's name, dtype, shape and bytes (from the headers alone).
     Info {
-        /// A .safetensors or .npy file, or a sharded checkpoint's index
-        /// (model.safetensors.index.json).
+        /// A .safetensors or .npy file, a sharded checkpoint's index
+        /// (model.safetensors.index.json), or a model's folder (its tensors with its
+        /// config.json: the scheme of its block-scaled weights and their pairs are
+        /// printed too).
         file: PathBuf,
         /// Print JSON: every tensor's name, dtype, shape, bytes and offset (and shard),
         /// and the metadata.
@@ -35,14 +37,20 @@ enum Command {
         /// header names its dtype is refused with it.
         #[arg(long, value_name = "DTYPE")]
         npy_dtype: Option<String>,
+        /// The scheme of block-scaled weights, over what the folder's files say (see
+        /// `nxrig convert --help`).
+        #[arg(long, value_name = "SCHEME")]
+        scheme: Option<String>,
     },
     /// Convert floating-point tensors (or those --tensors matches) to DTYPE.
     Convert {
-        /// A .safetensors or .npy file, or a sharded checkpoint's index
-        /// (model.safetensors.index.json).
+        /// A .safetensors or .npy file, a sharded checkpoint's index
+        /// (model.safetensors.index.json), or a model's folder (its tensors, config.json
+        /// and other files; block-scaled weights are dequantized as its configuration
+        /// says).
         input: PathBuf,
-        /// The output file, its extension naming the format; for an index, the folder
-        /// the new shards and index go into.
+        /// The output file, its extension naming the format; for an index or a folder,
+        /// the folder the new shards, index and other files go into.
         output: PathBuf,
         /// The target dtype, by name or alias (bfloat16, bf16, float8_e4m3fn, ...); an
         /// unknown one is refused with the list of every name.
@@ -67,6 +75,21 @@ enum Command {
         /// stays a NaN). Without it, a warning names the tensors where any did.
         #[arg(long)]
         saturate: bool,
+        /// The scheme of block-scaled weights, over what config.json and
+        /// hf_quant_config.json say: fp8-block, fp8, mxfp4, nvfp4, nvfp4-pack-quantized,
+        /// mxfp4-pack-quantized, pack-quantized, gptq, gptq-v2... (`none`: cast every
+        /// tensor as it is, dequantizing nothing).
+        #[arg(long, value_name = "SCHEME")]
+        scheme: Option<String>,
+        /// Which nibble of a byte of two float4s holds the even element: low-first (every
+        /// published layout nxrig knows) or high-first.
+        #[arg(long, value_name = "ORDER", default_value = "low-first")]
+        nibbles: String,
+        /// Leave the block-scaled weights whose output names match this glob packed, with
+        /// their scales, as they are (the folder's config.json then keeps its
+        /// quantization_config).
+        #[arg(long, value_name = "GLOB")]
+        keep_quantized: Option<String>,
     },
 }
 
@@ -79,7 +102,8 @@ pub fn main() -> ExitCode {
             file,
             json,
             npy_dtype,
-        } => crate::info::info(&file, json, npy_dtype.as_deref()),
+            scheme,
+        } => crate::info::info(&file, json, npy_dtype.as_deref(), scheme.as_deref()),
         Command::Convert {
             input,
             output,
@@ -88,15 +112,21 @@ pub fn main() -> ExitCode {
             device,
             npy_dtype,
             saturate,
-        } => crate::convert::convert(
-            &input,
-            &output,
-            &to,
-            tensors.as_deref(),
-            &device,
-            npy_dtype.as_deref(),
+            scheme,
+            nibbles,
+            keep_quantized,
+        } => crate::convert::convert(crate::convert::Args {
+            input: &input,
+            output: &output,
+            to: &to,
+            tensors: tensors.as_deref(),
+            device: &device,
+            npy_dtype: npy_dtype.as_deref(),
             saturate,
-        ),
+            scheme: scheme.as_deref(),
+            nibbles: &nibbles,
+            keep_quantized: keep_quantized.as_deref(),
+        }),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -12,19 +12,57 @@ use indicatif::{ProgressBar, ProgressStyle};
 use nxrig::convert::{self, Checkpoint, FileSink, Overflow, Pick, Plan};
 use nxrig::dtype::CastMode;
 use nxrig::formats;
+use nxrig::quant::{Choice, Nibbles};
 use nxrig::{Error, Rig};
 
 use crate::process::{say, without_driver_chatter};
 
-pub fn convert(
-    input: &Path,
-    output: &Path,
-    to: &str,
-    tensors: Option<&str>,
-    device: &str,
-    npy_dtype: Option<&str>,
-    saturate: bool,
-) -> Result<(), Error> {
+/// `nxrig convert`'s arguments.
+pub struct Args<'a> {
+    pub input: &'a Path,
+    pub output: &'a Path,
+    pub to: &'a str,
+    pub tensors: Option<&'a str>,
+    pub device: &'a str,
+    pub npy_dtype: Option<&'a str>,
+    pub saturate: bool,
+    pub scheme: Option<&'a str>,
+    pub nibbles: &'a str,
+    pub keep_quantized: Option<&'a str>,
+}
+
+/// The scheme as `--scheme` and `--nibbles` settle it.
+pub fn choice(scheme: Option<&str>, nibbles: &str) -> Result<Choice, Error> {
+    let nibbles = match nibbles {
+        "low-first" => Nibbles::LowFirst,
+        "high-first" => Nibbles::HighFirst,
+        other => {
+            return Err(Error::Format {
+                path: "--nibbles".into(),
+                tensor: None,
+                reason: format!("{other:?}: expected low-first or high-first"),
+            })
+        }
+    };
+    Ok(Choice {
+        scheme: scheme.map(str::to_owned),
+        nibbles,
+    })
+}
+
+pub fn convert(a: Args<'_>) -> Result<(), Error> {
+    let Args {
+        input,
+        output,
+        to,
+        tensors,
+        device,
+        npy_dtype,
+        saturate,
+        scheme,
+        nibbles,
+        keep_quantized,
+    } = a;
     let to = to.parse()?;
     let npy_dtype = npy_dtype.map(str::parse).transpose()?;
     let mode = if saturate {
@@ -32,11 +70,32 @@ pub fn convert(
     } else {
         CastMode::Default
     };
-    let pick = Pick::new(to, tensors)?.with_mode(mode);
+    let mut pick = Pick::new(to, tensors)?
+        .with_mode(mode)
+        .with_scheme(choice(scheme, nibbles)?);
+    if let Some(k) = keep_quantized {
+        pick = pick.keeping(k)?;
+    }
     let start = Instant::now();
-    let checkpoint = Checkpoint::open_path_as(input, npy_dtype)?;
-    let sharded = checkpoint.index.is_some();
-    if sharded {
+    let folder = input.is_dir();
+    let checkpoint = if folder {
+        if npy_dtype.is_some() {
+            return Err(Error::Format {
+                path: input.display().to_string(),
+                tensor: None,
+                reason:
+                    "--npy-dtype is for a .npy file; this is a model's folder of .safetensors files"
+                        .into(),
+            });
+        }
+        Checkpoint::open_folder(input)?
+    } else {
+        Checkpoint::open_path_as(input, npy_dtype)?
+    };
+    let sharded = checkpoint.index.is_some() || folder;
+    if folder {
+        check_folder(&input.join("model.safetensors"), output)?;
+    } else if sharded {
         check_folder(input, output)?;
     } else if same_file(input, output) {
         return Err(Error::Format {
@@ -80,13 +139,17 @@ pub fn convert(
     bar.finish_and_clear();
     let secs = start.elapsed().as_secs_f64();
     say(&format!(
-        "{}: {}{} tensor{} ({} converted to {}), {} bytes in, {} bytes out, {secs:.3} s, {:.2} GB/s in",
+        "{}: {}{} tensor{} ({} converted to {}{}), {} bytes in, {} bytes out, {secs:.3} s, {:.2} GB/s in",
         formats::escaped(&output.display().to_string()),
-        if sharded { format!("{} shards, ", report.files) } else { String::new() },
+        if sharded { format!("{} shard{}, ", report.files, if report.files == 1 { "" } else { "s" }) } else { String::new() },
         report.tensors,
         if report.tensors == 1 { "" } else { "s" },
         report.converted,
         pick.to,
+        match &plan.quantization {
+            Some(q) if report.dequantized > 0 => format!(", {} dequantized from {}", report.dequantized, q.scheme.name),
+            _ => String::new(),
+        },
         report.bytes_in,
         report.bytes_out,
         report.bytes_in as f64 / secs / 1e9

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use nxrig::convert::Checkpoint;
 use nxrig::formats::{self, Entry};
+use nxrig::quant::{Grouping, Quantization};
 use nxrig::Error;
 
 use crate::process::Lines;
@@ -13,11 +14,61 @@ use crate::process::Lines;
 /// Tensors with the shard that holds them (`None` for a file that is not sharded).
 pub type Listed = Vec<(Option<String>, Entry)>;
 
-/// The tensors of `file` (one file, or every shard of an index), with their shard,
-/// and the metadata.
-fn tensors(file: &Path, npy_dtype: Option<&str>) -> Result<(Listed, serde_json::Value), Error> {
+/// A folder's scheme, in words, and its groups: `(output, shape, inputs)` each.
+type Schemed = Option<(String, Vec<(String, Vec<usize>, Vec<String>)>)>;
+
+/// The tensors of `file` (one file, every shard of an index, or a model's folder), with
+/// their shard, the metadata, and the scheme of its block-scaled weights with their
+/// groups.
+fn tensors(
+    file: &Path,
+    npy_dtype: Option<&str>,
+    scheme: Option<&str>,
+) -> Result<(Listed, serde_json::Value, Schemed), Error> {
     let npy_dtype = npy_dtype.map(str::parse).transpose()?;
-    let c = Checkpoint::open_path_as(file, npy_dtype)?;
+    let c = if file.is_dir() {
+        Checkpoint::open_folder(file)?
+    } else {
+        Checkpoint::open_path_as(file, npy_dtype)?
+    };
+    let (config, hf) = c
+        .folder
+        .as_ref()
+        .map_or((None, None), |f| (f.config.as_ref(), f.hf_quant.as_ref()));
+    let choice = crate::convert::choice(scheme.filter(|s| *s != "none"), "low-first")?;
+    let schemed = match Quantization::detect(config, hf, &choice)? {
+        Some(q) if scheme != Some("none") => {
+            let entries = c.shards.iter().enumerate().flat_map(|(k, s)| {
+                s.header
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, e)| (k, i, s.name.as_str(), e))
+            });
+            let g = Grouping::new(entries, &q)?;
+            let mut what = format!("{} ({})", q.scheme.name, q.from);
+            if q.block != [0, 0] {
+                what.push_str(&format!(", blocks of {:?}", q.block));
+            }
+            if !q.not_converted.is_empty() {
+                what.push_str(&format!(", modules not converted: {:?}", q.not_converted));
+            }
+            let groups = g
+                .groups
+                .iter()
+                .map(|g| {
+                    let inputs = g
+                        .inputs()
+                        .chain(&g.dropped)
+                        .map(|p| p.name.clone())
+                        .collect();
+                    (g.name.clone(), g.shape.clone(), inputs)
+                })
+                .collect();
+            Some((what, groups))
+        }
+        _ => None,
+    };
     let sharded = c.index.is_some();
     let out = c
         .tensors()
@@ -27,11 +78,16 @@ fn tensors(file: &Path, npy_dtype: Option<&str>) -> Result<(Listed, serde_json::
         Some((_, i)) => serde_json::Value::Object(i.metadata),
         None => serde_json::to_value(&c.shards[0].header.metadata).expect("strings serialize"),
     };
-    Ok((out, meta))
+    Ok((out, meta, schemed))
 }
 
-pub fn info(file: &Path, json: bool, npy_dtype: Option<&str>) -> Result<(), Error> {
-    let (ts, metadata) = tensors(file, npy_dtype)?;
+pub fn info(
+    file: &Path,
+    json: bool,
+    npy_dtype: Option<&str>,
+    scheme: Option<&str>,
+) -> Result<(), Error> {
+    let (ts, metadata, schemed) = tensors(file, npy_dtype, scheme)?;
     let total: u64 = ts.iter().map(|(_, e)| e.len).sum();
     let mut out = Lines::new();
     if json {
@@ -43,6 +99,20 @@ pub fn info(file: &Path, json: bool, npy_dtype: Option<&str>) -> Result<(), Erro
         ));
         out.line(&format!("  \"metadata\": {},", js(&metadata)));
         out.line(&format!("  \"total_bytes\": {total},"));
+        if let Some((what, groups)) = &schemed {
+            out.line(&format!("  \"scheme\": {},", js(what)));
+            out.line("  \"dequantized\": [");
+            for (k, (name, shape, inputs)) in groups.iter().enumerate() {
+                out.line(&format!(
+                    "    {{\"name\": {}, \"shape\": {}, \"from\": {}}}{}",
+                    js(name),
+                    js(shape),
+                    js(inputs),
+                    if k + 1 < groups.len() { "," } else { "" }
+                ));
+            }
+            out.line("  ],");
+        }
         out.line("  \"tensors\": [");
         for (k, (shard, e)) in ts.iter().enumerate() {
             let shard = shard
@@ -107,6 +177,22 @@ pub fn info(file: &Path, json: bool, npy_dtype: Option<&str>) -> Result<(), Erro
         ));
     }
     out.line(&format!("{} tensors, {} bytes", ts.len(), total));
+    if let Some((what, groups)) = &schemed {
+        out.line(&format!("scheme: {}", formats::escaped(what)));
+        for (name, shape, inputs) in groups {
+            let inputs: Vec<String> = inputs.iter().map(|n| formats::escaped(n)).collect();
+            out.line(&format!(
+                "  {} {:?} <- {}",
+                formats::escaped(name),
+                shape,
+                inputs.join(" + ")
+            ));
+        }
+        out.line(&format!(
+            "{} weights dequantized by `nxrig convert`",
+            groups.len()
+        ));
+    }
     Ok(())
 }
 

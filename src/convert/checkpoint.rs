@@ -57,6 +57,10 @@ pub struct Checkpoint<S> {
     pub shards: Vec<Shard<S>>,
     /// A sharded checkpoint's index: its file name and contents.
     pub index: Option<(String, Index)>,
+    /// A model's folder: its configuration and other files, where the checkpoint was
+    /// opened as one (natively `Checkpoint::open_folder`); a converted checkpoint is then a
+    /// folder too.
+    pub folder: Option<super::folder::Folder<S>>,
 }
 
 /// The header of the file `source` holds, in `format`: its first bytes read, then
@@ -144,6 +148,7 @@ impl<S: Source> Checkpoint<S> {
                 source,
             }],
             index: None,
+            folder: None,
         })
     }
 
@@ -182,6 +187,7 @@ impl<S: Source> Checkpoint<S> {
         Ok(Checkpoint {
             shards,
             index: Some((file, index)),
+            folder: None,
         })
     }
 }

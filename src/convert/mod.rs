@@ -50,6 +50,9 @@
 mod checkpoint;
 #[cfg(not(target_arch = "wasm32"))]
 mod file_sink;
+mod folder;
+#[cfg(not(target_arch = "wasm32"))]
+mod open_folder;
 mod overflow;
 mod plan;
 mod run;
@@ -59,8 +62,9 @@ mod source;
 pub use checkpoint::{Checkpoint, Shard};
 #[cfg(not(target_arch = "wasm32"))]
 pub use file_sink::FileSink;
+pub use folder::{parse_config, rewrite_config, Folder};
 pub use overflow::Overflow;
-pub use plan::{OutFile, Pick, Plan};
+pub use plan::{Extra, Item, OutFile, Pick, Plan};
 pub use run::{load, load_range, run, Progress, Report, PIECE_BYTES};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use sink::bytes_of;

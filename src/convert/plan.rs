@@ -5,6 +5,7 @@ use super::checkpoint::Checkpoint;
 use crate::dtype::{CastMode, DType};
 use crate::error::Error;
 use crate::formats::{Format, Planned};
+use crate::quant::{Choice, Group, Grouping, Quantization};
 
 /// Which tensors a conversion casts, and into what: every floating-point tensor
 /// ([`Pick::floats`]), or those whose names a glob matches ([`Pick::matching`]),
@@ -32,6 +33,12 @@ pub struct Pick {
     /// What their casts do with a value past `to`'s largest finite (the command
     /// line's `--saturate`, JavaScript's `saturate: true`).
     pub mode: CastMode,
+    /// The scheme as the caller settles it (`--scheme`, `--nibbles`; a scheme named
+    /// `none` dequantizes nothing): over what the checkpoint's files say.
+    pub scheme: Choice,
+    /// The output names of block-scaled weights left packed, with their scales, as
+    /// they are (`--keep-quantized`).
+    pub keep_quantized: Option<glob::Pattern>,
 }
 
 impl Pick {
@@ -41,6 +48,8 @@ impl Pick {
             to,
             pattern: None,
             mode: CastMode::Default,
+            scheme: Choice::default(),
+            keep_quantized: None,
         }
     }
 
@@ -55,9 +64,8 @@ impl Pick {
             reason: e.to_string(),
         })?;
         Ok(Pick {
-            to,
             pattern: Some(pattern),
-            mode: CastMode::Default,
+            ..Pick::floats(to)
         })
     }
 
@@ -66,6 +74,29 @@ impl Pick {
     /// sign).
     pub fn with_mode(self, mode: CastMode) -> Pick {
         Pick { mode, ..self }
+    }
+
+    /// This pick with the scheme settled by `scheme` (the command line's `--scheme` and
+    /// `--nibbles`).
+    pub fn with_scheme(self, scheme: Choice) -> Pick {
+        Pick { scheme, ..self }
+    }
+
+    /// This pick leaving the block-scaled weights whose output names match `glob`
+    /// packed, as they are (the command line's `--keep-quantized`).
+    ///
+    /// # Errors
+    /// [`Error::Format`] (naming `--keep-quantized`) for a glob that does not parse.
+    pub fn keeping(self, glob: &str) -> Result<Pick, Error> {
+        let p = glob::Pattern::new(glob).map_err(|e| Error::Format {
+            path: "--keep-quantized".into(),
+            tensor: None,
+            reason: e.to_string(),
+        })?;
+        Ok(Pick {
+            keep_quantized: Some(p),
+            ..self
+        })
     }
 
     /// The command line's `--to` and `--tensors` (JavaScript's `to` and `tensors`):
@@ -94,6 +125,24 @@ impl Pick {
     }
 }
 
+/// What an output tensor is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// A tensor of the input file (an index into its shard's header entries), cast.
+    Tensor(usize),
+    /// A block-scaled weight dequantized (an index into [`Plan::groups`]).
+    Group(usize),
+}
+
+/// A file of a model's folder the conversion writes besides its tensors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Extra {
+    /// A file copied as it is (an index into the folder's `others`).
+    Copy(usize),
+    /// A file of this text (`config.json` rewritten).
+    Text(String),
+}
+
 /// One file the conversion writes.
 ///
 /// ```
@@ -104,11 +153,11 @@ impl Pick {
 /// # let file = TensorFile { tensors: vec![Tensor { name: "w".into(), array: w.into() }], metadata: None };
 /// # let bytes = formats::encode(Format::Safetensors, "model", &file)?;
 /// # let source = BufferSource::new("model.safetensors", nxrig::rig::Buffer::of_vec(bytes));
-/// # use nxrig::convert::{Pick, Plan};
+/// # use nxrig::convert::{Item, Pick, Plan};
 /// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
 /// let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out.safetensors")?;
 /// let f = &plan.files[0];
-/// assert_eq!((f.name.as_str(), f.shard, f.order.as_slice()), ("out.safetensors", 0, &[(0, DType::Bfloat16)][..]));
+/// assert_eq!((f.name.as_str(), f.shard, f.order.as_slice()), ("out.safetensors", 0, &[(Item::Tensor(0), DType::Bfloat16)][..]));
 /// assert_eq!((f.bytes_in, f.bytes_out), (24, f.header.len() as u64 + 12));
 /// # Ok::<(), nxrig::Error>(())
 /// ```
@@ -121,9 +170,9 @@ pub struct OutFile {
     pub shard: usize,
     /// Its header's bytes.
     pub header: Vec<u8>,
-    /// Its tensors in the order its data holds them: an index into the shard's
-    /// header entries, and the dtype it is written in.
-    pub order: Vec<(usize, DType)>,
+    /// Its tensors in the order its data holds them, each with the dtype it is
+    /// written in.
+    pub order: Vec<(Item, DType)>,
     /// The bytes of its input tensors.
     pub bytes_in: u64,
     /// Its bytes: the header and every tensor.
@@ -162,6 +211,12 @@ pub struct Plan {
     pub tensors: usize,
     /// The casts' mode (the pick's).
     pub mode: CastMode,
+    /// The checkpoint's scheme, where it has one (and the pick names none of `none`).
+    pub quantization: Option<Quantization>,
+    /// The block-scaled weights dequantized, each with its partners.
+    pub groups: Vec<Group>,
+    /// A folder's other files, written after the tensors: `(name, what)`.
+    pub extras: Vec<(String, Extra)>,
 }
 
 impl Plan {
@@ -193,10 +248,12 @@ impl Plan {
                 });
             }
         }
+        let (quantization, grouping) = schemes(checkpoint, pick)?;
         let sharded = checkpoint.index.is_some();
+        let folder = checkpoint.folder.is_some();
         let (mut files, mut converted, mut tensors) = (Vec::new(), 0, 0);
         for (k, shard) in checkpoint.shards.iter().enumerate() {
-            let (name, format) = if sharded {
+            let (name, format) = if sharded || folder {
                 (shard.name.clone(), Format::Safetensors)
             } else {
                 (
@@ -204,22 +261,45 @@ impl Plan {
                     Format::of_path(std::path::Path::new(output))?,
                 )
             };
-            let plan: Vec<Planned> = shard
-                .header
-                .entries
-                .iter()
-                .map(|e| Planned {
-                    name: e.name.clone(),
-                    dtype: pick.dtype(&e.name, e.dtype),
-                    shape: e.shape.clone(),
-                })
-                .collect();
-            converted += shard
-                .header
-                .entries
+            // Each output tensor: what it is made of, and its name, dtype and shape.
+            let mut items = Vec::new();
+            let mut plan: Vec<Planned> = Vec::new();
+            for (i, e) in shard.header.entries.iter().enumerate() {
+                match grouping.taken.get(&(k, i)) {
+                    Some(&g) => {
+                        let group = &grouping.groups[g];
+                        if (group.weight.shard, group.weight.entry) == (k, i) {
+                            items.push(Item::Group(g));
+                            plan.push(Planned {
+                                name: group.name.clone(),
+                                dtype: pick.to,
+                                shape: group.shape.clone(),
+                            });
+                        }
+                    }
+                    None => {
+                        items.push(Item::Tensor(i));
+                        // A weight left packed keeps its partners' dtypes too.
+                        let packed = grouping.packed.contains(&(k, i));
+                        plan.push(Planned {
+                            name: e.name.clone(),
+                            dtype: if packed {
+                                e.dtype
+                            } else {
+                                pick.dtype(&e.name, e.dtype)
+                            },
+                            shape: e.shape.clone(),
+                        });
+                    }
+                }
+            }
+            converted += items
                 .iter()
                 .zip(&plan)
-                .filter(|(e, p)| e.dtype != p.dtype)
+                .filter(|(it, p)| match it {
+                    Item::Tensor(i) => shard.header.entries[*i].dtype != p.dtype,
+                    Item::Group(_) => true,
+                })
                 .count();
             tensors += plan.len();
             let (header, order) =
@@ -230,7 +310,10 @@ impl Plan {
                 shard: k,
                 bytes_out: header.len() as u64 + data,
                 header,
-                order: order.iter().map(|&(i, _)| (i, plan[i].dtype)).collect(),
+                order: order
+                    .iter()
+                    .map(|&(i, _)| (items[i], plan[i].dtype))
+                    .collect(),
                 bytes_in: shard.header.entries.iter().map(|e| e.len).sum(),
             });
         }
@@ -238,6 +321,13 @@ impl Plan {
             None => None,
             Some((file, index)) => {
                 let mut index = index.clone();
+                for g in &grouping.groups {
+                    let shard = &checkpoint.shards[g.weight.shard].name;
+                    for p in g.inputs().chain(&g.dropped) {
+                        index.weight_map.remove(&p.name);
+                    }
+                    index.weight_map.insert(g.name.clone(), shard.clone());
+                }
                 let total: u64 = files
                     .iter()
                     .map(|f| f.bytes_out - f.header.len() as u64)
@@ -246,12 +336,31 @@ impl Plan {
                 Some((file.clone(), index.to_text()))
             }
         };
+        let mut extras = Vec::new();
+        if let Some(f) = &checkpoint.folder {
+            let dequantized = quantization.is_some() && grouping.groups.len() == grouping.all;
+            if let Some(c) = &f.config {
+                let text = super::folder::rewrite_config(c, pick.to.name(), dequantized);
+                extras.push(("config.json".to_owned(), Extra::Text(text)));
+            }
+            for (k, (name, _)) in f.others.iter().enumerate() {
+                extras.push((name.clone(), Extra::Copy(k)));
+            }
+            if let (Some(h), false) = (&f.hf_quant, dequantized) {
+                let mut text = serde_json::to_string_pretty(h).expect("JSON values serialize");
+                text.push('\n');
+                extras.push(("hf_quant_config.json".to_owned(), Extra::Text(text)));
+            }
+        }
         Ok(Plan {
             files,
             index,
             converted,
             tensors,
             mode: pick.mode,
+            quantization,
+            groups: grouping.groups,
+            extras,
         })
     }
 
@@ -267,4 +376,107 @@ impl Plan {
             .map(|f| f.bytes_out - f.header.len() as u64)
             .sum()
     }
+}
+
+/// Names only a quantized checkpoint's tensors end with.
+const QUANTIZED_ENDS: &[&str] = &[
+    ".weight_scale_inv",
+    ".qweight",
+    ".qzeros",
+    ".weight_packed",
+    ".weight_scale_2",
+    ".weight_global_scale",
+];
+
+/// The checkpoint's scheme and its groups as `pick` settles them (those
+/// `--keep-quantized` matches left out), every group checked; refused where tensors
+/// look quantized and nothing says how.
+fn schemes<S>(
+    checkpoint: &Checkpoint<S>,
+    pick: &Pick,
+) -> Result<(Option<Quantization>, Kept), Error> {
+    let none = pick.scheme.scheme.as_deref() == Some("none");
+    let (config, hf_quant) = checkpoint
+        .folder
+        .as_ref()
+        .map_or((None, None), |f| (f.config.as_ref(), f.hf_quant.as_ref()));
+    let choice = if none {
+        Choice::default()
+    } else {
+        pick.scheme.clone()
+    };
+    let q = if none {
+        None
+    } else {
+        Quantization::detect(config, hf_quant, &choice)?
+    };
+    let Some(q) = q else {
+        if !none {
+            if let Some((s, e)) = checkpoint
+                .tensors()
+                .find(|(_, e)| QUANTIZED_ENDS.iter().any(|x| e.name.ends_with(x)))
+            {
+                return Err(Error::Format {
+                    path: s.name.clone(),
+                    tensor: Some(e.name.clone()),
+                    reason: format!(
+                        "the checkpoint looks quantized, and no config.json or hf_quant_config.json says how: --scheme names its scheme (one of {}), --scheme none casts every tensor as it is",
+                        crate::quant::Scheme::names()
+                    ),
+                });
+            }
+        }
+        return Ok((None, Kept::default()));
+    };
+    let entries = checkpoint.shards.iter().enumerate().flat_map(|(k, s)| {
+        s.header
+            .entries
+            .iter()
+            .enumerate()
+            .map(move |(i, e)| (k, i, s.name.as_str(), e))
+    });
+    let grouping = Grouping::new(entries, &q)?;
+    if !grouping.groups.is_empty() && !pick.to.is_float() {
+        return Err(Error::Format {
+            path: "--to".into(),
+            tensor: Some(grouping.groups[0].name.clone()),
+            reason: format!(
+                "dequantizing into {}: a block-scaled weight dequantizes into a floating-point dtype (bfloat16, float16, float32)",
+                pick.to
+            ),
+        });
+    }
+    let all = grouping.groups.len();
+    let mut kept = Kept {
+        all,
+        ..Kept::default()
+    };
+    for g in grouping.groups {
+        let keep = pick
+            .keep_quantized
+            .as_ref()
+            .is_some_and(|p| p.matches(&g.name))
+            || pick.pattern.as_ref().is_some_and(|p| !p.matches(&g.name));
+        if keep {
+            for p in g.inputs().chain(&g.dropped) {
+                kept.packed.insert((p.shard, p.entry));
+            }
+        } else {
+            let k = kept.groups.len();
+            for p in g.inputs().chain(&g.dropped) {
+                kept.taken.insert((p.shard, p.entry), k);
+            }
+            kept.groups.push(g);
+        }
+    }
+    Ok((Some(q), kept))
+}
+
+/// The groups dequantized, the tensors they take, and how many the scheme made.
+#[derive(Default)]
+struct Kept {
+    groups: Vec<Group>,
+    taken: std::collections::BTreeMap<(usize, usize), usize>,
+    packed: std::collections::BTreeSet<(usize, usize)>,
+    all: usize,
 }

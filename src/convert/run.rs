@@ -4,13 +4,14 @@
 
 use super::checkpoint::{Checkpoint, Shard};
 use super::overflow::{self, Overflow};
-use super::plan::Plan;
+use super::plan::{Extra, Item, Plan};
 use super::sink::Sink;
 use super::source::Source;
 use crate::array::AnyArray;
 use crate::dtype::{CastMode, DType, Tally};
 use crate::error::Error;
 use crate::formats::{host_size, Entry};
+use crate::quant::{Group, Part};
 use crate::rig::Rig;
 
 /// The most input bytes converted at a time (a piece): 64 MiB, 16 M float32s. A
@@ -66,7 +67,7 @@ pub struct Progress<'a> {
 /// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
 /// let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors")?;
 /// let r = pollster::block_on(convert::run(&ck, &plan, &mut MemorySink::default(), &nxrig::Rig::host(), &mut |_| {}))?;
-/// assert_eq!(r, Report { files: 1, tensors: 1, converted: 1, bytes_in: 24, bytes_out: 12, overflows: vec![] });
+/// assert_eq!(r, Report { files: 1, tensors: 1, converted: 1, bytes_in: 24, bytes_out: 12, dequantized: 0, overflows: vec![] });
 /// # Ok::<(), nxrig::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,6 +82,8 @@ pub struct Report {
     pub bytes_in: u64,
     /// Output bytes (tensors; headers not counted).
     pub bytes_out: u64,
+    /// The block-scaled weights dequantized.
+    pub dequantized: usize,
     /// The tensors some of whose values overflowed their new dtype or became an
     /// infinity or a NaN there, in the order written (see [`Overflow`]).
     pub overflows: Vec<Overflow>,
@@ -188,6 +191,7 @@ pub async fn run<S: Source, K: Sink>(
         converted: plan.converted,
         bytes_in: plan.bytes_in(),
         bytes_out: plan.tensor_bytes_out(),
+        dequantized: plan.groups.len(),
         overflows,
     })
 }
@@ -199,59 +203,31 @@ async fn write_all<S: Source, K: Sink>(
     device: &Rig,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Vec<Overflow>, Error> {
-    let total = plan.bytes_in();
-    let mut done = 0;
-    let mut overflows = Vec::new();
+    let mut at = At {
+        total: plan.bytes_in(),
+        done: 0,
+        overflows: Vec::new(),
+    };
     for f in &plan.files {
         let shard = &checkpoint.shards[f.shard];
         sink.open(&f.name).await?;
         sink.write_bytes(&f.header).await?;
-        for &(i, to) in &f.order {
-            let e = &shard.header.entries[i];
-            let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
-            let step = if e.fortran {
-                numel.max(1)
-            } else {
-                piece_elements(e.dtype)
-            };
-            let mut from = 0;
-            let mut tally = Tally::default();
-            let in_tensor = |err: Error| Error::Format {
-                path: shard.source.name().to_owned(),
-                tensor: Some(e.name.clone()),
-                reason: err.to_string(),
-            };
-            while from < numel {
-                let n = step.min(numel - from);
-                let piece = read_piece(shard, e, from, n).await?;
-                if e.dtype != to {
-                    tally.add(overflow::tally(&piece, to, plan.mode).map_err(in_tensor)?);
+        for &(item, to) in &f.order {
+            match item {
+                Item::Tensor(i) => {
+                    let e = &shard.header.entries[i];
+                    write_tensor(
+                        shard, e, to, plan.mode, &f.name, sink, device, &mut at, progress,
+                    )
+                    .await?
                 }
-                let out = cast_on(piece, device, to, plan.mode).map_err(in_tensor)?;
-                if to.is_padded() {
-                    // Every output that holds it packs it (`.safetensors`).
-                    let b = super::sink::host_bytes(&out).await?;
-                    let p = b.read(|b| crate::formats::packed::pack(to, b))?;
-                    sink.write_bytes(&p).await?;
-                } else {
-                    sink.write_array(&out).await?;
+                Item::Group(g) => {
+                    let g = &plan.groups[g];
+                    write_group(
+                        checkpoint, g, to, plan.mode, &f.name, sink, device, &mut at, progress,
+                    )
+                    .await?
                 }
-                done += (n * e.file_bits as u64).div_ceil(8);
-                progress(Progress {
-                    done,
-                    total,
-                    tensor: &e.name,
-                    file: &f.name,
-                    tensor_done: from + n == numel,
-                });
-                from += n;
-            }
-            if tally.any() {
-                overflows.push(Overflow {
-                    tensor: e.name.clone(),
-                    dtype: to,
-                    tally,
-                });
             }
         }
         sink.close().await?;
@@ -261,7 +237,203 @@ async fn write_all<S: Source, K: Sink>(
         sink.write_bytes(text.as_bytes()).await?;
         sink.close().await?;
     }
-    Ok(overflows)
+    for (name, extra) in &plan.extras {
+        sink.open(name).await?;
+        match extra {
+            Extra::Text(t) => sink.write_bytes(t.as_bytes()).await?,
+            Extra::Copy(k) => {
+                let folder = checkpoint.folder.as_ref().ok_or_else(|| Error::Format {
+                    path: name.clone(),
+                    tensor: None,
+                    reason: "nxrig bug: a plan copies a file of no folder".into(),
+                })?;
+                let source = &folder.others[*k].1;
+                let mut from = 0u64;
+                while from < source.size() {
+                    let n = (source.size() - from).min(PIECE_BYTES as u64);
+                    let b = source.read(from, host_size(n)?).await?;
+                    let bytes = b.read(|b| b.to_vec())?;
+                    sink.write_bytes(&bytes).await?;
+                    from += n;
+                }
+            }
+        }
+        sink.close().await?;
+    }
+    Ok(at.overflows)
+}
+
+/// Where a conversion is: bytes done of all, and the overflows so far.
+struct At {
+    total: u64,
+    done: u64,
+    overflows: Vec<Overflow>,
+}
+
+/// The tensor `e` of `shard` cast into `to`, a piece at a time, into the open file
+/// `file` of `sink`.
+#[allow(clippy::too_many_arguments)]
+async fn write_tensor<S: Source, K: Sink>(
+    shard: &Shard<S>,
+    e: &Entry,
+    to: DType,
+    mode: CastMode,
+    file: &str,
+    sink: &mut K,
+    device: &Rig,
+    at: &mut At,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), Error> {
+    let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
+    let step = if e.fortran {
+        numel.max(1)
+    } else {
+        piece_elements(e.dtype)
+    };
+    let mut from = 0;
+    let mut tally = Tally::default();
+    let in_tensor = |err: Error| Error::Format {
+        path: shard.source.name().to_owned(),
+        tensor: Some(e.name.clone()),
+        reason: err.to_string(),
+    };
+    while from < numel {
+        let n = step.min(numel - from);
+        let piece = read_piece(shard, e, from, n).await?;
+        if e.dtype != to {
+            tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
+        }
+        let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
+        if to.is_padded() {
+            // Every output that holds it packs it (`.safetensors`).
+            let b = super::sink::host_bytes(&out).await?;
+            let p = b.read(|b| crate::formats::packed::pack(to, b))?;
+            sink.write_bytes(&p).await?;
+        } else {
+            sink.write_array(&out).await?;
+        }
+        at.done += (n * e.file_bits as u64).div_ceil(8);
+        progress(Progress {
+            done: at.done,
+            total: at.total,
+            tensor: &e.name,
+            file,
+            tensor_done: from + n == numel,
+        });
+        from += n;
+    }
+    if tally.any() {
+        at.overflows.push(Overflow {
+            tensor: e.name.clone(),
+            dtype: to,
+            tally,
+        });
+    }
+    Ok(())
+}
+
+/// The group `g` dequantized into `to`, a band of rows at a time (each input's bytes
+/// for the band read from whichever file holds it), into the open file `file` of
+/// `sink`.
+#[allow(clippy::too_many_arguments)]
+async fn write_group<S: Source, K: Sink>(
+    checkpoint: &Checkpoint<S>,
+    g: &Group,
+    to: DType,
+    mode: CastMode,
+    file: &str,
+    sink: &mut K,
+    device: &Rig,
+    at: &mut At,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), Error> {
+    let inputs: Vec<&Part> = g.inputs().collect();
+    let entry = |p: &Part| {
+        (
+            &checkpoint.shards[p.shard],
+            &checkpoint.shards[p.shard].header.entries[p.entry],
+        )
+    };
+    let group_bytes: u64 = inputs
+        .iter()
+        .chain(&g.dropped.iter().collect::<Vec<_>>())
+        .map(|p| entry(p).1.len)
+        .sum();
+    let in_group = |p: &Part, err: Error| match err {
+        Error::Format { path, reason, .. } => Error::Format {
+            path: if path.is_empty() {
+                entry(p).0.source.name().to_owned()
+            } else {
+                path
+            },
+            tensor: Some(g.weight.name.clone()),
+            reason,
+        },
+        other => Error::Format {
+            path: entry(p).0.source.name().to_owned(),
+            tensor: Some(g.weight.name.clone()),
+            reason: other.to_string(),
+        },
+    };
+    let (rows, _) = g.rows_cols();
+    let bands = g.bands();
+    let mut tally = Tally::default();
+    let mut counted = 0u64;
+    for (b, band) in bands.iter().enumerate() {
+        let mut bytes = vec![Vec::new(); inputs.len()];
+        for r in g.reads(band) {
+            let p = inputs[r.input];
+            let (shard, e) = entry(p);
+            let buf = &mut bytes[r.input];
+            for (off, len) in r.runs {
+                let piece = shard
+                    .source
+                    .read(e.start + off, host_size(len)?)
+                    .await
+                    .map_err(|err| in_group(p, err))?;
+                piece.read(|b| buf.extend_from_slice(b))?;
+            }
+        }
+        let values = g
+            .dequantize(band, &bytes)
+            .map_err(|err| in_group(&g.weight, err))?;
+        let n = values.len();
+        let exact = crate::array::Array::<f64>::of_array(&[n], &values)
+            .map_err(|err| in_group(&g.weight, err))?
+            .any()
+            .clone();
+        tally.add(overflow::tally(&exact, to, mode).map_err(|err| in_group(&g.weight, err))?);
+        let out = cast_on(exact, device, to, mode).map_err(|err| in_group(&g.weight, err))?;
+        if to.is_padded() {
+            let b = super::sink::host_bytes(&out).await?;
+            let p = b.read(|b| crate::formats::packed::pack(to, b))?;
+            sink.write_bytes(&p).await?;
+        } else {
+            sink.write_array(&out).await?;
+        }
+        let share = if b + 1 == bands.len() {
+            group_bytes - counted
+        } else {
+            group_bytes * band.end as u64 / rows.max(1) as u64 - counted
+        };
+        counted += share;
+        at.done += share;
+        progress(Progress {
+            done: at.done,
+            total: at.total,
+            tensor: &g.name,
+            file,
+            tensor_done: b + 1 == bands.len(),
+        });
+    }
+    if tally.any() {
+        at.overflows.push(Overflow {
+            tensor: g.name.clone(),
+            dtype: to,
+            tally,
+        });
+    }
+    Ok(())
 }
 
 /// The tensor `name` of `checkpoint`, with its shard.
