@@ -2,7 +2,7 @@
 //! counted on the host over each piece's source values, as it is read.
 
 use crate::array::AnyArray;
-use crate::dtype::overflow::tallied;
+use crate::dtype::overflow::{tallied, threshold};
 use crate::dtype::{CastMode, DType, Tally};
 use crate::error::Error;
 use crate::layout::{Move, Slice};
@@ -73,4 +73,13 @@ pub(crate) fn tally(piece: &AnyArray, to: DType, mode: CastMode) -> Result<Tally
         at = end;
     }
     Ok(t)
+}
+
+/// Whether values whose greatest magnitude is `peak` may overflow `to`, or become a
+/// NaN there (an unsigned `to`, whose NaN a negative value becomes): else a tally of
+/// them counts nothing.
+pub(crate) fn may_overflow(peak: f64, to: DType) -> bool {
+    let signed = to.float_format().is_none_or(|f| f.signed());
+    to != DType::Float64
+        && (!signed || peak.is_infinite() || threshold(to).is_some_and(|t| t.overflows(peak)))
 }

@@ -385,6 +385,27 @@ async fn write_group<S: Source, K: Sink>(
             let p = inputs[r.input];
             let (shard, e) = entry(p);
             let buf = &mut bytes[r.input];
+            // Runs close together (a strip of each row of an expert) are read as one
+            // span and cut (a read a run costs more than the bytes between them);
+            // runs far apart (a few columns of a wide GPTQ weight) one by one.
+            let need: u64 = r.runs.iter().map(|x| x.1).sum();
+            let (first, last) = (r.runs[0], r.runs[r.runs.len() - 1]);
+            let span = last.0 + last.1 - first.0;
+            if r.runs.len() > 1 && span <= (8 * need).max(1 << 20) && span <= 4 * PIECE_BYTES as u64
+            {
+                let piece = shard
+                    .source
+                    .read(e.start + first.0, host_size(span)?)
+                    .await
+                    .map_err(|err| in_group(p, err))?;
+                piece.read(|b| {
+                    for &(off, len) in &r.runs {
+                        let at = (off - first.0) as usize;
+                        buf.extend_from_slice(&b[at..at + len as usize]);
+                    }
+                })?;
+                continue;
+            }
             for (off, len) in r.runs {
                 let piece = shard
                     .source
@@ -394,16 +415,22 @@ async fn write_group<S: Source, K: Sink>(
                 piece.read(|b| buf.extend_from_slice(b))?;
             }
         }
-        let values = g
-            .dequantize(band, &bytes)
-            .map_err(|err| in_group(&g.weight, err))?;
-        let n = values.len();
-        let exact = crate::array::Array::<f64>::of_array(&[n], &values)
-            .map_err(|err| in_group(&g.weight, err))?
-            .any()
-            .clone();
-        tally.add(overflow::tally(&exact, to, mode).map_err(|err| in_group(&g.weight, err))?);
-        let out = cast_on(exact, device, to, mode).map_err(|err| in_group(&g.weight, err))?;
+        let fail = |err: Error| in_group(&g.weight, err);
+        let (mut out, peak) = g.dequantize(band, &bytes, to, mode).map_err(fail)?;
+        // Counted only where a value may overflow (or become a NaN in an unsigned
+        // dtype): most bands are well inside bfloat16's and float16's range. A band
+        // written in its dtype already is counted from its values rounded to odd.
+        if overflow::may_overflow(peak, to) {
+            let odd = if out.dtype() == to {
+                g.dequantize_odd(band, &bytes).map_err(fail)?.0
+            } else {
+                out.clone()
+            };
+            tally.add(overflow::tally(&odd, to, mode).map_err(fail)?);
+        }
+        if out.dtype() != to {
+            out = cast_on(out, device, to, mode).map_err(fail)?;
+        }
         if to.is_padded() {
             let b = super::sink::host_bytes(&out).await?;
             let p = b.read(|b| crate::formats::packed::pack(to, b))?;

@@ -37,7 +37,9 @@
 //! ```
 
 mod band;
+mod dequant;
 mod detect;
+mod exact;
 mod group;
 mod scheme;
 

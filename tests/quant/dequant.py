@@ -116,10 +116,13 @@ def round_once(x, p, emin, top):
     return sign * float(v)
 
 
-def expected_bytes(exact, to):
-    """The bytes of the exact values `exact` (an array of Fractions) rounded once into `to`."""
+def expected_bytes(exact, to, saturate=False):
+    """The bytes of the exact values `exact` (an array of Fractions) rounded once into
+    `to` (saturating: past the largest finite, that finite)."""
     _, dt, p, emin, top = TARGETS[to]
     flat = [round_once(x, p, emin, top) for x in exact.reshape(-1)]
+    if saturate:
+        flat = [math.copysign(top, v) if math.isinf(v) else v for v in flat]
     # Each value is now exact in `to`: NumPy's cast only changes its encoding.
     return np.array(flat, dtype=np.float64).astype(dt).tobytes()
 
@@ -552,8 +555,17 @@ def check_layout(nxrig, out, name, devices, fails):
                 wm = json.load(open(ix))["weight_map"]
                 if sorted(wm) != sorted(got):
                     fails.append(f"{name} to {to} on {device}: the index maps {sorted(wm)}, the shards hold {sorted(got)}")
-            if name == "gpt-oss" and "warning" not in r.stderr:
-                fails.append(f"{name} to {to} on {device}: no overflow warning for the infinities: {r.stderr!r}")
+            if name == "gpt-oss":
+                if "warning" not in r.stderr:
+                    fails.append(f"{name} to {to} on {device}: no overflow warning for the infinities: {r.stderr!r}")
+                # Saturating: the largest finite instead of the infinities.
+                sat = dst + "-saturate"
+                r = nxrig_run(nxrig, "convert", src, sat, "--to", to, "--device", device, "--saturate")
+                t = "model.layers.0.mlp.experts.gate_up_proj"
+                b = read_safetensors(os.path.join(sat, "model.safetensors"))[t][2] if r.returncode == 0 else b""
+                if b != expected_bytes(expected[t], to, saturate=True) or "saturated" not in r.stderr:
+                    fails.append(f"{name} to {to} on {device} --saturate: not the saturated oracle: {r.stderr!r}")
+                shutil.rmtree(sat, ignore_errors=True)
             # Every device writes the same bytes.
             outs = {f: open(os.path.join(dst, f), "rb").read() for f in sorted(os.listdir(dst))}
             if first is None:
