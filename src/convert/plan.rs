@@ -211,7 +211,8 @@ pub struct Plan {
     pub tensors: usize,
     /// The casts' mode (the pick's).
     pub mode: CastMode,
-    /// The checkpoint's scheme, where it has one (and the pick names none of `none`).
+    /// The checkpoint's scheme, where it has one (and the pick's scheme is not
+    /// `none`).
     pub quantization: Option<Quantization>,
     /// The block-scaled weights dequantized, each with its partners.
     pub groups: Vec<Group>,
@@ -230,7 +231,12 @@ impl Plan {
     /// a planned dtype (int4 in `.safetensors`), a name the format reserves, a
     /// `.npy` output of other than one tensor, an unknown extension; naming
     /// `--tensors`, a [`Pick::matching`] whose glob matches no tensor of the
-    /// checkpoint (a typo would otherwise convert nothing, without a word).
+    /// checkpoint (a typo would otherwise convert nothing, without a word); the
+    /// scheme's, as [`Quantization::detect`] and [`Grouping::new`] give them (a
+    /// weight without its scale, a shape other than its blocks imply, an unknown
+    /// `quant_method`); tensors whose names only a quantized checkpoint has
+    /// (`weight_scale_inv`, `qweight`, `weight_packed`, ...) where nothing names the
+    /// scheme; naming `--to`, block-scaled weights into a dtype that is not a float.
     pub fn new<S>(checkpoint: &Checkpoint<S>, pick: &Pick, output: &str) -> Result<Plan, Error> {
         if let Some(p) = &pick.pattern {
             let mut names = checkpoint
