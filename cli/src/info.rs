@@ -38,14 +38,7 @@ fn tensors(
     let choice = crate::convert::choice(scheme.filter(|s| *s != "none"), "low-first")?;
     let schemed = match Quantization::detect(config, hf, &choice)? {
         Some(q) if scheme != Some("none") => {
-            let entries = c.shards.iter().enumerate().flat_map(|(k, s)| {
-                s.header
-                    .entries
-                    .iter()
-                    .enumerate()
-                    .map(move |(i, e)| (k, i, s.name.as_str(), e))
-            });
-            let g = Grouping::new(entries, &q)?;
+            let g = Grouping::new(c.indexed(), &q)?;
             let mut what = format!("{} ({})", q.scheme.name, q.from);
             if q.block != [0, 0] {
                 what.push_str(&format!(", blocks of {:?}", q.block));

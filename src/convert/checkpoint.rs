@@ -286,6 +286,18 @@ impl<S> Checkpoint<S> {
             .flat_map(|s| s.header.entries.iter().map(move |e| (s, e)))
     }
 
+    /// Every tensor as [`crate::quant::Grouping::new`] takes them: its shard's index,
+    /// its index in that shard's header, the shard's name, and its entry.
+    pub fn indexed(&self) -> impl Iterator<Item = (usize, usize, &str, &Entry)> {
+        self.shards.iter().enumerate().flat_map(|(k, s)| {
+            s.header
+                .entries
+                .iter()
+                .enumerate()
+                .map(move |(i, e)| (k, i, s.name.as_str(), e))
+        })
+    }
+
     /// The tensor named `name`, with its shard.
     pub fn find(&self, name: &str) -> Option<(&Shard<S>, &Entry)> {
         self.tensors().find(|(_, e)| e.name == name)

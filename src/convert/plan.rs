@@ -434,14 +434,7 @@ fn schemes<S>(
         }
         return Ok((None, Kept::default()));
     };
-    let entries = checkpoint.shards.iter().enumerate().flat_map(|(k, s)| {
-        s.header
-            .entries
-            .iter()
-            .enumerate()
-            .map(move |(i, e)| (k, i, s.name.as_str(), e))
-    });
-    let grouping = Grouping::new(entries, &q)?;
+    let grouping = Grouping::new(checkpoint.indexed(), &q)?;
     if !grouping.groups.is_empty() && !pick.to.is_float() {
         return Err(Error::Format {
             path: "--to".into(),

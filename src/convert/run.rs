@@ -263,6 +263,18 @@ async fn write_all<S: Source, K: Sink>(
     Ok(at.overflows)
 }
 
+/// `out` (of `to`) written to the open file of `sink`: packed where `to` is (every
+/// output that holds a float6 packs it, `.safetensors`).
+async fn write_out<K: Sink>(sink: &mut K, out: &AnyArray, to: DType) -> Result<(), Error> {
+    if to.is_padded() {
+        let b = super::sink::host_bytes(out).await?;
+        let p = b.read(|b| crate::formats::packed::pack(to, b))?;
+        sink.write_bytes(&p).await
+    } else {
+        sink.write_array(out).await
+    }
+}
+
 /// Where a conversion is: bytes done of all, and the overflows so far.
 struct At {
     total: u64,
@@ -304,14 +316,7 @@ async fn write_tensor<S: Source, K: Sink>(
             tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
         }
         let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
-        if to.is_padded() {
-            // Every output that holds it packs it (`.safetensors`).
-            let b = super::sink::host_bytes(&out).await?;
-            let p = b.read(|b| crate::formats::packed::pack(to, b))?;
-            sink.write_bytes(&p).await?;
-        } else {
-            sink.write_array(&out).await?;
-        }
+        write_out(sink, &out, to).await?;
         at.done += (n * e.file_bits as u64).div_ceil(8);
         progress(Progress {
             done: at.done,
@@ -431,13 +436,7 @@ async fn write_group<S: Source, K: Sink>(
         if out.dtype() != to {
             out = cast_on(out, device, to, mode).map_err(fail)?;
         }
-        if to.is_padded() {
-            let b = super::sink::host_bytes(&out).await?;
-            let p = b.read(|b| crate::formats::packed::pack(to, b))?;
-            sink.write_bytes(&p).await?;
-        } else {
-            sink.write_array(&out).await?;
-        }
+        write_out(sink, &out, to).await?;
         let share = if b + 1 == bands.len() {
             group_bytes - counted
         } else {

@@ -44,20 +44,13 @@ RNG = np.random.default_rng(42)
 # ---------------------------------------------------------------- files
 
 
-def write_safetensors(path, tensors):
-    header, blobs, at = {}, [], 0
-    for name, (code, a) in tensors.items():
-        b = np.ascontiguousarray(a).tobytes()
-        header[name] = {"dtype": code, "shape": list(a.shape), "data_offsets": [at, at + len(b)]}
-        blobs.append(b)
-        at += len(b)
-    h = json.dumps(header).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+# The files' bytes, as the checkpoint tests write and read them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "checkpoint"))
+from saturate import write_safetensors  # noqa: E402
 
 
 def read_safetensors(path):
+    """Each tensor's (dtype code, shape, bytes)."""
     with open(path, "rb") as f:
         b = f.read()
     n = struct.unpack("<Q", b[:8])[0]
