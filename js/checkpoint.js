@@ -30,17 +30,51 @@ export function named(fn, e) {
   return new Error(`${fn}: ${m}`, { cause: e });
 }
 
+/** A model's configuration files: a folder with one is opened as a model's folder. */
+const CONFIGS = ['config.json', 'hf_quant_config.json'];
+const WEIGHTS = /\.(safetensors|npy)$/;
+/** The largest configuration nxrig reads (`config.json` is a few KB). */
+const MAX_CONFIG = 16 << 20;
+
+/** `ck` made a model's folder where `files` (a `Map` of file name to `Blob` or
+ * source object) holds a `config.json` or `hf_quant_config.json`: those two read, every
+ * other file but the weights and indexes copied as it is into a converted folder. */
+export async function asFolder(ck, files, ctx) {
+  if (!CONFIGS.some((n) => files.has(n))) return ck;
+  const text = async (name) => {
+    const f = files.get(name);
+    if (f === undefined) return undefined;
+    if (f.size > MAX_CONFIG) throw new Error(`${name}: ${f.size} bytes, more than nxrig reads of a configuration (${MAX_CONFIG})`);
+    return f instanceof Blob ? f.text() : new TextDecoder().decode(await f.read(0, f.size));
+  };
+  const others = [];
+  for (const [name, f] of files) {
+    if (CONFIGS.includes(name) || INDEX.test(name) || WEIGHTS.test(name) || /^\.nxrig-.*\.tmp$/.test(name)) continue;
+    others.push(f instanceof Blob ? blobSource(f, name, ctx) : { name, size: f.size, read: (a, b) => f.read(a, b) });
+  }
+  ck.setFolder(await text('config.json'), await text('hf_quant_config.json'), others);
+  return ck;
+}
+
 /** The files of a list (a `FileList`, an array of `File`s): the index among them. */
 async function fromFiles(files, ctx) {
-  const list = Array.from(files);
-  const odd = list.find((f) => !(f instanceof Blob));
+  // A folder chosen whole (`webkitdirectory`) lists its subfolders' files too: the
+  // model's are those at its top.
+  const all = Array.from(files);
+  const odd = all.find((f) => !(f instanceof Blob));
   if (odd !== undefined) throw optionError('openCheckpoint', `a list of Files holds ${described(odd)}`);
-  if (list.length === 0) throw new Error('no files given');
+  if (all.length === 0) throw new Error('no files given');
+  const list = all.filter((f) => (f.webkitRelativePath ?? '').split('/').length <= 2);
   const byName = new Map(list.map((f) => [base(f.name), f]));
+  return asFolder(await fromList(list, byName, ctx), byName, ctx);
+}
+
+/** The checkpoint among `list`, `byName` its files by name. */
+async function fromList(list, byName, ctx) {
   const index = list.filter((f) => INDEX.test(f.name));
   if (index.length > 1) throw new Error(`several indexes among the files (${index.map((f) => f.name).join(', ')}): give one checkpoint's files`);
   if (index.length === 0) {
-    const weights = list.filter((f) => /\.(safetensors|npy)$/.test(f.name));
+    const weights = list.filter((f) => WEIGHTS.test(f.name));
     if (weights.length !== 1) throw new Error(`${list.length} files and no *.index.json among them: give one file, or a sharded checkpoint's index with its shards`);
     return openCheckpointFile(blobSource(weights[0], weights[0].name, ctx), ctx.npyDtype);
   }
@@ -54,24 +88,15 @@ async function fromFiles(files, ctx) {
 
 /** A `FileSystemDirectoryHandle`: its index and shards, or its one weights file. */
 async function fromDirectory(dir, ctx) {
-  const names = [];
-  for await (const [name, h] of dir.entries()) if (h.kind === 'file') names.push(name);
+  const files = new Map();
+  for await (const [name, h] of dir.entries()) if (h.kind === 'file') files.set(name, await h.getFile());
+  const names = [...files.keys()].sort();
   const index = names.filter((n) => INDEX.test(n));
-  if (index.length === 1) {
-    unsharded(ctx);
-    const text = await (await (await dir.getFileHandle(index[0])).getFile()).text();
-    const shards = new Map();
-    for (const n of names) if (/\.safetensors$/.test(n)) shards.set(n, await (await dir.getFileHandle(n)).getFile());
-    return openCheckpointSharded(index[0], text, (name) => {
-      const f = shards.get(name);
-      return f && blobSource(f, name, ctx);
-    });
+  const weights = names.filter((n) => WEIGHTS.test(n));
+  if (index.length > 1 || (index.length === 0 && weights.length !== 1)) {
+    throw new Error(`the folder ${dir.name} holds ${index.length} indexes and ${weights.length} weights files: nxrig opens a folder of one checkpoint`);
   }
-  const weights = names.filter((n) => /\.(safetensors|npy)$/.test(n));
-  if (index.length === 0 && weights.length === 1) {
-    return openCheckpointFile(blobSource(await (await dir.getFileHandle(weights[0])).getFile(), weights[0], ctx), ctx.npyDtype);
-  }
-  throw new Error(`the folder ${dir.name} holds ${index.length} indexes and ${weights.length} weights files: nxrig opens a folder of one checkpoint`);
+  return asFolder(await fromList([...files.values()], files, ctx), files, ctx);
 }
 
 /** `{ index: { name, text }, shards }`: an index's text and its shards as source
@@ -88,9 +113,44 @@ async function fromParts({ index, shards }, ctx) {
   });
 }
 
-/** A URL: an index (`*.json`, its shards beside it) or one file. */
+/** Files a model's folder commonly holds beside its weights and configuration,
+ * copied into a converted folder where the server has them (an HTTP server lists no
+ * folder). */
+const MODEL_FILES = ['generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'special_tokens_map.json', 'tokenizer.model', 'vocab.json', 'merges.txt', 'added_tokens.json', 'chat_template.jinja', 'chat_template.json', 'preprocessor_config.json'];
+
+/** A model's folder at the URL `u` (ending in `/`): its `config.json` (which must be
+ * there), `hf_quant_config.json`, `model.safetensors.index.json` and its shards or
+ * else `model.safetensors`, and the common files of `MODEL_FILES` that are there. */
+async function fromFolderUrl(u, init, ctx) {
+  unsharded(ctx);
+  const at = (n) => new URL(n, u);
+  const files = new Map();
+  for (const n of [...CONFIGS, ...MODEL_FILES]) {
+    const s = await urlSource(at(n), init, ctx, { missing: true });
+    if (s !== undefined) files.set(n, { ...s, name: n });
+  }
+  if (!files.has('config.json')) throw new Error(`${at('config.json')}: the server has no such file (a model's folder URL ends in / and holds its config.json)`);
+  const index = await urlSource(at('model.safetensors.index.json'), init, ctx, { missing: true });
+  let ck;
+  if (index !== undefined) {
+    const text = await urlText(index.name, init, ctx);
+    const shards = new Map();
+    for (const n of indexShards('model.safetensors.index.json', text)) shards.set(n, await urlSource(at(n), init, ctx));
+    ck = await openCheckpointSharded('model.safetensors.index.json', text, (name) => shards.get(name));
+  } else {
+    const one = await urlSource(at('model.safetensors'), init, ctx, { missing: true });
+    if (one === undefined) throw new Error(`${u}: the server has neither model.safetensors.index.json nor model.safetensors`);
+    ck = await openCheckpointFile({ ...one, name: 'model.safetensors' });
+  }
+  return asFolder(ck, files, ctx);
+}
+
+/** A URL: a model's folder (ending in `/`, or its `config.json`), an index
+ * (`*.json`, its shards beside it) or one file. */
 async function fromUrl(url, init, ctx) {
   const u = new URL(String(url), globalThis.location?.href);
+  if (u.pathname.endsWith('/')) return fromFolderUrl(u, init, ctx);
+  if (/\/config\.json$/.test(u.pathname)) return fromFolderUrl(new URL('./', u), init, ctx);
   if (u.pathname.endsWith('.json')) {
     unsharded(ctx);
     const text = await urlText(u, init, ctx);
@@ -115,7 +175,11 @@ function unsharded(ctx) {
  * `{ name, size, read(start, end) }`; for a sharded checkpoint, the files of a folder
  * or list (a `FileList` or array of `File`s holding the `*.index.json`), a
  * `FileSystemDirectoryHandle`, the index's URL (shards beside it), or
- * `{ index: { name, text }, shards }` with a source object for each shard.
+ * `{ index: { name, text }, shards }` with a source object for each shard. A folder
+ * (its files, a `FileSystemDirectoryHandle`, or a URL ending in `/` or naming its
+ * `config.json`) that holds a `config.json` or `hf_quant_config.json` is a model's
+ * folder: its configuration is read (a block-scaled scheme, `ck.scheme`) and its other
+ * files are copied by a conversion.
  * `options.requestInit`: what `fetch` gets for a URL (headers, credentials).
  * `options.npyDtype`: the dtype (a name, as `'bfloat16'` or `'float4_e2m1fn'`) of a
  * `.npy` file's void elements (`|V1`, `<V2`: NumPy saves ml_dtypes' arrays so);
@@ -155,12 +219,12 @@ export async function openCheckpoint(source, options = {}) {
   return ck;
 }
 
-const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName'];
+const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName', 'scheme', 'nibbles', 'keepQuantized'];
 
 /** The sink for what the caller gave. */
 function sinkOf(sink, ck, ctx) {
   if (isStream(sink)) {
-    if (ck.sharded) throw new Error('a sharded checkpoint converts into several files: give a FileSystemDirectoryHandle or a function from file name to WritableStream, not one stream');
+    if (ck.sharded || ck.folder) throw new Error(`${ck.folder ? "a model's folder" : 'a sharded checkpoint'} converts into several files: give a FileSystemDirectoryHandle or a function from file name to WritableStream, not one stream`);
     return streamSink(sink, ctx);
   }
   if (sink?.kind === 'directory' && typeof sink.getFileHandle === 'function') return directorySink(sink, ctx);
@@ -178,8 +242,12 @@ function sinkOf(sink, ck, ctx) {
  * `onProgress({ bytesDone, bytesTotal, tensor })` after each piece (what it throws
  * stops the conversion: the promise rejects with an Error whose cause it is),
  * `signal` an `AbortSignal` (the promise then rejects with its reason, an
- * `AbortError`, and every stream is aborted). Memory stays bounded by a piece (64 MiB
- * in, its cast out). Option errors are TypeErrors, every other refusal an Error, each
+ * `AbortError`, and every stream is aborted). A model's folder (opened with its
+ * `config.json`) converts into a folder: its block-scaled weights dequantized (the
+ * scheme its configuration names; `scheme` names one, or `'none'`; `nibbles`
+ * `'high-first'` for a float4 layout with the even element in the high nibble;
+ * `keepQuantized` a glob of weights left packed), `config.json` rewritten, its other
+ * files copied. Memory stays bounded by a piece (64 MiB in, its cast out). Option errors are TypeErrors, every other refusal an Error, each
  * naming convertCheckpoint.
  */
 export async function convertCheckpoint(checkpoint, sink, options) {
@@ -189,7 +257,7 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (options === undefined) throw optionError(fn, "options are required: at least { to }, the dtype to convert into (convertCheckpoint(checkpoint, sink, { to: 'bfloat16' }))");
   if (options === null || typeof options !== 'object') throw optionError(fn, `options must be an object with at least { to }, got: ${described(options)}`);
   for (const k of Object.keys(options)) if (!OPTIONS.includes(k)) throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
-  const { to, tensors, saturate, device, onProgress, signal, fileName } = options;
+  const { to, tensors, saturate, device, onProgress, signal, fileName, scheme, nibbles, keepQuantized } = options;
   if (typeof to !== 'string') throw optionError(fn, `options.to must be a dtype's name, got: ${described(to)}`);
   if (tensors !== undefined && typeof tensors !== 'string') throw optionError(fn, `options.tensors must be a glob string, got: ${described(tensors)}`);
   if (saturate !== undefined && typeof saturate !== 'boolean') throw optionError(fn, `options.saturate must be a boolean, got: ${described(saturate)}`);
@@ -198,6 +266,9 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (onProgress !== undefined && typeof onProgress !== 'function') throw optionError(fn, `options.onProgress must be a function, got: ${described(onProgress)}`);
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw optionError(fn, `options.signal must be an AbortSignal, got: ${described(signal)}`);
   if (fileName !== undefined && typeof fileName !== 'string') throw optionError(fn, `options.fileName must be a string, got: ${described(fileName)}`);
+  if (scheme !== undefined && typeof scheme !== 'string') throw optionError(fn, `options.scheme must be a scheme's name such as 'fp8-block', or 'none', got: ${described(scheme)}`);
+  if (nibbles !== undefined && nibbles !== 'low-first' && nibbles !== 'high-first') throw optionError(fn, `options.nibbles must be 'low-first' or 'high-first', got: ${described(nibbles)}`);
+  if (keepQuantized !== undefined && typeof keepQuantized !== 'string') throw optionError(fn, `options.keepQuantized must be a glob string, got: ${described(keepQuantized)}`);
   signal?.throwIfAborted();
   const ctx = checkpoint.__nxCtx ?? { signal: undefined };
   ctx.signal = signal;
@@ -214,8 +285,8 @@ export async function convertCheckpoint(checkpoint, sink, options) {
         ctx.failed = e;
       }
     });
-    const name = fileName ?? (checkpoint.sharded ? 'the output folder' : 'output.safetensors');
-    return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress, saturate === true);
+    const name = fileName ?? (checkpoint.sharded || checkpoint.folder ? 'the output folder' : 'output.safetensors');
+    return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress, saturate === true, scheme, nibbles, keepQuantized);
   } catch (e) {
     if (signal?.aborted) throw signal.reason ?? new DOMException('The conversion was aborted', 'AbortError');
     if (ctx.failed !== undefined) {

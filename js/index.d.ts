@@ -432,6 +432,10 @@ export class Checkpoint {
   readonly files: string[];
   /** Whether it is a sharded checkpoint (an index and its shards). */
   readonly sharded: boolean;
+  /** Whether it is a model's folder (opened with its `config.json` or `hf_quant_config.json`): it converts into a folder, its other files copied. */
+  readonly folder: boolean;
+  /** The block-scaled scheme its folder's configuration names (`'fp8-block'`, `'fp8'`, `'mxfp4'`, `'nvfp4'`, `'gptq'`, `'awq'`, ...), or `null`. */
+  readonly scheme: string | null;
   /** The bytes of every tensor. */
   readonly byteLength: number;
   /** One tensor on `device` (the host when absent), reading only its bytes, a piece at a time. Narrow its dtype with `t.dtype === '...'` or `isDType`. */
@@ -505,6 +509,12 @@ export interface ConvertOptions {
   signal?: AbortSignal;
   /** The single output file's name, for its format (by extension) and errors. */
   fileName?: string;
+  /** A model folder's block-scaled scheme, over what its configuration says (`'fp8-block'`, `'mxfp4'`, `'nvfp4'`, `'gptq'`, ...), or `'none'`: every tensor cast as it is. */
+  scheme?: string;
+  /** Which nibble of a float4 pair holds the even element: `'low-first'` (every published layout nxrig knows; the default) or `'high-first'`. */
+  nibbles?: 'low-first' | 'high-first';
+  /** A glob of the block-scaled weights left packed, with their scales. */
+  keepQuantized?: string;
 }
 
 /** What a conversion wrote. */
@@ -512,6 +522,8 @@ export interface ConvertReport {
   readonly files: number;
   readonly tensors: number;
   readonly converted: number;
+  /** The block-scaled weights dequantized. */
+  readonly dequantized: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
   /** The tensors some of whose values overflowed their new dtype, or became an infinity or a NaN there. */
@@ -549,8 +561,10 @@ export type CheckpointOutput =
 
 /**
  * Converts `checkpoint` as `nxrig convert` does, byte for byte, a piece at a time
- * (memory bounded by a piece, whatever the file). A sharded checkpoint needs a
- * folder handle or a function from file name to stream. In Node also a path.
+ * (memory bounded by a piece, whatever the file). A sharded checkpoint or a model's
+ * folder needs a folder handle or a function from file name to stream (a model's
+ * folder's block-scaled weights are dequantized, its config.json rewritten). In Node
+ * also a path.
  * Rejects with a TypeError naming convertCheckpoint for options of the wrong type or
  * unknown ones, an Error for every other refusal; an abort, an error or a throwing
  * `onProgress` aborts every stream (a `createWritable()` stream leaves its file as it

@@ -16,6 +16,7 @@ import {
   openCheckpoint as openAny,
 } from './index.js';
 import { indexShards } from '../pkg/nxrig.js';
+import { asFolder } from './checkpoint.js';
 
 export * from './index.js';
 
@@ -81,17 +82,37 @@ async function folderSource(dir) {
   throw new Error(`${dir}: ${index.length} indexes and ${weights.length} weights files; nxrig opens a folder of one checkpoint`);
 }
 
+/** `ck` opened from the folder `dir` made a model's folder where the folder has a
+ * `config.json` or `hf_quant_config.json` (its other regular files copied by a
+ * conversion). */
+async function asModelFolder(ck, dir) {
+  const files = new Map();
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    if (e.isFile()) files.set(e.name, { ...(await pathSource(join(dir, e.name))), name: e.name });
+  }
+  return asFolder(ck, files, ck.__nxCtx);
+}
+
 /**
  * `openCheckpoint` of the browser entry, and in Node also a path (a file, a
- * sharded checkpoint's `*.index.json` or its folder; `file:` URLs too) or a
- * `FileHandle`. Reads the headers only.
+ * sharded checkpoint's `*.index.json` or its folder, a model's folder with its
+ * `config.json`; `file:` URLs too) or a `FileHandle`. Reads the headers only.
  */
 export async function openCheckpoint(source, options) {
   try {
     if (source instanceof URL && source.protocol === 'file:') source = fileURLToPath(source);
+    if (isPath(source) && (await stat(source)).isDirectory()) {
+      const dir = source;
+      const path = await folderSource(dir);
+      const names = await readdir(dir);
+      if (!names.includes('config.json') && !names.includes('hf_quant_config.json')) return await openCheckpoint(path, options);
+      // A model's folder: its one weights file under its own name (the converted
+      // folder's file).
+      const ck = /\.json$/.test(path) ? await openCheckpoint(path, options) : await openAny({ ...(await pathSource(path)), name: basename(path) }, options);
+      return await asModelFolder(ck, dir);
+    }
     if (isPath(source)) {
-      let path = source;
-      if ((await stat(path)).isDirectory()) path = await folderSource(path);
+      const path = source;
       if (/\.json$/.test(path)) {
         const text = await readFile(path, 'utf8');
         const dir = dirname(path);
@@ -157,13 +178,13 @@ function pathSink(target, sharded) {
 
 /**
  * `convertCheckpoint` of the browser entry, and in Node also into a path: a file, or
- * for a sharded checkpoint a folder; written to temporaries renamed once all are
+ * for a sharded checkpoint or a model's folder a folder; written to temporaries renamed once all are
  * whole (an error or an abort leaves nothing).
  */
 export async function convertCheckpoint(checkpoint, sink, options) {
   if (sink instanceof URL && sink.protocol === 'file:') sink = fileURLToPath(sink);
   if (typeof sink === 'string') {
-    const sharded = checkpoint instanceof Checkpoint && !!checkpoint.__wbg_ptr && checkpoint.sharded;
+    const sharded = checkpoint instanceof Checkpoint && !!checkpoint.__wbg_ptr && (checkpoint.sharded || checkpoint.folder);
     const name = options?.fileName ?? sink;
     return convertAny(checkpoint, pathSink(sink, sharded), { ...options, fileName: name });
   }

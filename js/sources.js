@@ -92,10 +92,15 @@ async function get(url, init, ctx, headers) {
 /** A source over a URL, read with HTTP Range requests. The first request finds the
  * size (`Content-Range`) and the version (`ETag`, `Last-Modified`); a server that
  * ignores Range (a 200 with the whole body) is refused at once, its body never read;
- * every later read checks its status, its range, its length and the version. */
-export async function urlSource(url, init, ctx) {
+ * every later read checks its status, its range, its length and the version.
+ * `missing`: `undefined` where the server has no such file (404), not an error. */
+export async function urlSource(url, init, ctx, { missing = false } = {}) {
   const href = String(url);
   const r = await get(href, init, ctx, { Range: 'bytes=0-0' });
+  if (missing && r.status === 404) {
+    await r.body?.cancel().catch(() => {});
+    return undefined;
+  }
   if (r.status === 200) {
     await r.body?.cancel().catch(() => {});
     throw urlError(href, 'the server ignores HTTP Range requests (it answered 200 with the whole file); nxrig reads a checkpoint a piece at a time and does not download it whole: serve it from a server that answers Range with 206');

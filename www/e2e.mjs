@@ -15,7 +15,10 @@
 //      sharded checkpoint made at test time, from Files and URLs, on the host and
 //      WebGPU, into streams and OPFS, each byte nxrig convert's; an abort, a server
 //      without Range, the demo's folder input; and in Node from paths into paths;
-//   7. GPU memory shared with onnxruntime-web and TensorFlow.js on one GPUDevice
+//   7. block-scaled model folders (www/e2e-quant.mjs): FP8 blocks, MXFP4, NVFP4, GPTQ,
+//      AWQ, compressed-tensors dequantized from Files, URLs and OPFS on the host and
+//      WebGPU, and in Node from paths, each file nxrig convert's; the refusals;
+//   8. GPU memory shared with onnxruntime-web and TensorFlow.js on one GPUDevice
 //      (www/e2e-interop.mjs): gpuBuffer out, fromGpuBuffer in, either library's
 //      device, no read back between; Device.gpu's options checked.
 // Needs `npm run build`, the release `nxrig` binary and the checkpoint (scripts/test.sh
@@ -32,6 +35,7 @@ import { checkpoints } from './e2e-checkpoint.mjs';
 import { interop } from './e2e-interop.mjs';
 import { kernels } from './e2e-kernels.mjs';
 import { operations } from './e2e-ops.mjs';
+import { quantFolders } from './e2e-quant.mjs';
 import { rawKernels } from './e2e-raw.mjs';
 import { tarball } from './e2e-package.mjs';
 import { step } from './e2e-step.mjs';
@@ -269,6 +273,7 @@ async function main() {
     await messages(page);
     await convertCheckpoint(page);
     await fieldDtypes(page);
+    await quantFolders(b, { root, bin });
     await big(b, url);
     await panics(b, url);
     await tarball(b, { root, out, serve });

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use nxrig::convert::{self, Checkpoint, FileSink, Overflow, Pick, Plan};
 use nxrig::dtype::CastMode;
 use nxrig::formats;
-use nxrig::quant::{Choice, Nibbles};
+use nxrig::quant::Choice;
 use nxrig::{Error, Rig};
 
 use crate::process::{say, without_driver_chatter};
@@ -33,17 +33,7 @@ pub struct Args<'a> {
 
 /// The scheme as `--scheme` and `--nibbles` settle it.
 pub fn choice(scheme: Option<&str>, nibbles: &str) -> Result<Choice, Error> {
-    let nibbles = match nibbles {
-        "low-first" => Nibbles::LowFirst,
-        "high-first" => Nibbles::HighFirst,
-        other => {
-            return Err(Error::Format {
-                path: "--nibbles".into(),
-                tensor: None,
-                reason: format!("{other:?}: expected low-first or high-first"),
-            })
-        }
-    };
+    let nibbles = nibbles.parse()?;
     Ok(Choice {
         scheme: scheme.map(str::to_owned),
         nibbles,

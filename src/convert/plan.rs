@@ -236,7 +236,8 @@ impl Plan {
     /// weight without its scale, a shape other than its blocks imply, an unknown
     /// `quant_method`); tensors whose names only a quantized checkpoint has
     /// (`weight_scale_inv`, `qweight`, `weight_packed`, ...) where nothing names the
-    /// scheme; naming `--to`, block-scaled weights into a dtype that is not a float.
+    /// scheme; naming `--scheme`, a scheme the caller named that pairs no tensor;
+    /// naming `--to`, block-scaled weights into a dtype that is not a float.
     pub fn new<S>(checkpoint: &Checkpoint<S>, pick: &Pick, output: &str) -> Result<Plan, Error> {
         if let Some(p) = &pick.pattern {
             let mut names = checkpoint
@@ -435,6 +436,18 @@ fn schemes<S>(
         return Ok((None, Kept::default()));
     };
     let grouping = Grouping::new(checkpoint.indexed(), &q)?;
+    if grouping.groups.is_empty() && choice.scheme.is_some() {
+        // A scheme named by the caller that pairs nothing is a wrong name, not a
+        // checkpoint to copy packed.
+        return Err(Error::Format {
+            path: "--scheme".into(),
+            tensor: None,
+            reason: format!(
+                "{}: no weight of the checkpoint has its partners in this scheme (`nxrig info` lists the tensors, and the scheme the folder's configuration names)",
+                q.scheme.name
+            ),
+        });
+    }
     if !grouping.groups.is_empty() && !pick.to.is_float() {
         return Err(Error::Format {
             path: "--to".into(),

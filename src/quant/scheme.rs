@@ -46,6 +46,27 @@ pub enum Nibbles {
     HighFirst,
 }
 
+impl std::str::FromStr for Nibbles {
+    type Err = crate::error::Error;
+
+    /// `low-first` or `high-first` (the command line's `--nibbles`, JavaScript's
+    /// `nibbles`).
+    ///
+    /// # Errors
+    /// [`crate::error::Error::Format`] naming `--nibbles` for any other word.
+    fn from_str(s: &str) -> Result<Nibbles, Self::Err> {
+        match s {
+            "low-first" => Ok(Nibbles::LowFirst),
+            "high-first" => Ok(Nibbles::HighFirst),
+            other => Err(crate::error::Error::Format {
+                path: "--nibbles".into(),
+                tensor: None,
+                reason: format!("{other:?}: expected low-first or high-first"),
+            }),
+        }
+    }
+}
+
 /// What the per-tensor scale does: `W = ... * g` or `W = ... / g`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GlobalOp {

@@ -311,6 +311,68 @@ impl Checkpoint {
         self.ck.index.is_some()
     }
 
+    /// Makes this checkpoint a model's folder: `config` the text of its
+    /// `config.json`, `hf_quant` of its `hf_quant_config.json` (each absent where the
+    /// folder has none), `others` its other files as sources `{ name, size, read }`
+    /// (tokenizer, generation configuration), copied as they are into a converted
+    /// folder. A converted folder is then a folder too: its tensors' files under their
+    /// names, `config.json` rewritten. Called by `openCheckpoint` in
+    /// `js/checkpoint.js` for a folder with a `config.json`.
+    ///
+    /// Errors: a configuration that is not a JSON object (over 16 MiB); a source
+    /// without a size; a checkpoint already in use (a load or conversion running).
+    #[wasm_bindgen(js_name = setFolder)]
+    pub fn set_folder(
+        &mut self,
+        config: Option<String>,
+        hf_quant: Option<String>,
+        others: Vec<JsValue>,
+    ) -> Result<(), JsError> {
+        let parse = |name: &str, text: Option<String>| {
+            text.map(|t| convert::parse_config(name, t.as_bytes()))
+                .transpose()
+                .map_err(js_error)
+        };
+        let mut folder = convert::Folder {
+            config: parse("config.json", config)?,
+            hf_quant: parse("hf_quant_config.json", hf_quant)?,
+            others: Vec::new(),
+        };
+        for o in others {
+            let s = JsSource::of(o)?;
+            folder.others.push((s.name.clone(), s));
+        }
+        let ck = Rc::get_mut(&mut self.ck).ok_or_else(|| {
+            JsError::new("Checkpoint.setFolder: the checkpoint is in use (a load or a conversion)")
+        })?;
+        ck.folder = Some(folder);
+        Ok(())
+    }
+
+    /// Whether it is a model's folder (opened with its `config.json`): it converts
+    /// into a folder.
+    #[wasm_bindgen(getter)]
+    pub fn folder(&self) -> bool {
+        self.ck.folder.is_some()
+    }
+
+    /// The block-scaled scheme its folder's configuration names (`'fp8-block'`,
+    /// `'mxfp4'`, `'nvfp4'`, `'gptq'`, ...: the command line's `--scheme` names), or
+    /// `null` where it names none (or none nxrig knows: `convertCheckpoint` then says
+    /// why).
+    #[wasm_bindgen(getter)]
+    pub fn scheme(&self) -> Option<String> {
+        let f = self.ck.folder.as_ref()?;
+        crate::quant::Quantization::detect(
+            f.config.as_ref(),
+            f.hf_quant.as_ref(),
+            &crate::quant::Choice::default(),
+        )
+        .ok()
+        .flatten()
+        .map(|q| q.scheme.name.to_owned())
+    }
+
     /// The bytes of every tensor.
     #[wasm_bindgen(getter, js_name = byteLength)]
     pub fn byte_length(&self) -> f64 {
@@ -361,20 +423,52 @@ impl Checkpoint {
     }
 }
 
-/// The JS error of `e`, where the command line's `--tensors` is the option
-/// `options.tensors`.
+/// The command line's options as `convertCheckpoint`'s options name them.
+const OPTIONS: [(&str, &str); 7] = [
+    ("--nibbles high-first", "options.nibbles: 'high-first'"),
+    ("--keep-quantized", "options.keepQuantized"),
+    ("--scheme none", "options.scheme: 'none'"),
+    ("--scheme", "options.scheme"),
+    ("--nibbles", "options.nibbles"),
+    ("--tensors", "options.tensors"),
+    ("--saturate", "options.saturate"),
+];
+
+/// The JS error of `e`, where the command line's options (`--tensors`, `--scheme`,
+/// ...) are `convertCheckpoint`'s (`options.tensors`, `options.scheme`, ...).
 fn option_error(e: Error) -> JsError {
-    match e {
-        Error::Format {
-            path,
-            tensor,
-            reason,
-        } if path == "--tensors" => js_error(Error::Format {
-            path: "options.tensors".into(),
-            tensor,
-            reason,
-        }),
-        e => js_error(e),
+    let mut m = format!("nxrig: {}", e.detail());
+    for (flag, option) in OPTIONS {
+        m = m.replace(flag, option);
+    }
+    JsError::new(&m)
+}
+
+/// What `convertCheckpoint` says of a block-scaled checkpoint: its options
+/// `scheme`, `nibbles` and `keepQuantized` (each absent where not given).
+struct Dequantize {
+    scheme: Option<String>,
+    nibbles: Option<String>,
+    keep_quantized: Option<String>,
+}
+
+impl Dequantize {
+    /// `pick` with these options.
+    fn apply(&self, pick: Pick) -> Result<Pick, Error> {
+        let nibbles = self
+            .nibbles
+            .as_deref()
+            .map(str::parse)
+            .transpose()?
+            .unwrap_or_default();
+        let pick = pick.with_scheme(crate::quant::Choice {
+            scheme: self.scheme.clone(),
+            nibbles,
+        });
+        match &self.keep_quantized {
+            Some(k) => pick.keeping(k),
+            None => Ok(pick),
+        }
     }
 }
 
@@ -382,11 +476,14 @@ fn option_error(e: Error) -> JsError {
 /// tensors `tensors` (a glob; every float when absent) cast into `to` on `device`,
 /// `output` naming the single file's output (its extension its format); then commit,
 /// or abort on any error. `progress(bytesDone, bytesTotal, tensor)` after each piece;
-/// `saturate`: the casts saturate ([`crate::dtype::CastMode::Saturate`]).
-/// Resolves to `{ files, tensors, converted, bytesIn, bytesOut, overflows }`
-/// (`overflows`: `{ tensor, dtype, overflowed, infinities, nans }` of each tensor
-/// some of whose values overflowed or became an infinity or a NaN). Called by
-/// `convertCheckpoint` in `js/index.js`.
+/// `saturate`: the casts saturate ([`crate::dtype::CastMode::Saturate`]); `scheme`,
+/// `nibbles`, `keep_quantized`: a block-scaled checkpoint's scheme as the caller
+/// settles it (the command line's `--scheme`, `--nibbles`, `--keep-quantized`).
+/// Resolves to `{ files, tensors, converted, dequantized, bytesIn, bytesOut,
+/// overflows }` (`dequantized`: the block-scaled weights dequantized; `overflows`:
+/// `{ tensor, dtype, overflowed, infinities, nans }` of each tensor some of whose
+/// values overflowed or became an infinity or a NaN). Called by `convertCheckpoint`
+/// in `js/checkpoint.js`.
 #[wasm_bindgen(js_name = convertCheckpointInto)]
 #[allow(clippy::too_many_arguments)]
 pub fn convert_checkpoint_into(
@@ -398,8 +495,16 @@ pub fn convert_checkpoint_into(
     output: String,
     progress: Option<Function>,
     saturate: bool,
+    scheme: Option<String>,
+    nibbles: Option<String>,
+    keep_quantized: Option<String>,
 ) -> Promise {
     let ck = checkpoint.ck.clone();
+    let dequantize = Dequantize {
+        scheme,
+        nibbles,
+        keep_quantized,
+    };
     let rig = device.rig.clone();
     future_to_promise(async move {
         let to = to.parse().map_err(js_error)?;
@@ -409,8 +514,8 @@ pub fn convert_checkpoint_into(
             crate::dtype::CastMode::Default
         };
         let pick = Pick::new(to, tensors.as_deref())
-            .map_err(option_error)?
-            .with_mode(mode);
+            .and_then(|p| dequantize.apply(p.with_mode(mode)))
+            .map_err(option_error)?;
         let plan = Plan::new(&ck, &pick, &output).map_err(option_error)?;
         let mut sink = JsSink {
             obj: sink,
@@ -434,6 +539,7 @@ pub fn convert_checkpoint_into(
             ("files", r.files as f64),
             ("tensors", r.tensors as f64),
             ("converted", r.converted as f64),
+            ("dequantized", r.dequantized as f64),
             ("bytesIn", r.bytes_in as f64),
             ("bytesOut", r.bytes_out as f64),
         ] {

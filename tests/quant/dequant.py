@@ -20,10 +20,16 @@ scales, and the other files copied byte for byte.
 
 Then the refusals, each an error naming the tensor with nothing written: a weight
 without its scale (across shards), a scale of the wrong shape, a symmetric GPTQ v1
-checkpoint labelled gptq_v2, an unknown quant_method, a folder of quantized-looking
-tensors with no configuration.
+checkpoint labelled gptq_v2, an unknown quant_method, a scheme named that pairs no
+tensor, a folder of quantized-looking tensors with no configuration.
 
 Exits 1 on a mismatch.
+
+    python3 tests/quant/dequant.py --write OUTDIR
+
+writes the same folders only (and `refuse-missing-scale`, `refuse-gptq-v1-as-v2`), for
+the JavaScript tests (www/e2e-quant.mjs), which hold the browser's and Node's
+conversions to `nxrig convert`'s, checked here against the oracle.
 """
 
 import json
@@ -598,9 +604,12 @@ def refusals(nxrig, out, fails):
     # A symmetric GPTQ v1 checkpoint labelled gptq_v2: its zero points are one short.
     files, config, _, _, _ = gptq(False, symmetric=True)
     config["quantization_config"]["checkpoint_format"] = "gptq_v2"
-    refuse(nxrig, out, "gptq-v1-as-v2", files, config, 'tensor "model.layers.0.self_attn.o_proj.qweight"', fails)
+    refuse(nxrig, out, "gptq-v1-as-v2", files, config, 'tensor "model.layers.0.self_attn.o_proj.qweight": a zero point of 7 where a symmetric 4-bit GPTQ checkpoint has 8, reading its zero points as checkpoint_format gptq_v2 (stored as they are): the checkpoint looks like v1', fails)
     # An unknown quant_method.
     refuse(nxrig, out, "unknown-method", files, {"quantization_config": {"quant_method": "hqq"}}, 'quant_method "hqq" is not a scheme nxrig knows; --scheme', fails)
+    # A scheme named that pairs nothing: GPTQ's on gpt-oss' MXFP4 experts.
+    g_files, g_config, _, _, _ = gpt_oss()
+    refuse(nxrig, out, "wrong-scheme", g_files, g_config, "--scheme: gptq: no weight of the checkpoint has its partners in this scheme", fails, args=("--scheme", "gptq"))
     # Quantized-looking tensors and no configuration.
     refuse(nxrig, out, "no-config", files, None, "--scheme", fails)
 
@@ -617,9 +626,24 @@ def main(nxrig, out, devices):
     sys.exit(1 if fails else 0)
 
 
+def write_all(out):
+    for name, layout in LAYOUTS.items():
+        files, config, hf, _, _ = layout()
+        write_folder(os.path.join(out, name), files, config, hf)
+    files, config, _, _, _ = deepseek_v3()
+    del files["model-00002-of-00002.safetensors"]["model.layers.0.mlp.down_proj.weight_scale_inv"]
+    write_folder(os.path.join(out, "refuse-missing-scale"), files, config, None)
+    files, config, _, _, _ = gptq(False, symmetric=True)
+    config["quantization_config"]["checkpoint_format"] = "gptq_v2"
+    write_folder(os.path.join(out, "refuse-gptq-v1-as-v2"), files, config, None)
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 3:
         sys.exit(__doc__)
+    if sys.argv[1] == "--write":
+        write_all(sys.argv[2])
+        sys.exit(0)
     out = sys.argv[2]
     os.makedirs(out, exist_ok=True)
     main(sys.argv[1], out, sys.argv[3:] or ["host"])

@@ -1,0 +1,185 @@
+// Block-scaled model folders in the browser and in Node: the folders of
+// tests/quant/dequant.py (DeepSeek-V3/V4's FP8 blocks, gpt-oss' MXFP4, ModelOpt's NVFP4,
+// compressed-tensors' float and integer schemes, GPTQ v1/v2, AWQ; config.json,
+// a tokenizer and a generation config beside the tensors, one sharded with a scale in
+// the other shard), written at test time and converted by `nxrig convert` on the host
+// (which dequant.py holds to its exact oracle), then
+//   1. in Node, from each folder's path into a path;
+//   2. in headless Chromium, from each folder's files (a FileList) on the host, and
+//      from its URL (ending in /) on WebGPU, into streams; one folder from an OPFS
+//      directory handle into another;
+// every file of every output equal to nxrig convert's, byte for byte; and the
+// refusals (a weight without its scale across shards, GPTQ v1 labelled v2, quantized
+// names without a config.json) as errors naming convertCheckpoint and the tensor, in
+// JavaScript's option names, nothing written.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkpointServer } from './e2e-server.mjs';
+import { step } from './e2e-step.mjs';
+
+/** The files of the folder `dir`, by name. */
+function filesOf(dir) {
+  return Object.fromEntries(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f))]));
+}
+
+/** Asserts that `got` (name to bytes) is the folder `want`, file for file. */
+function sameFolder(got, want, what) {
+  const w = filesOf(want);
+  assert.deepEqual(Object.keys(got).sort(), Object.keys(w), `${what}: the files`);
+  for (const [name, bytes] of Object.entries(w)) {
+    assert.ok(Buffer.from(got[name]).equals(bytes), `${what}: ${name} differs from nxrig convert's`);
+  }
+}
+
+/** In the page: a sink of files kept in memory, each read back as base64. */
+function pageHelpers() {
+  window.memoryFolder = () => {
+    const files = {};
+    const sink = (name) => new WritableStream({ write(c) { (files[name] ??= []).push(c.slice()); } });
+    const base64 = () => Object.fromEntries(Object.entries(files).map(([n, chunks]) => {
+      let s = '';
+      for (const c of chunks) for (let i = 0; i < c.length; i += 0x8000) s += String.fromCharCode(...c.subarray(i, i + 0x8000));
+      return [n, btoa(s)];
+    }));
+    return { files, sink, base64 };
+  };
+  const input = document.createElement('input');
+  input.type = 'file';
+  input.multiple = true;
+  input.id = 'qfiles';
+  document.body.append(input);
+}
+
+/** Runs the tests: `b` a Chromium with WebGPU, `root` the repo, `bin` the release `nxrig`. */
+export async function quantFolders(b, { root, bin }) {
+  const dir = mkdtempSync(join(tmpdir(), 'nxrig-quant-'));
+  let server;
+  let page;
+  try {
+    step('block-scaled model folders: written by tests/quant/dequant.py, converted by nxrig convert');
+    const src = join(dir, 'src');
+    execFileSync('python3', [join(root, 'tests/quant/dequant.py'), '--write', src], { stdio: 'inherit' });
+    const layouts = readdirSync(src).filter((n) => !n.startsWith('refuse-')).sort();
+    const ref = join(dir, 'ref');
+    mkdirSync(ref);
+    const cli = (...a) => execFileSync(bin, ['convert', ...a], { stdio: 'pipe' });
+    for (const l of layouts) cli(join(src, l), join(ref, l), '--to', 'bfloat16');
+    cli(join(src, 'gpt-oss'), join(ref, 'gpt-oss-f16-sat'), '--to', 'float16', '--saturate');
+    cli(join(src, 'deepseek-v3'), join(ref, 'deepseek-v3-kept'), '--to', 'bfloat16', '--keep-quantized', '*.down_proj.weight');
+
+    step('block-scaled model folders in Node: paths in, paths out');
+    const node = await import(join(root, 'js/node.js'));
+    await node.init();
+    for (const l of layouts) {
+      const ck = await node.openCheckpoint(join(src, l));
+      assert.equal(ck.folder, true, `${l}: a model's folder`);
+      assert.ok(ck.scheme, `${l}: its scheme`);
+      const r = await node.convertCheckpoint(ck, join(dir, 'node', l), { to: 'bfloat16' });
+      assert.ok(r.dequantized >= 1, `${l}: dequantized ${r.dequantized}`);
+      sameFolder(filesOf(join(dir, 'node', l)), join(ref, l), `Node ${l}`);
+    }
+    const sat = await node.convertCheckpoint(await node.openCheckpoint(join(src, 'gpt-oss')), join(dir, 'node', 'gpt-oss-f16-sat'), { to: 'float16', saturate: true });
+    assert.equal(sat.overflows.length, 1, 'gpt-oss: the saturated overflows reported');
+    sameFolder(filesOf(join(dir, 'node', 'gpt-oss-f16-sat')), join(ref, 'gpt-oss-f16-sat'), 'Node gpt-oss float16 saturated');
+    await node.convertCheckpoint(await node.openCheckpoint(join(src, 'deepseek-v3')), join(dir, 'node', 'deepseek-v3-kept'), { to: 'bfloat16', keepQuantized: '*.down_proj.weight' });
+    sameFolder(filesOf(join(dir, 'node', 'deepseek-v3-kept')), join(ref, 'deepseek-v3-kept'), 'Node deepseek-v3 keepQuantized');
+    const refused = async (l, want, options = {}) => {
+      const to = join(dir, 'node', l);
+      await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, l)), to, { to: 'bfloat16', ...options }), (e) => {
+        assert.match(e.message, want);
+        return true;
+      });
+      assert.throws(() => readdirSync(to), /ENOENT/, `${l}: nothing written`);
+    };
+    await refused('refuse-missing-scale', /^convertCheckpoint: .*tensor "model\.layers\.0\.mlp\.down_proj\.weight": a fp8-block weight without its scale/);
+    await refused('refuse-gptq-v1-as-v2', /^convertCheckpoint: .*qweight": a zero point of 7 .*looks like v1/);
+    await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, 'gpt-oss')), join(dir, 'node', 'x'), { to: 'bfloat16', scheme: 'gptq' }), /options\.scheme: gptq: no weight of the checkpoint has its partners/);
+    console.log(`Node: ${layouts.length} folders and 2 with options, each nxrig convert's; 4 refusals`);
+
+    server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads: dir });
+    page = await b.newPage();
+    page.on('pageerror', (e) => console.log(`page error: ${e.message}`));
+    await page.goto(`${server.url}/index.html`);
+    await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+    await page.evaluate(pageHelpers);
+
+    step('block-scaled model folders in Chromium: Files on the host, URLs on WebGPU');
+    for (const l of layouts) {
+      await page.setInputFiles('#qfiles', readdirSync(join(src, l)).map((f) => join(src, l, f)));
+      const got = await page.evaluate(async (l) => {
+        const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
+        const out = {};
+        const files = await openCheckpoint(document.getElementById('qfiles').files);
+        out.scheme = files.scheme;
+        const a = window.memoryFolder();
+        out.report = await convertCheckpoint(files, a.sink, { to: 'bfloat16' });
+        out.host = a.base64();
+        const url = await openCheckpoint(`/data/src/${l}/`);
+        const b = window.memoryFolder();
+        await convertCheckpoint(url, b.sink, { to: 'bfloat16', device: await Device.gpu() });
+        out.gpu = b.base64();
+        return out;
+      }, l);
+      const bytes = (o) => Object.fromEntries(Object.entries(o).map(([n, s]) => [n, Buffer.from(s, 'base64')]));
+      assert.ok(got.scheme, `${l}: ck.scheme`);
+      assert.ok(got.report.dequantized >= 1, `${l}: the report's dequantized`);
+      sameFolder(bytes(got.host), join(ref, l), `Chromium ${l} from Files on the host`);
+      sameFolder(bytes(got.gpu), join(ref, l), `Chromium ${l} from its URL on WebGPU`);
+    }
+    console.log(`Chromium: ${layouts.length} folders from Files (host) and URLs (WebGPU), each nxrig convert's`);
+
+    step('block-scaled model folders in Chromium: OPFS folder to OPFS folder, the refusals');
+    const names = readdirSync(join(src, 'deepseek-v3'));
+    const edge = await page.evaluate(async (names) => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const root = await navigator.storage.getDirectory();
+      const inDir = await root.getDirectoryHandle('ds3', { create: true });
+      for (const n of names) {
+        const w = await (await inDir.getFileHandle(n, { create: true })).createWritable();
+        await w.write(await (await fetch(`/data/src/deepseek-v3/${n}`)).arrayBuffer());
+        await w.close();
+      }
+      const outDir = await root.getDirectoryHandle('ds3-out', { create: true });
+      const ck = await openCheckpoint(inDir);
+      await convertCheckpoint(ck, outDir, { to: 'bfloat16' });
+      const out = { opfs: {} };
+      for await (const [n, h] of outDir.entries()) {
+        const b = new Uint8Array(await (await h.getFile()).arrayBuffer());
+        let s = '';
+        for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+        out.opfs[n] = btoa(s);
+      }
+      const message = async (f) => { try { await f(); return 'converted'; } catch (e) { return e.message; } };
+      const missing = window.memoryFolder();
+      out.missing = await message(async () => convertCheckpoint(await openCheckpoint('/data/src/refuse-missing-scale/'), missing.sink, { to: 'bfloat16' }));
+      out.missingWritten = Object.keys(missing.files);
+      // The GPTQ folder's weights alone, without config.json: quantized names, no scheme.
+      const input = document.getElementById('qfiles');
+      const weights = [...input.files].filter((f) => f.name.endsWith('.safetensors'));
+      const bare = await openCheckpoint(weights);
+      out.bare = await message(() => convertCheckpoint(bare, window.memoryFolder().sink, { to: 'bfloat16' }));
+      out.none = await message(() => convertCheckpoint(bare, window.memoryFolder().sink, { to: 'bfloat16', scheme: 'none' }));
+      out.nibbles = await message(() => convertCheckpoint(bare, window.memoryFolder().sink, { to: 'bfloat16', nibbles: 'high' }));
+      out.stream = await message(async () => convertCheckpoint(await openCheckpoint('/data/src/awq/'), new WritableStream(), { to: 'bfloat16' }));
+      await root.removeEntry('ds3', { recursive: true });
+      await root.removeEntry('ds3-out', { recursive: true });
+      return out;
+    }, names);
+    sameFolder(Object.fromEntries(Object.entries(edge.opfs).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(ref, 'deepseek-v3'), 'Chromium deepseek-v3 OPFS to OPFS');
+    assert.match(edge.missing, /^convertCheckpoint: .*"model\.layers\.0\.mlp\.down_proj\.weight": a fp8-block weight without its scale/);
+    assert.deepEqual(edge.missingWritten, [], 'a refused folder: nothing written');
+    // The last files given were the last layout's (modelopt-nvfp4): its weights alone.
+    assert.match(edge.bare, /^convertCheckpoint: .*looks quantized.*options\.scheme names its scheme.*options\.scheme: 'none' casts/);
+    assert.equal(edge.none, 'converted', "options.scheme 'none' casts the packed tensors as they are");
+    assert.match(edge.nibbles, /^TypeError|options\.nibbles must be 'low-first' or 'high-first'/);
+    assert.match(edge.stream, /a model's folder converts into several files/);
+    console.log(`refusals: ${edge.missing}\n  ${edge.bare}`);
+  } finally {
+    await page?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
