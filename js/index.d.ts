@@ -524,6 +524,8 @@ export interface ConvertReport {
   readonly converted: number;
   /** The block-scaled weights dequantized. */
   readonly dequantized: number;
+  /** Those dequantized wholly on `device` (a WebGPU device gathers each band's values from tables the host rounds; a band whose values may overflow is dequantized on the host, which counts them). */
+  readonly dequantizedOnDevice: number;
   readonly bytesIn: number;
   readonly bytesOut: number;
   /** The tensors some of whose values overflowed their new dtype, or became an infinity or a NaN there. */

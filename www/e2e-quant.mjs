@@ -6,8 +6,9 @@
 // (which dequant.py holds to its exact oracle), then
 //   1. in Node, from each folder's path into a path;
 //   2. in headless Chromium, from each folder's files (a FileList) on the host, and
-//      from its URL (ending in /) on WebGPU, into streams; one folder from an OPFS
-//      directory handle into another;
+//      from its URL (ending in /) on WebGPU (each band's values gathered there from
+//      tables the host rounds), into streams; one folder from an OPFS directory
+//      handle into another;
 // every file of every output equal to nxrig convert's, byte for byte; and the
 // refusals (a weight without its scale across shards, GPTQ v1 labelled v2, quantized
 // names without a config.json) as errors naming convertCheckpoint and the tensor, in
@@ -119,13 +120,16 @@ export async function quantFolders(b, { root, bin }) {
         out.host = a.base64();
         const url = await openCheckpoint(`/data/src/${l}/`);
         const b = window.memoryFolder();
-        await convertCheckpoint(url, b.sink, { to: 'bfloat16', device: await Device.gpu() });
+        out.gpuReport = await convertCheckpoint(url, b.sink, { to: 'bfloat16', device: await Device.gpu() });
         out.gpu = b.base64();
         return out;
       }, l);
       const bytes = (o) => Object.fromEntries(Object.entries(o).map(([n, s]) => [n, Buffer.from(s, 'base64')]));
       assert.ok(got.scheme, `${l}: ck.scheme`);
       assert.ok(got.report.dequantized >= 1, `${l}: the report's dequantized`);
+      assert.equal(got.report.dequantizedOnDevice, 0, `${l}: on the host`);
+      // On WebGPU every weight's bands gathered there, but gpt-oss' one that overflows.
+      assert.equal(got.gpuReport.dequantizedOnDevice, got.gpuReport.dequantized - (l === 'gpt-oss' ? 1 : 0), `${l}: dequantized on WebGPU`);
       sameFolder(bytes(got.host), join(ref, l), `Chromium ${l} from Files on the host`);
       sameFolder(bytes(got.gpu), join(ref, l), `Chromium ${l} from its URL on WebGPU`);
     }

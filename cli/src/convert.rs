@@ -95,6 +95,7 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
         });
     }
     let plan = Plan::new(&checkpoint, &pick, &output.display().to_string())?;
+    let device_name = device;
     let device = if device == "host" {
         Rig::host()
     } else {
@@ -137,7 +138,16 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
         report.converted,
         pick.to,
         match &plan.quantization {
-            Some(q) if report.dequantized > 0 => format!(", {} dequantized from {}", report.dequantized, q.scheme.name),
+            Some(q) if report.dequantized > 0 => format!(
+                ", {} dequantized from {}{}",
+                report.dequantized,
+                q.scheme.name,
+                match report.dequantized_on_device {
+                    0 => String::new(),
+                    n if n == report.dequantized => format!(" on {device_name}"),
+                    n => format!(" ({n} on {device_name})"),
+                }
+            ),
             _ => String::new(),
         },
         report.bytes_in,

@@ -67,7 +67,7 @@ pub struct Progress<'a> {
 /// let ck = pollster::block_on(Checkpoint::open(source, Format::Safetensors))?;
 /// let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors")?;
 /// let r = pollster::block_on(convert::run(&ck, &plan, &mut MemorySink::default(), &nxrig::Rig::host(), &mut |_| {}))?;
-/// assert_eq!(r, Report { files: 1, tensors: 1, converted: 1, bytes_in: 24, bytes_out: 12, dequantized: 0, overflows: vec![] });
+/// assert_eq!(r, Report { files: 1, tensors: 1, converted: 1, bytes_in: 24, bytes_out: 12, dequantized: 0, dequantized_on_device: 0, overflows: vec![] });
 /// # Ok::<(), nxrig::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,6 +84,10 @@ pub struct Report {
     pub bytes_out: u64,
     /// The block-scaled weights dequantized.
     pub dequantized: usize,
+    /// Those dequantized on the device wholly (on a wgpu device, every band gathered
+    /// from its tables there; a band whose values may overflow is dequantized on the
+    /// host, which counts them).
+    pub dequantized_on_device: usize,
     /// The tensors some of whose values overflowed their new dtype or became an
     /// infinity or a NaN there, in the order written (see [`Overflow`]).
     pub overflows: Vec<Overflow>,
@@ -175,11 +179,11 @@ pub async fn run<S: Source, K: Sink>(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, Error> {
     let done = match write_all(checkpoint, plan, sink, device, progress).await {
-        Ok(overflows) => sink.commit().await.map(|()| overflows),
+        Ok(at) => sink.commit().await.map(|()| at),
         Err(e) => Err(e),
     };
-    let overflows = match done {
-        Ok(o) => o,
+    let at = match done {
+        Ok(at) => at,
         Err(e) => {
             sink.abort().await;
             return Err(e);
@@ -192,7 +196,8 @@ pub async fn run<S: Source, K: Sink>(
         bytes_in: plan.bytes_in(),
         bytes_out: plan.tensor_bytes_out(),
         dequantized: plan.groups.len(),
-        overflows,
+        dequantized_on_device: at.on_device,
+        overflows: at.overflows,
     })
 }
 
@@ -202,11 +207,12 @@ async fn write_all<S: Source, K: Sink>(
     sink: &mut K,
     device: &Rig,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> Result<Vec<Overflow>, Error> {
+) -> Result<At, Error> {
     let mut at = At {
         total: plan.bytes_in(),
         done: 0,
         overflows: Vec::new(),
+        on_device: 0,
     };
     for f in &plan.files {
         let shard = &checkpoint.shards[f.shard];
@@ -260,7 +266,7 @@ async fn write_all<S: Source, K: Sink>(
         }
         sink.close().await?;
     }
-    Ok(at.overflows)
+    Ok(at)
 }
 
 /// `out` (of `to`) written to the open file of `sink`: packed where `to` is (every
@@ -280,6 +286,8 @@ struct At {
     total: u64,
     done: u64,
     overflows: Vec<Overflow>,
+    /// The groups every band of which the device dequantized.
+    on_device: usize,
 }
 
 /// The tensor `e` of `shard` cast into `to`, a piece at a time, into the open file
@@ -384,6 +392,7 @@ async fn write_group<S: Source, K: Sink>(
     let bands = g.bands();
     let mut tally = Tally::default();
     let mut counted = 0u64;
+    let mut on_device = 0;
     for (b, band) in bands.iter().enumerate() {
         let mut bytes = vec![Vec::new(); inputs.len()];
         for r in g.reads(band) {
@@ -421,21 +430,44 @@ async fn write_group<S: Source, K: Sink>(
             }
         }
         let fail = |err: Error| in_group(&g.weight, err);
-        let (mut out, peak) = g.dequantize(band, &bytes, to, mode).map_err(fail)?;
-        // Counted only where a value may overflow (or become a NaN in an unsigned
-        // dtype): most bands are well inside bfloat16's and float16's range. A band
-        // written in its dtype already is counted from its values rounded to odd.
-        if overflow::may_overflow(peak, to) {
-            let odd = if out.dtype() == to {
-                g.dequantize_odd(band, &bytes).map_err(fail)?.0
-            } else {
-                out.clone()
-            };
-            tally.add(overflow::tally(&odd, to, mode).map_err(fail)?);
+        // On a wgpu device, a band none of whose values may overflow: its tables here
+        // (each code's value a scale, rounded as the host rounds it), gathered there.
+        let lut = match device.wgpu() {
+            Some(_) => g.lut(band, &bytes, to, mode).map_err(fail)?,
+            None => None,
         }
-        if out.dtype() != to {
-            out = cast_on(out, device, to, mode).map_err(fail)?;
-        }
+        .filter(|l| l.runs_on(device) && !overflow::may_overflow(l.peak, to));
+        let out = match lut {
+            Some(l) => {
+                on_device += 1;
+                l.run(device).await.map_err(fail)?
+            }
+            None => {
+                let (mut out, peak) = g.dequantize(band, &bytes, to, mode).map_err(fail)?;
+                // Counted only where a value may overflow (or become a NaN in an
+                // unsigned dtype): most bands are well inside bfloat16's and float16's
+                // range. A band written in its dtype already is counted from its
+                // values rounded to odd.
+                if overflow::may_overflow(peak, to) {
+                    // float32 counted from float64's values (a float32 rounded to odd
+                    // stops at float32's largest finite).
+                    let odd = if to == DType::Float32 {
+                        g.dequantize(band, &bytes, DType::Float64, CastMode::Default)
+                            .map_err(fail)?
+                            .0
+                    } else if out.dtype() == to {
+                        g.dequantize_odd(band, &bytes).map_err(fail)?.0
+                    } else {
+                        out.clone()
+                    };
+                    tally.add(overflow::tally(&odd, to, mode).map_err(fail)?);
+                }
+                if out.dtype() != to {
+                    out = cast_on(out, device, to, mode).map_err(fail)?;
+                }
+                out
+            }
+        };
         write_out(sink, &out, to).await?;
         let share = if b + 1 == bands.len() {
             group_bytes - counted
@@ -451,6 +483,9 @@ async fn write_group<S: Source, K: Sink>(
             file,
             tensor_done: b + 1 == bands.len(),
         });
+    }
+    if on_device == bands.len() {
+        at.on_device += 1;
     }
     if tally.any() {
         at.overflows.push(Overflow {

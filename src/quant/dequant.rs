@@ -102,33 +102,12 @@ impl Group {
         };
         let (_, c) = self.rows_cols();
         let nrows = band.len();
-        let mut scale = floats(&self.scale, &bytes[1])?;
-        let mut next = 2;
-        let mut take = |p: &Option<Part>| {
-            p.as_ref().map(|_| {
-                next += 1;
-                &bytes[next - 1][..]
-            })
-        };
-        let zero = take(&self.zero);
-        let g_idx = take(&self.g_idx);
-        let global = match take(&self.global) {
-            Some(b) => Some(floats(self.global.as_ref().expect("a per-tensor scale"), b)?[0]),
-            None => None,
-        };
-        // A per-tensor scale that multiplies is folded into the block scales: an e4m3
-        // times a float32 is exact in float64. One that divides is divided by last
-        // (rounded once in float64, innocuously: an e2m1 times an e4m3, 6 bits, over a
-        // float32, 24, is never within 2^-53 of a midpoint of float32 or narrower, and
-        // an exact quotient is the midpoint itself).
-        let div = match (global, self.global_op()) {
-            (Some(g), Some(GlobalOp::Mul)) => {
-                scale.iter_mut().for_each(|s| *s *= g);
-                None
-            }
-            (Some(g), Some(GlobalOp::Div)) => Some(g),
-            _ => None,
-        };
+        let Parts {
+            scale,
+            zero,
+            g_idx,
+            div,
+        } = self.parts(bytes)?;
         let mut out = vec![T::default(); nrows * c];
         let w = &bytes[0];
         let peak = match self.packing {
@@ -215,27 +194,54 @@ impl Group {
         Ok((out, peak))
     }
 
-    /// The integer schemes' band: `(q - z) * s`, `[band, K]` of the output.
-    fn ints<T: Rounded>(
+    /// The band's inputs besides the weight, from `bytes` (each input's, in order).
+    pub(super) fn parts<'b>(&self, bytes: &'b [Vec<u8>]) -> Result<Parts<'b>, Error> {
+        let mut scale = floats(&self.scale, &bytes[1])?;
+        let mut next = 2;
+        let mut take = |p: &Option<Part>| {
+            p.as_ref().map(|_| {
+                next += 1;
+                &bytes[next - 1][..]
+            })
+        };
+        let zero = take(&self.zero);
+        let g_idx = take(&self.g_idx);
+        let global = match take(&self.global) {
+            Some(b) => Some(floats(self.global.as_ref().expect("a per-tensor scale"), b)?[0]),
+            None => None,
+        };
+        // A per-tensor scale that multiplies is folded into the block scales: an e4m3
+        // times a float32 is exact in float64. One that divides is divided by last
+        // (rounded once in float64, innocuously: an e2m1 times an e4m3, 6 bits, over a
+        // float32, 24, is never within 2^-53 of a midpoint of float32 or narrower, and
+        // an exact quotient is the midpoint itself).
+        let div = match (global, self.global_op()) {
+            (Some(g), Some(GlobalOp::Mul)) => {
+                scale.iter_mut().for_each(|s| *s *= g);
+                None
+            }
+            (Some(g), Some(GlobalOp::Div)) => Some(g),
+            _ => None,
+        };
+        Ok(Parts {
+            scale,
+            zero,
+            g_idx,
+            div,
+        })
+    }
+
+    /// An integer scheme's count of groups, and each of the `k` input columns' group
+    /// (from `g_idx` where the checkpoint has one, each checked below the count).
+    pub(super) fn groups(
         &self,
-        band: &Range<usize>,
-        weight: &[u8],
-        scale: &[f64],
-        (zero, g_idx): (Option<&[u8]>, Option<&[u8]>),
-        out: &mut [T],
-        put: &(impl Fn(f64) -> T + Sync),
-    ) -> Result<f64, Error> {
-        let bits = self.bits;
-        let per = (32 / bits) as usize;
-        let mask = (1u32 << bits) - 1;
-        let (_, k) = self.rows_cols();
-        let w = words(weight);
-        let z = zero.map(words);
+        k: usize,
+        g_idx: Option<&[u8]>,
+    ) -> Result<(usize, Vec<usize>), Error> {
         let groups = match self.packing {
             Packing::IntRows => self.scale.shape[1],
             _ => self.scale.shape[0],
         };
-        // Each input column's group.
         let group: Vec<usize> = match g_idx {
             None => (0..k).map(|col| col / self.block[1].max(1)).collect(),
             Some(b) => {
@@ -253,6 +259,55 @@ impl Group {
                 v.iter().map(|&g| g as usize).collect()
             }
         };
+        Ok((groups, group))
+    }
+
+    /// GPTQ's zero points of a band of `nrows` output rows (`[groups, nrows]`), each
+    /// as it is meant (v1's plus one), checked where the checkpoint is symmetric.
+    pub(super) fn gptq_zeros(
+        &self,
+        z: &[u32],
+        groups: usize,
+        nrows: usize,
+    ) -> Result<Vec<i64>, Error> {
+        let per = (32 / self.bits) as usize;
+        let mask = (1u32 << self.bits) - 1;
+        let zw = z.len() / groups.max(1);
+        let half = 1i64 << (self.bits - 1);
+        let mut zp = vec![0i64; groups * nrows];
+        for g in 0..groups {
+            for i in 0..nrows {
+                let mut v = ((z[g * zw + i / per] >> (self.bits * (i % per) as u32)) & mask) as i64;
+                if self.zeros_minus_one {
+                    v += 1;
+                }
+                if self.symmetric && v != half {
+                    return Err(self.wrong_zero(v));
+                }
+                zp[g * nrows + i] = v;
+            }
+        }
+        Ok(zp)
+    }
+
+    /// The integer schemes' band: `(q - z) * s`, `[band, K]` of the output.
+    fn ints<T: Rounded>(
+        &self,
+        band: &Range<usize>,
+        weight: &[u8],
+        scale: &[f64],
+        (zero, g_idx): (Option<&[u8]>, Option<&[u8]>),
+        out: &mut [T],
+        put: &(impl Fn(f64) -> T + Sync),
+    ) -> Result<f64, Error> {
+        let bits = self.bits;
+        let per = (32 / bits) as usize;
+        let mask = (1u32 << bits) - 1;
+        let (_, k) = self.rows_cols();
+        let w = words(weight);
+        let z = zero.map(words);
+        // Each input column's group.
+        let (groups, group) = self.groups(k, g_idx)?;
         let n0 = band.start;
         let nrows = band.len();
         let field = |word: u32, at: usize| ((word >> (bits * at as u32)) & mask) as i64;
@@ -282,22 +337,8 @@ impl Group {
             Packing::IntGptq => {
                 // qweight strip [K / per, band], scales [groups, band], qzeros [groups, zw].
                 let z = z.as_ref().expect("GPTQ's zero points");
-                let zw = z.len() / groups.max(1);
-                let half = 1i64 << (bits - 1);
                 // Each zero point of the band, checked where the checkpoint is symmetric.
-                let mut zp = vec![0i64; groups * nrows];
-                for g in 0..groups {
-                    for i in 0..nrows {
-                        let mut v = field(z[g * zw + i / per], i % per);
-                        if self.zeros_minus_one {
-                            v += 1;
-                        }
-                        if self.symmetric && v != half {
-                            return Err(self.wrong_zero(v));
-                        }
-                        zp[g * nrows + i] = v;
-                    }
-                }
+                let zp = self.gptq_zeros(z, groups, nrows)?;
                 rows(out, k, |i, row| {
                     let mut peak = 0f64;
                     for (col, o) in row.iter_mut().enumerate() {
@@ -367,9 +408,19 @@ impl Group {
     }
 }
 
+/// A band's inputs besides the weight: the block scales as float64s (a per-tensor
+/// scale that multiplies folded in), the zero points' and group indices' bytes, and a
+/// per-tensor scale that divides.
+pub(super) struct Parts<'b> {
+    pub scale: Vec<f64>,
+    pub zero: Option<&'b [u8]>,
+    pub g_idx: Option<&'b [u8]>,
+    pub div: Option<f64>,
+}
+
 /// `x / d` where there is a divisor, else `x`.
 #[inline(always)]
-fn over(x: f64, d: Option<f64>) -> f64 {
+pub(super) fn over(x: f64, d: Option<f64>) -> f64 {
     match d {
         Some(d) => x / d,
         None => x,
@@ -377,7 +428,7 @@ fn over(x: f64, d: Option<f64>) -> f64 {
 }
 
 /// Little-endian 32-bit words.
-fn words(b: &[u8]) -> Vec<u32> {
+pub(super) fn words(b: &[u8]) -> Vec<u32> {
     b.chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
         .collect()
@@ -402,12 +453,12 @@ fn floats_of(d: DType, bytes: &[u8]) -> Result<Vec<f64>, Error> {
 }
 
 /// The value of each of the `n` codes of the one-byte dtype `d`.
-fn table(d: DType, n: usize) -> Result<Vec<f64>, Error> {
+pub(super) fn table(d: DType, n: usize) -> Result<Vec<f64>, Error> {
     floats_of(d, &(0..n).map(|b| b as u8).collect::<Vec<_>>())
 }
 
 /// Each e2m1 code's value (the table's float4_e2m1fn, two a byte).
-fn fp4_values() -> Result<[f64; 16], Error> {
+pub(super) fn fp4_values() -> Result<[f64; 16], Error> {
     let bytes: Vec<u8> = (0..8).map(|b| (2 * b) | ((2 * b + 1) << 4)).collect();
     let v = floats_of(DType::Float4E2m1fn, &bytes)?;
     Ok(std::array::from_fn(|c| v[c]))
@@ -415,7 +466,7 @@ fn fp4_values() -> Result<[f64; 16], Error> {
 
 /// The codes of a byte of two e2m1s: the even element's, then the odd one's.
 #[inline(always)]
-fn pair(b: u8, high_first: bool) -> (usize, usize) {
+pub(super) fn pair(b: u8, high_first: bool) -> (usize, usize) {
     let (lo, hi) = ((b & 15) as usize, (b >> 4) as usize);
     if high_first {
         (hi, lo)
@@ -427,7 +478,7 @@ fn pair(b: u8, high_first: bool) -> (usize, usize) {
 /// The 16 values of a float4 block of scale `s` (divided by `div` where given), each
 /// rounded once by `put`; `peak` raised to their greatest magnitude.
 #[inline(always)]
-fn block_table<T: Copy + Default>(
+pub(super) fn block_table<T: Copy + Default>(
     vals: &[f64; 16],
     s: f64,
     div: Option<f64>,

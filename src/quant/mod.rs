@@ -40,10 +40,13 @@ mod band;
 mod dequant;
 mod detect;
 mod exact;
+mod gpu;
 mod group;
+mod lut;
 mod scheme;
 
 pub use band::{Read, BAND_ELEMENTS};
 pub use detect::{Choice, Quantization};
 pub use group::{Group, Grouping, Part};
+pub use lut::Lut;
 pub use scheme::{GlobalOp, Nibbles, Packing, Scheme, SCHEMES};

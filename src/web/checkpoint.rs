@@ -480,7 +480,8 @@ impl Dequantize {
 /// `nibbles`, `keep_quantized`: a block-scaled checkpoint's scheme as the caller
 /// settles it (the command line's `--scheme`, `--nibbles`, `--keep-quantized`).
 /// Resolves to `{ files, tensors, converted, dequantized, bytesIn, bytesOut,
-/// overflows }` (`dequantized`: the block-scaled weights dequantized; `overflows`:
+/// overflows }` (`dequantized`: the block-scaled weights dequantized,
+/// `dequantizedOnDevice` those the device dequantized wholly; `overflows`:
 /// `{ tensor, dtype, overflowed, infinities, nans }` of each tensor some of whose
 /// values overflowed or became an infinity or a NaN). Called by `convertCheckpoint`
 /// in `js/checkpoint.js`.
@@ -540,6 +541,7 @@ pub fn convert_checkpoint_into(
             ("tensors", r.tensors as f64),
             ("converted", r.converted as f64),
             ("dequantized", r.dequantized as f64),
+            ("dequantizedOnDevice", r.dequantized_on_device as f64),
             ("bytesIn", r.bytes_in as f64),
             ("bytesOut", r.bytes_out as f64),
         ] {

@@ -11,7 +11,7 @@ blocks are partial): DeepSeek-V3's FP8 blocks (`weight_scale_inv`), DeepSeek-V4'
 (UE8M0 `scale`, FP4 routed experts in I8), gpt-oss' MXFP4 experts, NVIDIA ModelOpt's
 NVFP4 and FP8, compressed-tensors' float-quantized (block, channel), NVFP4, MXFP4 and
 pack-quantized (int4 asymmetric with a group index, int8 symmetric), GPTQ (v1 and v2,
-with `g_idx`) and AWQ. Each is converted to bfloat16 and float16 on each DEVICE (`host`
+with `g_idx`) and AWQ. Each is converted to bfloat16, float16 and float32 on each DEVICE (`host`
 when none is given), and every output byte is compared with the oracle: the exact value
 (Python's `Fraction`s: every element decoded with ml_dtypes, the formula in exact
 arithmetic) rounded once to nearest even into the target, an overflow an infinity.
@@ -35,6 +35,7 @@ conversions to `nxrig convert`'s, checked here against the oracle.
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -75,6 +76,7 @@ def read_safetensors(path):
 TARGETS = {
     "bfloat16": ("BF16", ml_dtypes.bfloat16, 8, -126, float(ml_dtypes.finfo(ml_dtypes.bfloat16).max)),
     "float16": ("F16", np.float16, 11, -14, 65504.0),
+    "float32": ("F32", np.float32, 24, -126, float(np.finfo(np.float32).max)),
 }
 
 
@@ -261,18 +263,26 @@ def gpt_oss():
     exact = fractions(E2M1_TABLE[codes]) * np.repeat(fractions(sv), 32, 2)
     exact = exact.transpose(0, 2, 1)  # [E, K, rows], as GptOssExperts holds it
     bias = RNG.standard_normal((e, rows)).astype(ml_dtypes.bfloat16)
+    # A second weight inside bfloat16's and float16's range: dequantized on a GPU
+    # (the first, which overflows, on the host, which counts its infinities).
+    d_rows, d_k = 40, 96
+    d_codes = RNG.integers(0, 16, size=(e, d_rows, d_k)).astype(np.uint8)
+    d_sb, d_sv = e8m0(RNG.integers(118, 136, size=(e, d_rows, d_k // 32)))
+    d_exact = (fractions(E2M1_TABLE[d_codes]) * np.repeat(fractions(d_sv), 32, 2)).transpose(0, 2, 1)
     files = {
         "model.safetensors": {
             "model.layers.0.mlp.experts.gate_up_proj_blocks": ("U8", blocks),
             "model.layers.0.mlp.experts.gate_up_proj_scales": ("U8", sb),
             "model.layers.0.mlp.experts.gate_up_proj_bias": ("BF16", bias.view(np.uint16)),
+            "model.layers.0.mlp.experts.down_proj_blocks": ("U8", pack_nibbles(d_codes).reshape(e, d_rows, d_k // 32, 16)),
+            "model.layers.0.mlp.experts.down_proj_scales": ("U8", d_sb),
         }
     }
     config = {
         "torch_dtype": "bfloat16",
         "quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]},
     }
-    return files, config, None, {"model.layers.0.mlp.experts.gate_up_proj": exact}, {"model.layers.0.mlp.experts.gate_up_proj_bias": bias.astype(np.float64)}
+    return files, config, None, {"model.layers.0.mlp.experts.gate_up_proj": exact, "model.layers.0.mlp.experts.down_proj": d_exact}, {"model.layers.0.mlp.experts.gate_up_proj_bias": bias.astype(np.float64)}
 
 
 def fp4_block(n, k, block, scale_codes, scale_values):
@@ -516,6 +526,10 @@ def check_layout(nxrig, out, name, devices, fails):
             if r.returncode != 0:
                 fails.append(f"{name} to {to} on {device}: exit {r.returncode}: {r.stderr}")
                 continue
+            # On a GPU every weight is dequantized there, but gpt-oss' first, whose
+            # values overflow (the host counts them).
+            if device != "host" and not re.search(r"dequantized from \S+ (\(\d+ )?on " + device, r.stderr + r.stdout):
+                fails.append(f"{name} to {to} on {device}: not dequantized on the device: {r.stderr}{r.stdout}")
             got = {}
             for f in sorted(os.listdir(dst)):
                 if f.endswith(".safetensors"):
