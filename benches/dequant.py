@@ -3,7 +3,8 @@
 bytes, and against NumPy computing the same formula, side by side:
 
     cargo build --release -p nxrig-cli
-    python3 benches/dequant.py [--gib 1] [--rounds 3] [--dir /tmp] [--only fp8-block|mxfp4]
+    python3 benches/dequant.py [--gib 1] [--rounds 3] [--dir /tmp] [--only fp8-block|mxfp4] [--no-numpy]
+    python3 benches/dequant.py --gib 1 --make DIR      # the folders only
 
 Makes two model folders of `--gib` GiB of weights at run time (removed after):
 
@@ -131,7 +132,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default=tempfile.gettempdir())
     ap.add_argument("--only", choices=["fp8-block", "mxfp4"])
+    ap.add_argument("--no-numpy", action="store_true", help="leave NumPy's formula out (its column then reads 0)")
+    ap.add_argument("--make", metavar="DIR", help="only write the four folders into DIR (for benches/web/dequant.mjs)")
     a = ap.parse_args()
+    if a.make:
+        make(a.make, a.gib, np.random.default_rng(1))
+        return
     base = tempfile.mkdtemp(prefix="nxrig-dequant-", dir=a.dir)
     try:
         rng = np.random.default_rng(1)
@@ -147,6 +153,9 @@ def main():
             for _ in range(a.rounds):
                 best["dequant"] = min(best["dequant"], convert(src, os.path.join(base, "out")))
                 best["cast"] = min(best["cast"], convert(twin, os.path.join(base, "out"), "--scheme", "none"))
+                if a.no_numpy:
+                    best["numpy"] = 0.0
+                    continue
                 t = time.perf_counter()
                 numpy_work()
                 best["numpy"] = min(best["numpy"], time.perf_counter() - t)

@@ -6,7 +6,8 @@ use std::ops::Range;
 use super::group::{Group, Part};
 use super::scheme::Packing;
 
-/// The most output elements a band holds: 4 Mi (32 MiB as float64).
+/// The most output elements a band holds: 4 Mi (32 MiB as float64); gpt-oss' bands
+/// four times as many ([`Group::bands`]).
 pub const BAND_ELEMENTS: usize = 4 << 20;
 
 /// The byte runs of one input a band needs: `(offset from the tensor's first byte,
@@ -33,9 +34,14 @@ impl Group {
 
     /// The output's bands: ranges of its rows (of [`Group::rows_cols`]) of at most
     /// [`BAND_ELEMENTS`] elements (or one aligned run of rows), none across an
-    /// expert of gpt-oss' experts.
+    /// expert of gpt-oss' experts; gpt-oss' of at most four times as many (a band of
+    /// its transposed output reads a column strip of each input row: a whole expert,
+    /// 2880 x 5760 in gpt-oss-20b and -120b, is read as one span, not twice over).
     pub fn bands(&self) -> Vec<Range<usize>> {
-        self.bands_of(BAND_ELEMENTS)
+        match self.packing {
+            Packing::Fp4Experts => self.bands_of(4 * BAND_ELEMENTS),
+            _ => self.bands_of(BAND_ELEMENTS),
+        }
     }
 
     /// [`Group::bands`] of at most `most` elements (or one aligned run of rows).

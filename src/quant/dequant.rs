@@ -106,6 +106,7 @@ impl Group {
             scale,
             zero,
             g_idx,
+            mul,
             div,
         } = self.parts(bytes)?;
         let mut out = vec![T::default(); nrows * c];
@@ -117,6 +118,44 @@ impl Group {
                 let whole = scale.len() == 1;
                 let s0 = self.scale_row(band.start as u64);
                 let b1 = self.block[1].max(1);
+                let srow_of = |i: usize| {
+                    if whole {
+                        0
+                    } else {
+                        (self.scale_row((band.start + i) as u64) - s0) as usize * sc
+                    }
+                };
+                if nrows * c >= 1024 * scale.len() {
+                    // A scale's elements far outnumber its 256 codes (a 128 x 128
+                    // block's 16384): each code's value rounded once a scale, then
+                    // looked up. The peak is the tables' (an overflow then counted
+                    // where a code that overflows may not occur: the count is exact).
+                    let mut peak = 0f64;
+                    let tables: Vec<[T; 256]> = scale
+                        .iter()
+                        .map(|&s| {
+                            std::array::from_fn(|q| {
+                                let x = lut[q] * s;
+                                if !x.is_nan() {
+                                    peak = peak.max(x.abs());
+                                }
+                                put(x)
+                            })
+                        })
+                        .collect();
+                    rows(&mut out, c, |i, row| {
+                        let srow = srow_of(i);
+                        let q = &w[i * c..(i + 1) * c];
+                        for ((o, q), k) in row.chunks_mut(b1).zip(q.chunks(b1)).zip(0..) {
+                            let t = &tables[if whole { 0 } else { srow + k }];
+                            for (o, &q) in o.iter_mut().zip(q) {
+                                *o = t[q as usize];
+                            }
+                        }
+                        0.0
+                    });
+                    return Ok((out, peak));
+                }
                 rows(&mut out, c, |i, row| {
                     let mut peak = 0f64;
                     let srow = if whole {
@@ -136,6 +175,51 @@ impl Group {
                     }
                     peak
                 })
+            }
+            Packing::Fp4 | Packing::Fp4Experts if self.scale.dtype.bits() == 8 => {
+                // Scales of one byte (UE8M0, e4m3): a table of 16 values rounded once
+                // for each code among the band's scales, then looked up.
+                let (tables, peak) = self.code_tables(&bytes[1], (mul, div), &put)?;
+                let codes = &bytes[1];
+                let high = self.nibbles == Nibbles::HighFirst;
+                if self.packing == Packing::Fp4 {
+                    let sc = *self.scale.shape.last().unwrap_or(&1);
+                    let block = self.block[1].max(2);
+                    rows(&mut out, c, |i, row| {
+                        let q = &w[i * c / 2..(i + 1) * c / 2];
+                        let srow = &codes[i * sc..(i + 1) * sc];
+                        for ((o, q), &s) in row.chunks_mut(block).zip(q.chunks(block / 2)).zip(srow)
+                        {
+                            let t = &tables[s as usize];
+                            for (o, &b) in o.chunks_exact_mut(2).zip(q) {
+                                let (e, d) = pair(b, high);
+                                o[0] = t[e];
+                                o[1] = t[d];
+                            }
+                        }
+                        0.0
+                    });
+                } else {
+                    let n = c;
+                    let width = w.len() / n.max(1);
+                    let kb = width / 16;
+                    rows(&mut out, 32 * n, |blk, rows32| {
+                        let t = rows32.len() / n.max(1);
+                        for j in 0..n {
+                            let table = &tables[codes[j * kb + blk] as usize];
+                            let q = &w[j * width + blk * 16..][..t.div_ceil(2)];
+                            for (b, &byte) in q.iter().enumerate() {
+                                let (e, d) = pair(byte, high);
+                                rows32[2 * b * n + j] = table[e];
+                                if 2 * b + 1 < t {
+                                    rows32[(2 * b + 1) * n + j] = table[d];
+                                }
+                            }
+                        }
+                        0.0
+                    });
+                }
+                peak
             }
             Packing::Fp4 => {
                 // A block's 16 values (one scale) rounded once, then looked up.
@@ -215,20 +299,54 @@ impl Group {
         // (rounded once in float64, innocuously: an e2m1 times an e4m3, 6 bits, over a
         // float32, 24, is never within 2^-53 of a midpoint of float32 or narrower, and
         // an exact quotient is the midpoint itself).
-        let div = match (global, self.global_op()) {
+        let (mul, div) = match (global, self.global_op()) {
             (Some(g), Some(GlobalOp::Mul)) => {
                 scale.iter_mut().for_each(|s| *s *= g);
-                None
+                (Some(g), None)
             }
-            (Some(g), Some(GlobalOp::Div)) => Some(g),
-            _ => None,
+            (Some(g), Some(GlobalOp::Div)) => (None, Some(g)),
+            _ => (None, None),
         };
         Ok(Parts {
             scale,
             zero,
             g_idx,
+            mul,
             div,
         })
+    }
+
+    /// A float4 band whose scales are one byte each (`codes`, the scale's bytes): for
+    /// each code among them, its block's 16 values rounded once by `put` (a
+    /// per-tensor scale that multiplies folded in, one that divides by `div`); the
+    /// greatest magnitude among them.
+    fn code_tables<T: Copy + Default>(
+        &self,
+        codes: &[u8],
+        (mul, div): (Option<f64>, Option<f64>),
+        put: &impl Fn(f64) -> T,
+    ) -> Result<(Vec<[T; 16]>, f64), Error> {
+        let mut present = [false; 256];
+        for &c in codes {
+            present[c as usize] = true;
+        }
+        let all: Vec<u8> = (0..=255).collect();
+        let mut value = floats(&self.scale, &all)?;
+        if let Some(g) = mul {
+            value.iter_mut().for_each(|s| *s *= g);
+        }
+        let vals = fp4_values()?;
+        let mut peak = 0f64;
+        let tables = (0..256)
+            .map(|c| {
+                if present[c] {
+                    block_table(&vals, value[c], div, put, &mut peak)
+                } else {
+                    [T::default(); 16]
+                }
+            })
+            .collect();
+        Ok((tables, peak))
     }
 
     /// An integer scheme's count of groups, and each of the `k` input columns' group
@@ -415,6 +533,8 @@ pub(super) struct Parts<'b> {
     pub scale: Vec<f64>,
     pub zero: Option<&'b [u8]>,
     pub g_idx: Option<&'b [u8]>,
+    /// The per-tensor scale that multiplies, folded into `scale`.
+    pub mul: Option<f64>,
     pub div: Option<f64>,
 }
 

@@ -98,6 +98,7 @@ impl Group {
             zero,
             g_idx,
             div,
+            ..
         } = self.parts(bytes)?;
         let w = &bytes[0];
         let mut padded = w.clone();
