@@ -115,7 +115,7 @@ python3 tests/checkpoint/npy_void.py ./target/release/nxrig "$out"
 step "--saturate: bfloat16 past float16's and float8_e4m3fn's largest finite, on the host and the GPU, every byte against NumPy and ml_dtypes, the overflow warning's counts NumPy's"
 python3 tests/checkpoint/saturate.py ./target/release/nxrig "$out" host gpu
 
-step "block-scaled checkpoints (DeepSeek-V3/V4's FP8 blocks and FP4 experts, gpt-oss' MXFP4, ModelOpt's NVFP4, compressed-tensors' FP8, NVFP4, MXFP4 and integer groups, GPTQ v1 and v2, AWQ): model folders dequantized into bfloat16 and float16 on the host and the GPU, every byte against an exact oracle; the refusals, nothing written"
+step "block-scaled checkpoints (DeepSeek-V3/V4's FP8 blocks and FP4 experts, gpt-oss' MXFP4, ModelOpt's NVFP4, compressed-tensors' FP8, NVFP4, MXFP4 and integer groups, GPTQ v1 and v2, AWQ): model folders dequantized into bfloat16, float16 and float32 on the host and the GPU (its kernels asserted to run), every byte against an exact oracle; the refusals, nothing written"
 python3 tests/quant/dequant.py ./target/release/nxrig "$out/quant" host gpu
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
