@@ -2,7 +2,8 @@
 # nxrig on an NVIDIA GPU (an H200 lent through the device tool): the conformance suites
 # on cuda0 (CUDA through cudarc and NVRTC) and on the NVIDIA adapter through wgpu
 # (Vulkan), the cast vectors on both, a real checkpoint converted on both byte-identical
-# to the host, and the throughput of placement, casts, add and the transposed copy at
+# to the host, the block-scaled folders of tests/quant/dequant.py dequantized on both
+# (by their kernels) byte-identical to the host, and the throughput of placement, casts, add and the transposed copy at
 # 64 MiB and 1 GiB beside the H200's memory bandwidth (about 4.8 TB/s).
 #
 # The device machine has CUDA but no Rust toolchain, and it reaches nothing outside:
@@ -12,7 +13,8 @@
 #
 #   scripts/device-check.sh prepare   here: builds with --features cuda and packs
 #                                     .device/bin (stripped, xz), .device/minilm (the
-#                                     checkpoint in float8_e4m3fn, xz) and .gl (the
+#                                     checkpoint in float8_e4m3fn, xz; the quantized
+#                                     folders, .device/minilm/quant) and .gl (the
 #                                     Vulkan loader's .deb), all in .gitignore
 #   scripts/device-check.sh run suites|checkpoint
 #                                     there, through the device tool, twice:
@@ -57,6 +59,8 @@ for line in sys.stdin:
   mkdir -p .device/minilm
   ./target/release/nxrig convert "$src" .device/minilm/minilm-e4m3.safetensors --to float8_e4m3fn
   xz -T2 -6 .device/minilm/minilm-e4m3.safetensors
+  step "the block-scaled folders (every published layout, small)"
+  python3 tests/quant/dequant.py --write .device/minilm/quant
   step "the Vulkan loader (the machine has NVIDIA's driver, not the loader)"
   rm -rf .gl && mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64 -oAPT::Sandbox::User=root'
@@ -125,6 +129,31 @@ run)
         fi
       done
       rm -f "$work"/*-"$to".safetensors
+    done
+    step "the block-scaled folders on the host, cuda0 and the wgpu GPU: dequantized there, byte-identical"
+    for src in .device/minilm/quant/*/; do
+      name=$(basename "$src")
+      case "$name" in refuse-*) continue ;; esac
+      for to in bfloat16 float16 float32; do
+        for dev in host cuda0 gpu; do
+          $B/nxrig convert "$src" "$work/q-$dev" --to "$to" --device "$dev" >"$work/q-$dev.log" 2>&1 || {
+            cat "$work/q-$dev.log"
+            status=1
+          }
+        done
+        for dev in cuda0 gpu; do
+          if ! grep -Eq "dequantized from [^ ]+ (\([0-9]+ )?on $dev" "$work/q-$dev.log"; then
+            echo "$name to $to: not dequantized on $dev: $(cat "$work/q-$dev.log")"
+            status=1
+          fi
+          diff -r "$work/q-host" "$work/q-$dev" >/dev/null || {
+            echo "$name to $to: $dev's files are not the host's"
+            status=1
+          }
+        done
+        rm -rf "$work"/q-*
+      done
+      echo "$name: bfloat16, float16, float32 on cuda0 and gpu: the host's bytes"
     done
   fi
   echo "device check: status $status in $(($(date +%s) - start)) s"

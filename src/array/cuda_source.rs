@@ -35,8 +35,9 @@ pub(crate) fn with(extra: &str) -> String {
     inlined(FILES[..4].iter().copied().chain([extra]))
 }
 
-/// `files` inlined in order, their `#include "..."` lines dropped.
-fn inlined<'a>(files: impl Iterator<Item = &'a str>) -> String {
+/// `files` inlined in order, their `#include "..."` lines dropped (the programs
+/// of nxrig's own kernels, and `quant`'s dequantization).
+pub(crate) fn inlined<'a>(files: impl Iterator<Item = &'a str>) -> String {
     let mut s = String::new();
     for f in files {
         for line in f.lines() {
@@ -78,21 +79,15 @@ pub(crate) unsafe fn launch(
     })
 }
 
+/// What can be checked of a CUDA program without a GPU: `source` (a program as NVRTC
+/// gets it, the headers inlined) compiled as CUDA device code to PTX with clang's NVPTX
+/// target; the PTX's text. Panics with clang's messages where it does not compile.
 #[cfg(test)]
-mod tests {
-    // What can be checked of the CUDA backend without a GPU: the source NVRTC gets (the
-    // headers inlined) compiles as CUDA device code, to PTX, with clang's NVPTX target,
-    // and its six kernels take the parameters `launch`'s callers pass (device addresses
-    // as 64-bit values, a walk of `size_of::<Walk>()` bytes, 32-bit codes, 64-bit counts).
-    // The kernels' arithmetic is `tests/kernels_c.rs`'s, on the host.
-
+pub(crate) fn ptx(source: &str) -> String {
     use std::process::Command;
 
-    use super::source;
-    use crate::rig::cuda::Walk;
-
-    /// What NVRTC provides and clang's CUDA mode without CUDA's headers does not: the
-    /// qualifiers as attributes, the launch indices, the two atomics the source uses.
+    // What NVRTC provides and clang's CUDA mode without CUDA's headers does not: the
+    // qualifiers as attributes, the launch indices, the two atomics the source uses.
     const PRELUDE: &str = r#"
     #define __global__ __attribute__((global))
     #define __device__ __attribute__((device))
@@ -101,44 +96,76 @@ mod tests {
     __device__ unsigned int atomicAnd(unsigned int *a, unsigned int v) { return __nvvm_atom_and_gen_i((int *)a, (int)v); }
     __device__ unsigned int atomicOr(unsigned int *a, unsigned int v) { return __nvvm_atom_or_gen_i((int *)a, (int)v); }
     "#;
+    let dir = tempfile::tempdir().unwrap();
+    let (src, pre, ptx) = (
+        dir.path().join("program.cu"),
+        dir.path().join("prelude.h"),
+        dir.path().join("program.ptx"),
+    );
+    std::fs::write(&src, source).unwrap();
+    std::fs::write(&pre, PRELUDE).unwrap();
+    let out = Command::new("clang++")
+        .args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70"])
+        .args([
+            "-nocudainc",
+            "-nocudalib",
+            "-D__CUDACC__",
+            "-D__CUDACC_RTC__",
+        ])
+        .args(["-Werror", "-S", "-include"])
+        .arg(&pre)
+        .arg("-o")
+        .arg(&ptx)
+        .arg(&src)
+        .output()
+        .expect("clang++ (Debian's clang, with its NVPTX target: scripts/setup.sh installs it)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&ptx).unwrap()
+}
+
+/// The parameters of kernel `name` in `ptx`'s text, in order: 'p' a device address or
+/// a 64-bit count, 'w' a walk (a byte array of `walk` bytes), 'i' a 32-bit value.
+#[cfg(test)]
+pub(crate) fn params(ptx: &str, name: &str, walk: usize) -> String {
+    let at = ptx
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no kernel {name} in:\n{ptx}"));
+    let list = &ptx[at..at + ptx[at..].find(')').unwrap()];
+    let walk = format!("[{walk}]");
+    list.lines()
+        .skip(1)
+        .map(|l| {
+            if l.contains(".u64") {
+                'p'
+            } else if l.contains(".u32") {
+                'i'
+            } else if l.contains(".b8") && l.contains(&walk) {
+                'w'
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    // The source NVRTC gets (the headers inlined) compiles as CUDA device code, and its
+    // six kernels take the parameters `launch`'s callers pass (device addresses as
+    // 64-bit values, a walk of `size_of::<Walk>()` bytes, 32-bit codes, 64-bit counts).
+    // The kernels' arithmetic is `tests/kernels_c.rs`'s, on the host.
+
+    use super::{params, ptx, source};
+    use crate::rig::cuda::Walk;
 
     #[test]
     fn the_nvrtc_source_compiles_to_ptx_with_the_kernels_launch_passes() {
-        let dir = tempfile::tempdir().unwrap();
-        let (src, pre, ptx) = (
-            dir.path().join("nx_kernels.cu"),
-            dir.path().join("prelude.h"),
-            dir.path().join("nx_kernels.ptx"),
-        );
-        std::fs::write(&src, source()).unwrap();
-        std::fs::write(&pre, PRELUDE).unwrap();
-        let out = Command::new("clang++")
-            .args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_70"])
-            .args([
-                "-nocudainc",
-                "-nocudalib",
-                "-D__CUDACC__",
-                "-D__CUDACC_RTC__",
-            ])
-            .args(["-Werror", "-S", "-include"])
-            .arg(&pre)
-            .arg("-o")
-            .arg(&ptx)
-            .arg(&src)
-            .output()
-            .expect(
-                "clang++ (Debian's clang, with its NVPTX target: scripts/setup.sh installs it)",
-            );
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = std::fs::read_to_string(&ptx).unwrap();
-        let walk = format!("[{}]", std::mem::size_of::<Walk>());
-        // Each kernel's parameters, in order: 'p' a device address or a 64-bit count,
-        // 'w' a walk, 'i' a 32-bit code.
-        for (name, params) in [
+        let text = ptx(&source());
+        for (name, want) in [
             ("nx_transfer", "pwpwip"),
             ("nx_fill", "pwipp"),
             ("nx_cast", "pwipwip"),
@@ -146,26 +173,8 @@ mod tests {
             ("nx_op2", "pwpwpwiip"),
             ("nx_select", "pwpwpwpwip"),
         ] {
-            let at = text
-                .find(&format!(".entry {name}("))
-                .unwrap_or_else(|| panic!("no kernel {name} in:\n{text}"));
-            let list = &text[at..at + text[at..].find(')').unwrap()];
-            let got: String = list
-                .lines()
-                .skip(1)
-                .map(|l| {
-                    if l.contains(".u64") {
-                        'p'
-                    } else if l.contains(".u32") {
-                        'i'
-                    } else if l.contains(".b8") && l.contains(&walk) {
-                        'w'
-                    } else {
-                        '?'
-                    }
-                })
-                .collect();
-            assert_eq!(got, params, "{name}'s parameters:\n{list}");
+            let got = params(&text, name, std::mem::size_of::<Walk>());
+            assert_eq!(got, want, "{name}'s parameters");
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::dtype::{CastMode, DType, Tally};
 use crate::error::Error;
 use crate::formats::{host_size, Entry};
 use crate::quant::{Group, Part};
-use crate::rig::Rig;
+use crate::rig::{Rig, RigKind};
 
 /// The most input bytes converted at a time (a piece): 64 MiB, 16 M float32s. A
 /// conversion holds a piece, its cast and (on a GPU) their staging, whatever the
@@ -430,11 +430,11 @@ async fn write_group<S: Source, K: Sink>(
             }
         }
         let fail = |err: Error| in_group(&g.weight, err);
-        // On a wgpu device, a band none of whose values may overflow: its tables here
-        // (each code's value a scale, rounded as the host rounds it), gathered there.
-        let lut = match device.wgpu() {
-            Some(_) => g.lut(band, &bytes, to, mode).map_err(fail)?,
-            None => None,
+        // On a GPU, a band none of whose values may overflow: its tables here (each
+        // code's value a scale, rounded as the host rounds it), gathered there.
+        let lut = match device.kind() {
+            RigKind::Host => None,
+            _ => g.lut(band, &bytes, to, mode).map_err(fail)?,
         }
         .filter(|l| l.runs_on(device) && !overflow::may_overflow(l.peak, to));
         let out = match lut {

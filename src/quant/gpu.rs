@@ -1,9 +1,10 @@
-//! A band dequantized on a wgpu device (Vulkan, Metal, DX12, the browser's WebGPU):
-//! its tables ([`super::lut`]) and its weight's words uploaded, and a kernel of the
-//! weight's packing gathering each element's entry by its code, two 16-bit outputs a
-//! word. nxrig's raw kernels run it (`load_`, `store_` and `numel_` of `u32`
-//! operands); its WGSL is written here, one `elem` function a packing, from the
-//! layouts the host's dequantization reads ([`super::dequant`]).
+//! A band dequantized on a GPU: its tables ([`super::lut`]) and its weight's words
+//! uploaded, and a kernel of the weight's packing gathering each element's entry by
+//! its code, two 16-bit outputs a word. On a wgpu device (Vulkan, Metal, DX12, the
+//! browser's WebGPU) nxrig's raw kernels run it (`load_`, `store_` and `numel_` of
+//! `u32` operands): its WGSL is written here, one `elem` function a packing, from the
+//! layouts the host's dequantization reads ([`super::dequant`]); on a CUDA device,
+//! `nx_dequant.cu` is the same kernel in CUDA C (`cuda.rs`).
 
 use super::lut::Lut;
 use super::scheme::Packing;
@@ -11,6 +12,7 @@ use crate::array::AnyArray;
 use crate::dtype::DType;
 use crate::error::Error;
 use crate::kernels::RawKernel;
+use crate::rig::backend::Backend;
 use crate::rig::Rig;
 
 /// Invocations a workgroup.
@@ -151,10 +153,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {{
 }
 
 impl Lut {
-    /// Whether `rig` runs this band's kernel: a wgpu device, and a band whose output
-    /// words fit one row of workgroups.
+    /// Whether `rig` runs this band's kernel: a CUDA device, or a wgpu device where
+    /// the band's output words fit one row of workgroups.
     pub fn runs_on(&self, rig: &Rig) -> bool {
-        rig.wgpu().is_some() && self.output_words().div_ceil(GROUP as usize) <= 65535
+        match rig.backend() {
+            Backend::Host(_) => false,
+            Backend::Wgpu(_) => self.output_words().div_ceil(GROUP as usize) <= 65535,
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(_) => true,
+        }
     }
 
     fn output_words(&self) -> usize {
@@ -166,11 +173,12 @@ impl Lut {
         }
     }
 
-    /// The band on `rig` (a wgpu device, [`Lut::runs_on`]): `[n]` of the output
-    /// dtype, every element its table's entry.
+    /// The band on `rig` (a GPU, [`Lut::runs_on`]): `[n]` of the output dtype, every
+    /// element its table's entry.
     ///
     /// # Errors
-    /// What uploading, allocating on `rig` and running the kernel return.
+    /// What uploading, allocating on `rig` and running the kernel return;
+    /// [`Error::Invalid`] on the host (which dequantizes without tables).
     pub async fn run(&self, rig: &Rig) -> Result<AnyArray, Error> {
         let pairs = self.to.bits() == 16;
         let up = |v: &[u32]| -> Result<AnyArray, Error> {
@@ -185,19 +193,34 @@ impl Lut {
         );
         let words = self.output_words();
         let z = AnyArray::create(rig, DType::Uint32, &[words])?;
-        let k = RawKernel::<u32>::new(&format!("dequantize {:?}", self.packing))
-            .input("w", DType::Uint32)
-            .input("t", DType::Uint32)
-            .input("a", DType::Uint32)
-            .input("p", DType::Uint32)
-            .output("z", DType::Uint32)
-            .wgsl(&module(self.packing, pairs));
-        k.call_async(
-            &[&w, &t, &a, &p],
-            &[&z],
-            [(words as u32).div_ceil(GROUP), 1, 1],
-        )
-        .await?;
+        match rig.backend() {
+            Backend::Host(_) => {
+                return Err(Error::Invalid {
+                    op: "dequantize",
+                    reason:
+                        "a band's tables are gathered on a GPU; the host dequantizes without them"
+                            .into(),
+                    operands: String::new(),
+                })
+            }
+            Backend::Wgpu(_) => {
+                let k = RawKernel::<u32>::new(&format!("dequantize {:?}", self.packing))
+                    .input("w", DType::Uint32)
+                    .input("t", DType::Uint32)
+                    .input("a", DType::Uint32)
+                    .input("p", DType::Uint32)
+                    .output("z", DType::Uint32)
+                    .wgsl(&module(self.packing, pairs));
+                k.call_async(
+                    &[&w, &t, &a, &p],
+                    &[&z],
+                    [(words as u32).div_ceil(GROUP), 1, 1],
+                )
+                .await?;
+            }
+            #[cfg(feature = "cuda")]
+            Backend::Cuda(c) => super::cuda::run(&c.0, [&w, &t, &a, &p], &z, self.packing, pairs)?,
+        }
         let n = self.params[0] as usize;
         let bad = || Error::Format {
             path: String::new(),

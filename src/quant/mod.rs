@@ -37,6 +37,8 @@
 //! ```
 
 mod band;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod dequant;
 mod detect;
 mod exact;

@@ -36,6 +36,21 @@ pub enum Packing {
     IntAwq,
 }
 
+impl Packing {
+    /// The packing's number in the CUDA kernel's source (`nx_dequant.cu`'s
+    /// `NX_PACK_*`), which `tests/dequant_c.rs` passes to it on the host.
+    pub const fn number(self) -> u32 {
+        match self {
+            Packing::Float8 => 0,
+            Packing::Fp4 => 1,
+            Packing::Fp4Experts => 2,
+            Packing::IntRows => 3,
+            Packing::IntGptq => 4,
+            Packing::IntAwq => 5,
+        }
+    }
+}
+
 /// Which nibble of a byte of two float4s holds the even element.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Nibbles {
