@@ -626,6 +626,11 @@ def refusals(nxrig, out, fails):
     refuse(nxrig, out, "wrong-scheme", g_files, g_config, "--scheme: gptq: no weight of the checkpoint has its partners in this scheme", fails, args=("--scheme", "gptq"))
     # Quantized-looking tensors and no configuration.
     refuse(nxrig, out, "no-config", files, None, "--scheme", fails)
+    # A compressed-tensors weight whose weight_shape says fewer inputs than its packed
+    # words hold (a packing padded past the input axis): refused, not written padded.
+    c_files, c_config, _, _, _ = ct_int4()
+    c_files["model.safetensors"]["model.layers.0.mlp.down_proj.weight_shape"] = ("I64", np.array([48, 95], np.int64))
+    refuse(nxrig, out, "padded-packing", c_files, c_config, 'tensor "model.layers.0.mlp.down_proj.weight_shape": the unpacked shape [48, 95], but the packed weight "model.layers.0.mlp.down_proj.weight_packed" holds [48, 96]', fails)
 
 
 def main(nxrig, out, devices):
