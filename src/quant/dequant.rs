@@ -1,12 +1,14 @@
 //! A band of a group's output from its inputs' bytes: every element the exact value
 //! of the scheme's formula (float64 holds it), written rounded ([`super::exact`]),
-//! rows on several threads.
+//! rows on several threads. The float paths are here (float8 blocks, float4 blocks);
+//! the integer schemes' are `ints.rs`, the tables of codes' values `tables.rs`.
 
 use std::ops::Range;
 
 use super::exact::{rows, Odd, Rounded};
 use super::group::{Group, Part};
 use super::scheme::{GlobalOp, Nibbles, Packing};
+use super::tables::{block_table, float8_tables, floats, fp4_values, pair, table};
 use crate::array::AnyArray;
 use crate::dtype::{CastMode, DType};
 use crate::error::Error;
@@ -130,19 +132,7 @@ impl Group {
                     // block's 16384): each code's value rounded once a scale, then
                     // looked up. The peak is the tables' (an overflow then counted
                     // where a code that overflows may not occur: the count is exact).
-                    let mut peak = 0f64;
-                    let tables: Vec<[T; 256]> = scale
-                        .iter()
-                        .map(|&s| {
-                            std::array::from_fn(|q| {
-                                let x = lut[q] * s;
-                                if !x.is_nan() {
-                                    peak = peak.max(x.abs());
-                                }
-                                put(x)
-                            })
-                        })
-                        .collect();
+                    let (tables, peak) = float8_tables(&lut, &scale, &put);
                     rows(&mut out, c, |i, row| {
                         let srow = srow_of(i);
                         let q = &w[i * c..(i + 1) * c];
@@ -243,33 +233,12 @@ impl Group {
                 })
             }
             Packing::Fp4Experts => {
-                // The strip: bytes [N, kb * 16], scales [N, kb]; the band: [rows of K, N].
-                let vals = fp4_values()?;
-                let high = self.nibbles == Nibbles::HighFirst;
-                let n = c;
-                let k0 = band.start % self.shape[self.shape.len() - 2];
-                let b0 = k0 / 32 * 32;
-                let width = w.len() / n.max(1);
-                let kb = width / 16;
-                // A block of 32 output rows (one scale each column) at a time: the
-                // strip's 16 bytes of a column read once, written down the 32 rows.
-                debug_assert_eq!(k0, b0, "gpt-oss' bands start at a block of 32");
-                rows(&mut out, 32 * n, |blk, rows32| {
-                    let mut peak = 0f64;
-                    let t = rows32.len() / n.max(1);
-                    for j in 0..n {
-                        let table = block_table(&vals, scale[j * kb + blk], None, &put, &mut peak);
-                        let q = &w[j * width + blk * 16..][..t.div_ceil(2)];
-                        for (b, &byte) in q.iter().enumerate() {
-                            let (e, d) = pair(byte, high);
-                            rows32[2 * b * n + j] = table[e];
-                            if 2 * b + 1 < t {
-                                rows32[(2 * b + 1) * n + j] = table[d];
-                            }
-                        }
-                    }
-                    peak
-                })
+                // gpt-oss' scales are bytes (U8, F8_E8M0): the scheme's table says so.
+                return Err(Error::Format {
+                    path: String::new(),
+                    tensor: Some(self.scale.name.clone()),
+                    reason: format!("nxrig bug: gpt-oss scales of {}", self.scale.dtype),
+                });
             }
             Packing::IntRows | Packing::IntGptq | Packing::IntAwq => {
                 self.ints(band, w, &scale, (zero, g_idx), &mut out, &put)?
@@ -315,215 +284,6 @@ impl Group {
             div,
         })
     }
-
-    /// A float4 band whose scales are one byte each (`codes`, the scale's bytes): for
-    /// each code among them, its block's 16 values rounded once by `put` (a
-    /// per-tensor scale that multiplies folded in, one that divides by `div`); the
-    /// greatest magnitude among them.
-    fn code_tables<T: Copy + Default>(
-        &self,
-        codes: &[u8],
-        (mul, div): (Option<f64>, Option<f64>),
-        put: &impl Fn(f64) -> T,
-    ) -> Result<(Vec<[T; 16]>, f64), Error> {
-        let mut present = [false; 256];
-        for &c in codes {
-            present[c as usize] = true;
-        }
-        let all: Vec<u8> = (0..=255).collect();
-        let mut value = floats(&self.scale, &all)?;
-        if let Some(g) = mul {
-            value.iter_mut().for_each(|s| *s *= g);
-        }
-        let vals = fp4_values()?;
-        let mut peak = 0f64;
-        let tables = (0..256)
-            .map(|c| {
-                if present[c] {
-                    block_table(&vals, value[c], div, put, &mut peak)
-                } else {
-                    [T::default(); 16]
-                }
-            })
-            .collect();
-        Ok((tables, peak))
-    }
-
-    /// An integer scheme's count of groups, and each of the `k` input columns' group
-    /// (from `g_idx` where the checkpoint has one, each checked below the count).
-    pub(super) fn groups(
-        &self,
-        k: usize,
-        g_idx: Option<&[u8]>,
-    ) -> Result<(usize, Vec<usize>), Error> {
-        let groups = match self.packing {
-            Packing::IntRows => self.scale.shape[1],
-            _ => self.scale.shape[0],
-        };
-        let group: Vec<usize> = match g_idx {
-            None => (0..k).map(|col| col / self.block[1].max(1)).collect(),
-            Some(b) => {
-                let v = words(b);
-                if let Some(bad) = v.iter().find(|&&g| g as usize >= groups) {
-                    return Err(Error::Format {
-                        path: String::new(),
-                        tensor: self.g_idx.as_ref().map(|p| p.name.clone()),
-                        reason: format!(
-                            "group index {} is not below its {groups} groups",
-                            *bad as i32
-                        ),
-                    });
-                }
-                v.iter().map(|&g| g as usize).collect()
-            }
-        };
-        Ok((groups, group))
-    }
-
-    /// GPTQ's zero points of a band of `nrows` output rows (`[groups, nrows]`), each
-    /// as it is meant (v1's plus one), checked where the checkpoint is symmetric.
-    pub(super) fn gptq_zeros(
-        &self,
-        z: &[u32],
-        groups: usize,
-        nrows: usize,
-    ) -> Result<Vec<i64>, Error> {
-        let per = (32 / self.bits) as usize;
-        let mask = (1u32 << self.bits) - 1;
-        let zw = z.len() / groups.max(1);
-        let half = 1i64 << (self.bits - 1);
-        let mut zp = vec![0i64; groups * nrows];
-        for g in 0..groups {
-            for i in 0..nrows {
-                let mut v = ((z[g * zw + i / per] >> (self.bits * (i % per) as u32)) & mask) as i64;
-                if self.zeros_minus_one {
-                    v += 1;
-                }
-                if self.symmetric && v != half {
-                    return Err(self.wrong_zero(v));
-                }
-                zp[g * nrows + i] = v;
-            }
-        }
-        Ok(zp)
-    }
-
-    /// The integer schemes' band: `(q - z) * s`, `[band, K]` of the output.
-    fn ints<T: Rounded>(
-        &self,
-        band: &Range<usize>,
-        weight: &[u8],
-        scale: &[f64],
-        (zero, g_idx): (Option<&[u8]>, Option<&[u8]>),
-        out: &mut [T],
-        put: &(impl Fn(f64) -> T + Sync),
-    ) -> Result<f64, Error> {
-        let bits = self.bits;
-        let per = (32 / bits) as usize;
-        let mask = (1u32 << bits) - 1;
-        let (_, k) = self.rows_cols();
-        let w = words(weight);
-        let z = zero.map(words);
-        // Each input column's group.
-        let (groups, group) = self.groups(k, g_idx)?;
-        let n0 = band.start;
-        let nrows = band.len();
-        let field = |word: u32, at: usize| ((word >> (bits * at as u32)) & mask) as i64;
-        let peak = match self.packing {
-            Packing::IntRows => {
-                // weight [band, K / per], scale [band, groups], zero [band / per, groups].
-                let wc = k / per;
-                let zrow0 = n0 / per;
-                let offset = 1i64 << (bits - 1);
-                rows(out, k, |i, row| {
-                    let mut peak = 0f64;
-                    let r = n0 + i;
-                    for (col, o) in row.iter_mut().enumerate() {
-                        let q = field(w[i * wc + col / per], col % per) - offset;
-                        let g = group[col];
-                        let zp = match &z {
-                            None => 0,
-                            Some(z) => field(z[(r / per - zrow0) * groups + g], r % per) - offset,
-                        };
-                        let x = (q - zp) as f64 * scale[i * groups + g];
-                        peak = peak.max(x.abs());
-                        *o = put(x);
-                    }
-                    peak
-                })
-            }
-            Packing::IntGptq => {
-                // qweight strip [K / per, band], scales [groups, band], qzeros [groups, zw].
-                let z = z.as_ref().expect("GPTQ's zero points");
-                // Each zero point of the band, checked where the checkpoint is symmetric.
-                let zp = self.gptq_zeros(z, groups, nrows)?;
-                rows(out, k, |i, row| {
-                    let mut peak = 0f64;
-                    for (col, o) in row.iter_mut().enumerate() {
-                        let g = group[col];
-                        let q = field(w[(col / per) * nrows + i], col % per);
-                        let x = (q - zp[g * nrows + i]) as f64 * scale[g * nrows + i];
-                        peak = peak.max(x.abs());
-                        *o = put(x);
-                    }
-                    peak
-                })
-            }
-            _ => {
-                // AWQ: qweight strip [K, band / 8], scales [groups, band], qzeros [groups, band / 8].
-                const ORDER: [usize; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
-                let mut slot = [0usize; 8];
-                for (i, &o) in ORDER.iter().enumerate() {
-                    slot[o] = i;
-                }
-                let z = z.as_ref().expect("AWQ's zero points");
-                let ww = nrows.div_ceil(8);
-                rows(out, k, |i, row| {
-                    let mut peak = 0f64;
-                    let (word, at) = (i / 8, slot[i % 8]);
-                    for (col, o) in row.iter_mut().enumerate() {
-                        let g = group[col];
-                        let q = field(w[col * ww + word], at);
-                        let zp = field(z[g * ww + word], at);
-                        let x = (q - zp) as f64 * scale[g * nrows + i];
-                        peak = peak.max(x.abs());
-                        *o = put(x);
-                    }
-                    peak
-                })
-            }
-        };
-        Ok(peak)
-    }
-
-    /// The refusal of a symmetric GPTQ checkpoint's zero point `zp` that is not
-    /// `2^(bits-1)`: its format misread (v1 as v2, or v2 as v1).
-    fn wrong_zero(&self, zp: i64) -> Error {
-        let half = 1i64 << (self.bits - 1);
-        let said = if self.zeros_minus_one {
-            "gptq (v1: stored minus one)"
-        } else {
-            "gptq_v2 (stored as they are)"
-        };
-        // v1 stores half - 1, v2 half: read as the other, a zero point is one off.
-        let hint = match (self.zeros_minus_one, zp.cmp(&half)) {
-            (true, std::cmp::Ordering::Greater) => {
-                "the checkpoint looks like v2: its config.json's checkpoint_format should be gptq_v2"
-            }
-            (false, std::cmp::Ordering::Less) => {
-                "the checkpoint looks like v1: its config.json's checkpoint_format should be gptq"
-            }
-            _ => "the zero points are not a symmetric checkpoint's: its config.json's sym should be false",
-        };
-        Error::Format {
-            path: String::new(),
-            tensor: Some(self.weight.name.clone()),
-            reason: format!(
-                "a zero point of {zp} where a symmetric {}-bit GPTQ checkpoint has {half}, reading its zero points as checkpoint_format {said}: {hint}",
-                self.bits
-            ),
-        }
-    }
 }
 
 /// A band's inputs besides the weight: the block scales as float64s (a per-tensor
@@ -536,82 +296,6 @@ pub(super) struct Parts<'b> {
     /// The per-tensor scale that multiplies, folded into `scale`.
     pub mul: Option<f64>,
     pub div: Option<f64>,
-}
-
-/// `x / d` where there is a divisor, else `x`.
-#[inline(always)]
-pub(super) fn over(x: f64, d: Option<f64>) -> f64 {
-    match d {
-        Some(d) => x / d,
-        None => x,
-    }
-}
-
-/// Little-endian 32-bit words.
-pub(super) fn words(b: &[u8]) -> Vec<u32> {
-    b.chunks_exact(4)
-        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-        .collect()
-}
-
-/// `bytes` of `p`'s dtype as float64s (a `U8` scale read as UE8M0 exponents), each
-/// exactly.
-fn floats(p: &Part, bytes: &[u8]) -> Result<Vec<f64>, Error> {
-    let d = if p.dtype == DType::Uint8 {
-        DType::Float8E8m0fnu
-    } else {
-        p.dtype
-    };
-    floats_of(d, bytes)
-}
-
-/// `bytes` of the float dtype `d` as float64s, each exactly (the table's cast).
-fn floats_of(d: DType, bytes: &[u8]) -> Result<Vec<f64>, Error> {
-    let n = bytes.len() * 8 / d.bits() as usize;
-    let a = AnyArray::of_bytes(d, &[n], bytes.to_vec())?;
-    a.cast(DType::Float64)?.expect::<f64>()?.to_vec()
-}
-
-/// The value of each of the `n` codes of the one-byte dtype `d`.
-pub(super) fn table(d: DType, n: usize) -> Result<Vec<f64>, Error> {
-    floats_of(d, &(0..n).map(|b| b as u8).collect::<Vec<_>>())
-}
-
-/// Each e2m1 code's value (the table's float4_e2m1fn, two a byte).
-pub(super) fn fp4_values() -> Result<[f64; 16], Error> {
-    let bytes: Vec<u8> = (0..8).map(|b| (2 * b) | ((2 * b + 1) << 4)).collect();
-    let v = floats_of(DType::Float4E2m1fn, &bytes)?;
-    Ok(std::array::from_fn(|c| v[c]))
-}
-
-/// The codes of a byte of two e2m1s: the even element's, then the odd one's.
-#[inline(always)]
-pub(super) fn pair(b: u8, high_first: bool) -> (usize, usize) {
-    let (lo, hi) = ((b & 15) as usize, (b >> 4) as usize);
-    if high_first {
-        (hi, lo)
-    } else {
-        (lo, hi)
-    }
-}
-
-/// The 16 values of a float4 block of scale `s` (divided by `div` where given), each
-/// rounded once by `put`; `peak` raised to their greatest magnitude.
-#[inline(always)]
-pub(super) fn block_table<T: Copy + Default>(
-    vals: &[f64; 16],
-    s: f64,
-    div: Option<f64>,
-    put: &impl Fn(f64) -> T,
-    peak: &mut f64,
-) -> [T; 16] {
-    let mut t = [T::default(); 16];
-    for (t, &v) in t.iter_mut().zip(vals) {
-        let x = over(v * s, div);
-        *peak = peak.max(x.abs());
-        *t = put(x);
-    }
-    t
 }
 
 #[cfg(test)]

@@ -8,10 +8,11 @@
 
 use std::ops::Range;
 
-use super::dequant::{block_table, fp4_values, table, words, Parts};
+use super::dequant::Parts;
 use super::exact::Rounded;
 use super::group::Group;
 use super::scheme::{Nibbles, Packing};
+use super::tables::{block_table, float8_tables, fp4_values, table, words};
 use crate::dtype::{CastMode, DType};
 use crate::error::Error;
 
@@ -80,15 +81,18 @@ impl Group {
         to: DType,
     ) -> Result<Lut, Error> {
         let mut peak = 0f64;
-        let mut put = |x: f64| {
-            if !x.is_nan() {
-                peak = peak.max(x.abs());
-            }
+        let rounded = |x: f64| {
             bits(T::of(if x.abs() > limit {
                 limit.copysign(x)
             } else {
                 x
             }))
+        };
+        let mut put = |x: f64| {
+            if !x.is_nan() {
+                peak = peak.max(x.abs());
+            }
+            rounded(x)
         };
         let (_, c) = self.rows_cols();
         let nrows = band.len();
@@ -109,13 +113,14 @@ impl Group {
         let mut tables = Vec::new();
         let params = match self.packing {
             Packing::Float8 => {
-                let lut = table(self.weight.dtype, 256)?;
+                let values = table(self.weight.dtype, 256)?;
                 let whole = scale.len() == 1;
                 let sc = *self.scale.shape.last().unwrap_or(&1);
                 let s0 = self.scale_row(band.start as u64);
-                for &s in &scale {
-                    tables.extend(lut.iter().map(|&v| put(v * s)));
-                }
+                let (t, p) = float8_tables(&values, &scale, &rounded);
+                tables = t.concat();
+                // The tables' greatest magnitude, the band's peak.
+                put(p);
                 aux = (0..nrows)
                     .map(|i| {
                         if whole {

@@ -44,8 +44,10 @@ mod detect;
 mod exact;
 mod gpu;
 mod group;
+mod ints;
 mod lut;
 mod scheme;
+mod tables;
 
 pub use band::{Read, BAND_ELEMENTS};
 pub use detect::{Choice, Quantization};
