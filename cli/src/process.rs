@@ -52,12 +52,19 @@ fn ended(r: std::io::Result<()>) {
 }
 
 /// Installs the handlers: on SIGINT, SIGTERM or SIGHUP the temporary files are removed
-/// and the process exits with 130; SIGXFSZ is ignored, so that a write past a file
+/// (output being renamed into place is waited for: it is then whole) and the process
+/// exits with 130; SIGXFSZ is ignored, so that a write past a file
 /// size limit fails with an error (and its temporary is removed).
 pub fn install_handlers() {
     let _ = ctrlc::set_handler(|| {
+        // Waits for output being renamed into place: all of it, or none.
         nxrig::formats::remove_temporaries();
-        let _ = writeln!(std::io::stderr(), "nxrig: interrupted; no output written");
+        let said = if nxrig::formats::committed() {
+            "nxrig: interrupted after the output was written whole"
+        } else {
+            "nxrig: interrupted; no output written"
+        };
+        let _ = writeln!(std::io::stderr(), "{said}");
         std::process::exit(130);
     });
     #[cfg(unix)]

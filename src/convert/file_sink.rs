@@ -133,10 +133,9 @@ impl Sink for FileSink {
     }
 
     async fn commit(&mut self) -> Result<(), Error> {
-        for (tmp, path) in self.whole.drain(..) {
-            tmp.commit(&path).map_err(FileSink::io(&path))?;
-        }
-        Ok(())
+        // All renamed or none: an interrupt waits for the set.
+        crate::formats::commit_all(self.whole.drain(..).collect())
+            .map_err(|(path, e)| FileSink::io(&path)(e))
     }
 
     async fn abort(&mut self) {

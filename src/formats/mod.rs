@@ -26,9 +26,9 @@ pub use index::Index;
 pub use npy::npy_descr;
 pub use safetensors::safetensors_dtype;
 #[cfg(not(target_arch = "wasm32"))]
-pub(crate) use temp::Temp;
+pub(crate) use temp::{commit_all, Temp};
 #[cfg(not(target_arch = "wasm32"))]
-pub use temp::{remove_on_interrupt, remove_temporaries};
+pub use temp::{committed, remove_on_interrupt, remove_temporaries};
 #[cfg(not(target_arch = "wasm32"))]
 pub use write::{write, write_pending, write_with, Pending, TensorWriter};
 
