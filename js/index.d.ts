@@ -148,6 +148,9 @@ export interface ValueMap {
 export type Nested<T> = T | Nested<T>[];
 
 /** `[start, stop, step]` of one axis, NumPy's rules; `null` or absent for the defaults. */
+/** A block-scaled checkpoint's scheme (the command line's `--scheme` names): DeepSeek's FP8 blocks (`'fp8-block'`), per-tensor or per-channel float8 (`'fp8'`), gpt-oss' MXFP4 experts (`'mxfp4'`), ModelOpt's NVFP4 (`'nvfp4'`), compressed-tensors' (`'nvfp4-pack-quantized'`, `'mxfp4-pack-quantized'`, `'pack-quantized'`), GPTQ with zero points stored minus one (`'gptq'`) or as they are (`'gptq-v2'`), AWQ (`'awq'`). */
+export type SchemeName = 'fp8-block' | 'fp8' | 'mxfp4' | 'nvfp4' | 'nvfp4-pack-quantized' | 'mxfp4-pack-quantized' | 'pack-quantized' | 'gptq' | 'gptq-v2' | 'awq';
+
 export type SliceSpec = readonly [start?: number | null, stop?: number | null, step?: number | null];
 
 /** What `Device#memory()` tells. */
@@ -434,8 +437,8 @@ export class Checkpoint {
   readonly sharded: boolean;
   /** Whether it is a model's folder (opened with its `config.json` or `hf_quant_config.json`): it converts into a folder, its other files copied. */
   readonly folder: boolean;
-  /** The block-scaled scheme its folder's configuration names (`'fp8-block'`, `'fp8'`, `'mxfp4'`, `'nvfp4'`, `'gptq'`, `'awq'`, ...), or `null`. */
-  readonly scheme: string | null;
+  /** The block-scaled scheme its folder's configuration names, or `null` (not a model's folder, or one whose configuration names no scheme nxrig knows). */
+  readonly scheme: SchemeName | null;
   /** The bytes of every tensor. */
   readonly byteLength: number;
   /** One tensor on `device` (the host when absent), reading only its bytes, a piece at a time. Narrow its dtype with `t.dtype === '...'` or `isDType`. */
@@ -509,8 +512,8 @@ export interface ConvertOptions {
   signal?: AbortSignal;
   /** The single output file's name, for its format (by extension) and errors. */
   fileName?: string;
-  /** A model folder's block-scaled scheme, over what its configuration says (`'fp8-block'`, `'mxfp4'`, `'nvfp4'`, `'gptq'`, ...), or `'none'`: every tensor cast as it is. */
-  scheme?: string;
+  /** A model folder's block-scaled scheme, over what its configuration says, or `'none'`: every tensor cast as it is. */
+  scheme?: SchemeName | 'none';
   /** Which nibble of a float4 pair holds the even element: `'low-first'` (every published layout nxrig knows; the default) or `'high-first'`. */
   nibbles?: 'low-first' | 'high-first';
   /** A glob of the block-scaled weights left packed, with their scales. */

@@ -5,8 +5,8 @@
 // file, renamed once all are whole). Node has no WebGPU: `Device.gpu()` rejects at
 // once; host arrays and checkpoints of any size work.
 import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, open, readFile, readdir, realpath, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   Checkpoint,
@@ -100,28 +100,8 @@ async function asModelFolder(ck, dir) {
  */
 export async function openCheckpoint(source, options) {
   try {
-    if (source instanceof URL && source.protocol === 'file:') source = fileURLToPath(source);
-    if (isPath(source) && (await stat(source)).isDirectory()) {
-      const dir = source;
-      const path = await folderSource(dir);
-      const names = await readdir(dir);
-      if (!names.includes('config.json') && !names.includes('hf_quant_config.json')) return await openCheckpoint(path, options);
-      // A model's folder: its one weights file under its own name (the converted
-      // folder's file).
-      const ck = /\.json$/.test(path) ? await openCheckpoint(path, options) : await openAny({ ...(await pathSource(path)), name: basename(path) }, options);
-      return await asModelFolder(ck, dir);
-    }
-    if (isPath(source)) {
-      const path = source;
-      if (/\.json$/.test(path)) {
-        const text = await readFile(path, 'utf8');
-        const dir = dirname(path);
-        const shards = {};
-        for (const n of indexShards(basename(path), text)) shards[n] = await pathSource(join(dir, n)).catch(() => undefined);
-        return await openAny({ index: { name: basename(path), text }, shards }, options);
-      }
-      return await openAny(await pathSource(path), options);
-    }
+    source = fileUrlPath(source);
+    if (isPath(source)) return from(await openPath(source, options), source);
     if (source && typeof source.fd === 'number' && typeof source.read === 'function' && typeof source.stat === 'function') {
       return await openAny(await handleSource(source, 'the file'), options);
     }
@@ -129,6 +109,63 @@ export async function openCheckpoint(source, options) {
     throw e?.message?.startsWith('openCheckpoint: ') ? e : new Error(`openCheckpoint: ${e.message}`, { cause: e });
   }
   return openAny(source, options);
+}
+
+/** A `file:` URL (a `URL` or a string) as its path; anything else as it is. */
+function fileUrlPath(x) {
+  if (x instanceof URL && x.protocol === 'file:') return fileURLToPath(x);
+  if (typeof x === 'string' && /^file:/i.test(x)) return fileURLToPath(x);
+  return x;
+}
+
+/** `ck` marked as read from the path `path` (a file or a folder): a conversion into
+ * the same place is refused. */
+function from(ck, path) {
+  Object.defineProperty(ck, '__nxFrom', { value: resolve(path), configurable: true });
+  return ck;
+}
+
+/** The checkpoint at the path `source`: a file, an index, a folder. */
+async function openPath(source, options) {
+  if ((await stat(source)).isDirectory()) {
+    const dir = source;
+    const path = await folderSource(dir);
+    const names = await readdir(dir);
+    if (!names.includes('config.json') && !names.includes('hf_quant_config.json')) return await openPath(path, options);
+    // A model's folder: its one weights file under its own name (the converted
+    // folder's file).
+    const ck = /\.json$/.test(path) ? await openPath(path, options) : await openAny({ ...(await pathSource(path)), name: basename(path) }, options);
+    return await asModelFolder(ck, dir);
+  }
+  if (/\.json$/.test(source)) {
+    const text = await readFile(source, 'utf8');
+    const dir = dirname(source);
+    const shards = {};
+    for (const n of indexShards(basename(source), text)) shards[n] = await pathSource(join(dir, n)).catch(() => undefined);
+    return await openAny({ index: { name: basename(source), text }, shards }, options);
+  }
+  return await openAny(await pathSource(source), options);
+}
+
+/** Whether the paths `a` and `b` name one file or folder (through links too); false
+ * where either does not exist. */
+async function samePlace(a, b) {
+  const [x, y] = await Promise.all([realpath(a).catch(() => null), realpath(b).catch(() => null)]);
+  return x !== null && x === y;
+}
+
+/** The refusal of a conversion of `checkpoint` into the path `sink` that would write
+ * over its own input: the input file itself, or the folder it was read from. */
+async function overInput(checkpoint, sink, sharded) {
+  const input = checkpoint?.__nxFrom;
+  if (!input) return null;
+  const inputStat = await stat(input).catch(() => null);
+  const inputDir = inputStat?.isDirectory() ? input : dirname(input);
+  if (sharded && (await samePlace(inputDir, sink))) {
+    return 'the output folder is the input\'s: its files would overwrite themselves';
+  }
+  if (!sharded && (await samePlace(input, sink))) return 'the output is the input file';
+  return null;
 }
 
 let temps = 0;
@@ -162,6 +199,16 @@ function pathSink(target, sharded) {
       current = null;
     },
     async commit() {
+      if (sharded) {
+        // Weights or an index of an earlier conversion left beside these: a loader
+        // would read both.
+        const names = new Set(whole.map((f) => basename(f.path)));
+        const stale = (await readdir(target)).filter((n) => /\.(safetensors|npy)$|\.index\.json$/.test(n) && !names.has(n)).sort();
+        if (stale.length > 0) {
+          const more = stale.length > 1 ? ` and ${stale.length - 1} more weights or index files` : '';
+          throw new Error(`${target}: the folder holds ${stale[0]}${more} that this conversion does not write (a loader would read both): remove ${stale.length > 1 ? 'them' : 'it'} or name another folder`);
+        }
+      }
       for (const f of whole.splice(0)) await rename(f.tmp, f.path);
     },
     async abort() {
@@ -182,9 +229,11 @@ function pathSink(target, sharded) {
  * whole (an error or an abort leaves nothing).
  */
 export async function convertCheckpoint(checkpoint, sink, options) {
-  if (sink instanceof URL && sink.protocol === 'file:') sink = fileURLToPath(sink);
+  sink = fileUrlPath(sink);
   if (typeof sink === 'string') {
     const sharded = checkpoint instanceof Checkpoint && !!checkpoint.__wbg_ptr && (checkpoint.sharded || checkpoint.folder);
+    const over = await overInput(checkpoint, sink, sharded);
+    if (over) throw new Error(`convertCheckpoint: ${sink}: ${over}`);
     const name = options?.fileName ?? sink;
     return convertAny(checkpoint, pathSink(sink, sharded), { ...options, fileName: name });
   }

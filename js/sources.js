@@ -93,13 +93,21 @@ async function get(url, init, ctx, headers) {
  * size (`Content-Range`) and the version (`ETag`, `Last-Modified`); a server that
  * ignores Range (a 200 with the whole body) is refused at once, its body never read;
  * every later read checks its status, its range, its length and the version.
- * `missing`: `undefined` where the server has no such file (404), not an error. */
+ * `missing`: `undefined` where the server has no such file (404, or an HTML page in its
+ * place: a development server's fallback), not an error. */
 export async function urlSource(url, init, ctx, { missing = false } = {}) {
   const href = String(url);
   const r = await get(href, init, ctx, { Range: 'bytes=0-0' });
   if (missing && r.status === 404) {
     await r.body?.cancel().catch(() => {});
     return undefined;
+  }
+  // A development server's fallback page (a single-page app's index.html, 200)
+  // for a file it does not have: no checkpoint's file is an HTML page.
+  if ((r.status === 200 || r.status === 206) && /^text\/html\b/i.test(r.headers.get('content-type') ?? '')) {
+    await r.body?.cancel().catch(() => {});
+    if (missing) return undefined;
+    throw urlError(href, 'the server answered with an HTML page, not the file (a development server\'s fallback page for a file it does not have)');
   }
   if (r.status === 200) {
     await r.body?.cancel().catch(() => {});

@@ -15,9 +15,10 @@
 // JavaScript's option names, nothing written.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { checkpointServer } from './e2e-server.mjs';
 import { step } from './e2e-step.mjs';
 
@@ -98,7 +99,24 @@ export async function quantFolders(b, { root, bin }) {
     await refused('refuse-missing-scale', /^convertCheckpoint: .*tensor "model\.layers\.0\.mlp\.down_proj\.weight": a fp8-block weight without its scale/);
     await refused('refuse-gptq-v1-as-v2', /^convertCheckpoint: .*qweight": a zero point of 7 .*looks like v1/);
     await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, 'gpt-oss')), join(dir, 'node', 'x'), { to: 'bfloat16', scheme: 'gptq' }), /options\.scheme: gptq: no weight of the checkpoint has its partners/);
-    console.log(`Node: ${layouts.length} folders and 2 with options, each nxrig convert's; 4 refusals`);
+    // The v1 checkpoint labelled v2 converts when the option says v1; the hint says so.
+    await refused('refuse-gptq-v1-as-v2', /looks like v1: options\.scheme: 'gptq' reads it so/);
+    await node.convertCheckpoint(await node.openCheckpoint(join(src, 'refuse-gptq-v1-as-v2')), join(dir, 'node', 'v1'), { to: 'bfloat16', scheme: 'gptq' });
+    // A keepQuantized that keeps nothing is a typo, refused.
+    await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, 'awq')), join(dir, 'node', 'typo'), { to: 'bfloat16', keepQuantized: 'nomatch*' }), /options\.keepQuantized: the pattern "nomatch\*" matches no block-scaled weight/);
+    assert.throws(() => readdirSync(join(dir, 'node', 'typo')), /ENOENT/, 'keepQuantized typo: nothing written');
+    // Never over the input: its own folder (through a file: URL string too), its file.
+    const inSrc = join(dir, 'node', 'in-place');
+    cpSync(join(src, 'awq'), inSrc, { recursive: true });
+    const before = filesOf(inSrc);
+    await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(pathToFileURL(inSrc).href), `${inSrc}/`, { to: 'bfloat16' }), /^Error: convertCheckpoint: .*the output folder is the input's/);
+    await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(inSrc, 'model.safetensors')), join(inSrc, 'model.safetensors'), { to: 'bfloat16' }), /the output is the input file/);
+    assert.deepEqual(filesOf(inSrc), before, 'the input folder as it was');
+    assert.equal((await node.openCheckpoint(join(inSrc, 'model.safetensors'))).scheme, null, 'a plain file: scheme null');
+    // An output folder holding an earlier conversion's other files is refused whole.
+    await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, 'deepseek-v3')), join(dir, 'node', 'awq'), { to: 'bfloat16' }), /the folder holds model\.safetensors that this conversion does not write/);
+    sameFolder(filesOf(join(dir, 'node', 'awq')), join(ref, 'awq'), 'Node: the refused folder as it was');
+    console.log(`Node: ${layouts.length} folders and 3 with options, each nxrig convert's; 9 refusals`);
 
     server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads: dir });
     page = await b.newPage();
@@ -118,7 +136,9 @@ export async function quantFolders(b, { root, bin }) {
         const a = window.memoryFolder();
         out.report = await convertCheckpoint(files, a.sink, { to: 'bfloat16' });
         out.host = a.base64();
-        const url = await openCheckpoint(`/data/src/${l}/`);
+        // `/spa/` answers a missing file with an HTML page (200), as a development
+        // server's fallback does: the optional files are then missing, not errors.
+        const url = await openCheckpoint(`/spa/src/${l}/`);
         const b = window.memoryFolder();
         out.gpuReport = await convertCheckpoint(url, b.sink, { to: 'bfloat16', device: await Device.gpu() });
         out.gpu = b.base64();

@@ -1,6 +1,8 @@
 // The checkpoint tests' server, on 127.0.0.1: the demo page (www/) at /, the test's
 // checkpoints at /data/... with HTTP Range (206, Content-Range, an ETag; `?norange`
-// answers 200 with the whole file, as a server that ignores Range does; `?changing` moves
+// answers 200 with the whole file, as a server that ignores Range does; /spa/... serves
+// the same files and answers a missing one with an HTML page (200), as a development
+// server's single-page-app fallback does; `?changing` moves
 // the ETag after the headers were read, as a file replaced while it is read), and a
 // WebSocket at /upload/NAME, where a page's WritableStream sends its chunks in order,
 // then `close` or `abort` (an aborted upload is removed). A WebSocket, not POSTs:
@@ -19,13 +21,18 @@ export function checkpointServer({ www, data, uploads }) {
   const server = createServer((req, res) => {
     const u = new URL(req.url, 'http://x');
     const path = decodeURIComponent(u.pathname);
-    const [dir, rel] = path.startsWith('/data/') ? [data, path.slice(6)] : [www, path.slice(1) || 'index.html'];
+    const spa = path.startsWith('/spa/');
+    const [dir, rel] = path.startsWith('/data/') ? [data, path.slice(6)] : spa ? [data, path.slice(5)] : [www, path.slice(1) || 'index.html'];
     const file = join(dir, normalize(rel).replace(/^(\.\.[/\\])+/, ''));
     let s;
     try {
       s = statSync(file);
       if (!s.isFile()) throw new Error('not a file');
     } catch {
+      if (spa) {
+        res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><title>an app</title>');
+        return;
+      }
       res.writeHead(404).end();
       return;
     }

@@ -77,8 +77,9 @@ enum Command {
         saturate: bool,
         /// The scheme of block-scaled weights, over what config.json and
         /// hf_quant_config.json say: fp8-block, fp8, mxfp4, nvfp4, nvfp4-pack-quantized,
-        /// mxfp4-pack-quantized, pack-quantized, gptq, gptq-v2... (`none`: cast every
-        /// tensor as it is, dequantizing nothing).
+        /// mxfp4-pack-quantized, pack-quantized, gptq (zero points stored minus one),
+        /// gptq-v2 (stored as they are), awq (`none`: cast every tensor as it is,
+        /// dequantizing nothing).
         #[arg(long, value_name = "SCHEME")]
         scheme: Option<String>,
         /// Which nibble of a byte of two float4s holds the even element: low-first (every

@@ -95,6 +95,9 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
         });
     }
     let plan = Plan::new(&checkpoint, &pick, &output.display().to_string())?;
+    if sharded {
+        check_stale(&plan, output)?;
+    }
     let device_name = device;
     let device = if device == "host" {
         Rig::host()
@@ -236,6 +239,41 @@ fn check_folder(input: &Path, output: &Path) -> Result<(), Error> {
         return refuse("the output exists and is not a folder");
     }
     Ok(())
+}
+
+/// An existing output folder holding weights or an index this conversion does not
+/// write (an earlier conversion's shards, its index): refused, naming the first, for a
+/// loader would find both.
+fn check_stale(plan: &Plan, output: &Path) -> Result<(), Error> {
+    let Ok(entries) = std::fs::read_dir(output) else {
+        return Ok(());
+    };
+    let written: std::collections::BTreeSet<&str> = plan
+        .files
+        .iter()
+        .map(|f| f.name.as_str())
+        .chain(plan.index.as_ref().map(|(n, _)| n.as_str()))
+        .collect();
+    let mut stale: Vec<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| {
+            (n.ends_with(".safetensors") || n.ends_with(".npy") || n.ends_with(".index.json"))
+                && !written.contains(n.as_str())
+        })
+        .collect();
+    stale.sort();
+    match stale.first() {
+        None => Ok(()),
+        Some(first) => Err(Error::Format {
+            path: output.display().to_string(),
+            tensor: None,
+            reason: format!(
+                "the folder holds {first}{} that this conversion does not write (a loader would read both): remove {} or name another folder",
+                if stale.len() > 1 { format!(" and {} more weights or index files", stale.len() - 1) } else { String::new() },
+                if stale.len() > 1 { "them" } else { "it" }
+            ),
+        }),
+    }
 }
 
 /// Whether `a` and `b` are the same file (through links too); false where `b` does

@@ -453,10 +453,24 @@ fn schemes<S>(
             path: "--to".into(),
             tensor: Some(grouping.groups[0].name.clone()),
             reason: format!(
-                "dequantizing into {}: a block-scaled weight dequantizes into a floating-point dtype (bfloat16, float16, float32)",
+                "dequantizing into {}: a block-scaled weight dequantizes into a floating-point dtype (bfloat16, float16, float32, or a narrower float, rounded once)",
                 pick.to
             ),
         });
+    }
+    if let Some(k) = &pick.keep_quantized {
+        // A pattern that keeps nothing is a typo, not a request to dequantize all.
+        if !grouping.groups.iter().any(|g| k.matches(&g.name)) {
+            return Err(Error::Format {
+                path: "--keep-quantized".into(),
+                tensor: None,
+                reason: format!(
+                    "the pattern {:?} matches no block-scaled weight of the checkpoint (their output names, as {:?})",
+                    k.as_str(),
+                    grouping.groups.first().map_or("", |g| g.name.as_str())
+                ),
+            });
+        }
     }
     let all = grouping.groups.len();
     let mut kept = Kept {

@@ -112,11 +112,18 @@ impl Quantization {
     ) -> Result<Option<Quantization>, Error> {
         let mut q = Quantization::from_files(config, hf_quant)?;
         if let Some(name) = &choice.scheme {
-            let scheme = Scheme::named(name).ok_or_else(|| {
+            // GPTQ's two formats by name: `gptq` reads zero points stored minus one
+            // (v1), `gptq-v2` as they are, whatever the files say.
+            let (row, minus_one) = match name.as_str() {
+                "gptq" => ("gptq", Some(true)),
+                "gptq-v2" => ("gptq", Some(false)),
+                other => (other, None),
+            };
+            let scheme = Scheme::named(row).ok_or_else(|| {
                 refuse(
                     "--scheme",
                     format!(
-                        "no scheme is named {name:?} (expected one of {})",
+                        "no scheme is named {name:?} (expected one of {}, gptq-v2)",
                         Scheme::names()
                     ),
                 )
@@ -133,10 +140,12 @@ impl Quantization {
                     if name == "fp8-block" {
                         q.block = [128, 128];
                     }
-                    q.zeros_minus_one = name == "gptq";
                     q
                 }
             });
+            if let (Some(q), Some(m)) = (&mut q, minus_one) {
+                q.zeros_minus_one = m;
+            }
         }
         if let Some(q) = &mut q {
             q.nibbles = choice.nibbles;

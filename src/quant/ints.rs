@@ -170,10 +170,10 @@ impl Group {
         // v1 stores half - 1, v2 half: read as the other, a zero point is one off.
         let hint = match (self.zeros_minus_one, zp.cmp(&half)) {
             (true, std::cmp::Ordering::Greater) => {
-                "the checkpoint looks like v2: its config.json's checkpoint_format should be gptq_v2"
+                "the checkpoint looks like v2: --scheme gptq-v2 reads it so (its config.json's checkpoint_format should be gptq_v2)"
             }
             (false, std::cmp::Ordering::Less) => {
-                "the checkpoint looks like v1: its config.json's checkpoint_format should be gptq"
+                "the checkpoint looks like v1: --scheme gptq reads it so (its config.json's checkpoint_format should be gptq)"
             }
             _ => "the zero points are not a symmetric checkpoint's: its config.json's sym should be false",
         };

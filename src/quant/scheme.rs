@@ -288,3 +288,29 @@ impl Scheme {
             .join(", ")
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    /// JavaScript's `SchemeName` (`js/index.d.ts`) is the table's names and `gptq-v2`
+    /// (the choice of GPTQ's other format), each once.
+    #[test]
+    fn typescript_scheme_names_are_the_tables() {
+        let dts =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/js/index.d.ts")).unwrap();
+        let line = dts
+            .lines()
+            .find(|l| l.starts_with("export type SchemeName = "))
+            .expect("SchemeName in js/index.d.ts");
+        let mut got: Vec<&str> = line
+            .trim_start_matches("export type SchemeName = ")
+            .trim_end_matches(';')
+            .split(" | ")
+            .map(|n| n.trim_matches('\''))
+            .collect();
+        let mut want: Vec<&str> = super::SCHEMES.iter().map(|s| s.name).collect();
+        want.push("gptq-v2");
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+}

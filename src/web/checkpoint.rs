@@ -361,16 +361,17 @@ impl Checkpoint {
     /// `null` where it names none (or none nxrig knows: `convertCheckpoint` then says
     /// why).
     #[wasm_bindgen(getter)]
-    pub fn scheme(&self) -> Option<String> {
-        let f = self.ck.folder.as_ref()?;
-        crate::quant::Quantization::detect(
-            f.config.as_ref(),
-            f.hf_quant.as_ref(),
-            &crate::quant::Choice::default(),
-        )
-        .ok()
-        .flatten()
-        .map(|q| q.scheme.name.to_owned())
+    pub fn scheme(&self) -> JsValue {
+        let name = self.ck.folder.as_ref().and_then(|f| {
+            crate::quant::Quantization::detect(
+                f.config.as_ref(),
+                f.hf_quant.as_ref(),
+                &crate::quant::Choice::default(),
+            )
+            .ok()
+            .flatten()
+        });
+        name.map_or(JsValue::NULL, |q| JsValue::from_str(q.scheme.name))
     }
 
     /// The bytes of every tensor.
@@ -424,11 +425,20 @@ impl Checkpoint {
 }
 
 /// The command line's options as `convertCheckpoint`'s options name them.
-const OPTIONS: [(&str, &str); 7] = [
+const OPTIONS: [(&str, &str); 13] = [
     ("--nibbles high-first", "options.nibbles: 'high-first'"),
     ("--keep-quantized", "options.keepQuantized"),
     ("--scheme none", "options.scheme: 'none'"),
+    ("--scheme gptq-v2", "options.scheme: 'gptq-v2'"),
+    ("--scheme gptq reads", "options.scheme: 'gptq' reads"),
     ("--scheme", "options.scheme"),
+    ("`nxrig info` lists their names", "checkpoint.tensors lists them"),
+    (
+        "`nxrig info` lists the tensors, and the scheme the folder's configuration names",
+        "checkpoint.tensors lists the tensors, checkpoint.scheme the scheme the folder's configuration names",
+    ),
+    ("--to:", "options.to:"),
+    ("--to ", "options.to "),
     ("--nibbles", "options.nibbles"),
     ("--tensors", "options.tensors"),
     ("--saturate", "options.saturate"),
@@ -437,7 +447,7 @@ const OPTIONS: [(&str, &str); 7] = [
 /// The JS error of `e`, where the command line's options (`--tensors`, `--scheme`,
 /// ...) are `convertCheckpoint`'s (`options.tensors`, `options.scheme`, ...).
 fn option_error(e: Error) -> JsError {
-    let mut m = format!("nxrig: {}", e.detail());
+    let mut m = format!("nxrig: {}", e.detail().replace("(to_device)", "(toDevice)"));
     for (flag, option) in OPTIONS {
         m = m.replace(flag, option);
     }
@@ -532,9 +542,11 @@ pub fn convert_checkpoint_into(
                 );
             }
         };
+        // A band's refusal may name an option too (`--scheme gptq` settles a GPTQ
+        // checkpoint's format).
         let r = convert::run(&ck, &plan, &mut sink, &rig, &mut tell)
             .await
-            .map_err(js_error)?;
+            .map_err(option_error)?;
         let o = js_sys::Object::new();
         for (k, v) in [
             ("files", r.files as f64),

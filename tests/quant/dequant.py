@@ -616,9 +616,20 @@ def refusals(nxrig, out, fails):
     del f["model-00001-of-00002.safetensors"]["model.layers.0.mlp.down_proj.weight"]
     refuse(nxrig, out, "orphan-scale", f, config, "without its weight", fails)
     # A symmetric GPTQ v1 checkpoint labelled gptq_v2: its zero points are one short.
-    files, config, _, _, _ = gptq(False, symmetric=True)
+    gptq_v1_sym = gptq(False, symmetric=True)
+    files, config, _, _, _ = gptq_v1_sym
     config["quantization_config"]["checkpoint_format"] = "gptq_v2"
     refuse(nxrig, out, "gptq-v1-as-v2", files, config, 'tensor "model.layers.0.self_attn.o_proj.qweight": a zero point of 7 where a symmetric 4-bit GPTQ checkpoint has 8, reading its zero points as checkpoint_format gptq_v2 (stored as they are): the checkpoint looks like v1', fails)
+    # ... which --scheme gptq settles (v1's zero points, whatever the files say).
+    dst = os.path.join(out, "gptq-v1-settled")
+    r = nxrig_run(nxrig, "convert", os.path.join(out, "refuse-gptq-v1-as-v2"), dst, "--to", "bfloat16", "--scheme", "gptq")
+    (_, _, _, exact, _) = gptq_v1_sym
+    got = read_safetensors(os.path.join(dst, "model.safetensors")) if r.returncode == 0 else {}
+    t = "model.layers.0.self_attn.o_proj.weight"
+    if r.returncode != 0 or t not in got or got[t][2] != expected_bytes(exact[t], "bfloat16"):
+        fails.append(f"--scheme gptq on the v1 checkpoint labelled v2: exit {r.returncode} {r.stderr}")
+    else:
+        print("  settled: gptq-v1-as-v2 with --scheme gptq: the exact values", flush=True)
     # An unknown quant_method.
     refuse(nxrig, out, "unknown-method", files, {"quantization_config": {"quant_method": "hqq"}}, 'quant_method "hqq" is not a scheme nxrig knows; --scheme', fails)
     # A scheme named that pairs nothing: GPTQ's on gpt-oss' MXFP4 experts.
