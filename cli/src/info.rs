@@ -15,7 +15,7 @@ use crate::process::Lines;
 pub type Listed = Vec<(Option<String>, Entry)>;
 
 /// A folder's scheme, in words, and its groups: `(output, shape, inputs)` each.
-type Schemed = Option<(String, Vec<(String, Vec<usize>, Vec<String>)>)>;
+type Schemed = Option<(&'static str, String, Vec<(String, Vec<usize>, Vec<String>)>)>;
 
 /// The tensors of `file` (one file, every shard of an index, or a model's folder), with
 /// their shard, the metadata, and the scheme of its block-scaled weights with their
@@ -58,7 +58,7 @@ fn tensors(
                     (g.name.clone(), g.shape.clone(), inputs)
                 })
                 .collect();
-            Some((what, groups))
+            Some((q.scheme.name, what, groups))
         }
         _ => None,
     };
@@ -92,8 +92,9 @@ pub fn info(
         ));
         out.line(&format!("  \"metadata\": {},", js(&metadata)));
         out.line(&format!("  \"total_bytes\": {total},"));
-        if let Some((what, groups)) = &schemed {
-            out.line(&format!("  \"scheme\": {},", js(what)));
+        if let Some((name, what, groups)) = &schemed {
+            out.line(&format!("  \"scheme\": {},", js(name)));
+            out.line(&format!("  \"scheme_from\": {},", js(what)));
             out.line("  \"dequantized\": [");
             for (k, (name, shape, inputs)) in groups.iter().enumerate() {
                 out.line(&format!(
@@ -170,7 +171,7 @@ pub fn info(
         ));
     }
     out.line(&format!("{} tensors, {} bytes", ts.len(), total));
-    if let Some((what, groups)) = &schemed {
+    if let Some((_, what, groups)) = &schemed {
         out.line(&format!("scheme: {}", formats::escaped(what)));
         for (name, shape, inputs) in groups {
             let inputs: Vec<String> = inputs.iter().map(|n| formats::escaped(n)).collect();
@@ -182,8 +183,9 @@ pub fn info(
             ));
         }
         out.line(&format!(
-            "{} weights dequantized by `nxrig convert`",
-            groups.len()
+            "{} weight{} dequantized by `nxrig convert`",
+            groups.len(),
+            if groups.len() == 1 { "" } else { "s" }
         ));
     }
     Ok(())

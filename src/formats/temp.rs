@@ -47,8 +47,8 @@ pub fn remove_temporaries() {
     }
 }
 
-/// Whether a set of output files was renamed into place whole ([`commit_all`]): an
-/// interrupt handler says so rather than that nothing was written.
+/// Whether a set of output files (a conversion's, renamed together) was renamed into
+/// place whole: an interrupt handler says so rather than that nothing was written.
 pub fn committed() -> bool {
     *COMMITTING.lock().unwrap_or_else(|e| e.into_inner())
 }

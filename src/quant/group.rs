@@ -151,7 +151,7 @@ impl Grouping {
             let find = |suffix: &str| by_name.get(format!("{module}{suffix}").as_str()).copied();
             let scale = s.scale.iter().find_map(|x| find(x)).ok_or_else(|| {
                 fail(format!(
-                    "a {} weight without its scale: no tensor {} in any file",
+                    "a weight ({}) without its scale: no tensor {} in any file",
                     s.name,
                     s.scale
                         .iter()
@@ -165,7 +165,7 @@ impl Grouping {
                     None => Ok(None),
                     Some(x) => find(x).map(|t| Ok(Some(t))).unwrap_or_else(|| {
                         Err(fail(format!(
-                            "a {} weight without its {what}: no tensor {:?} in any file",
+                            "a weight ({}) without its {what}: no tensor {:?} in any file",
                             s.name,
                             format!("{module}{x}")
                         )))
@@ -246,7 +246,7 @@ impl Grouping {
             return Err(Error::Format {
                 path: file.to_owned(),
                 tensor: Some(e.name.clone()),
-                reason: format!("a {} partner without its weight: {why}", s.name),
+                reason: format!("a partner ({}) without its weight: {why}", s.name),
             });
         }
         Ok(out)
@@ -267,7 +267,7 @@ fn check(g: &mut Group, q: &Quantization) -> Result<(), (String, String)> {
         return bad(
             &g.scale,
             format!(
-                "a {} scale of {}, not {}",
+                "a scale ({}) of {}, not {}",
                 s.name,
                 g.scale.dtype,
                 s.scale_dtypes

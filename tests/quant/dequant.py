@@ -510,6 +510,9 @@ def nxrig_run(nxrig, *args):
     return subprocess.run([nxrig, *args], capture_output=True, text=True)
 
 
+SCHEME_NAMES = {"fp8-block", "fp8", "mxfp4", "nvfp4", "nvfp4-pack-quantized", "mxfp4-pack-quantized", "pack-quantized", "gptq", "awq"}
+
+
 def check_layout(nxrig, out, name, devices, fails):
     files, config, hf, expected, plain = LAYOUTS[name]()
     src = os.path.join(out, name)
@@ -518,6 +521,10 @@ def check_layout(nxrig, out, name, devices, fails):
     if info.returncode != 0 or "scheme:" not in info.stdout:
         fails.append(f"{name}: nxrig info: {info.returncode}: {info.stderr}{info.stdout}")
         return
+    # --json: the scheme by its name (--scheme's), and each weight dequantized.
+    j = json.loads(nxrig_run(nxrig, "info", src, "--json").stdout)
+    if j.get("scheme") not in SCHEME_NAMES or len(j.get("dequantized", [])) != len(expected):
+        fails.append(f"{name}: nxrig info --json: scheme {j.get('scheme')!r}, {len(j.get('dequantized', []))} dequantized of {len(expected)}")
     for to in TARGETS:
         first = None
         for device in devices:
@@ -606,7 +613,7 @@ def refusals(nxrig, out, fails):
     # A weight whose scale is missing from every shard.
     f = {k: dict(v) for k, v in files.items()}
     del f["model-00002-of-00002.safetensors"]["model.layers.0.mlp.down_proj.weight_scale_inv"]
-    refuse(nxrig, out, "missing-scale", f, config, 'tensor "model.layers.0.mlp.down_proj.weight": a fp8-block weight without its scale', fails)
+    refuse(nxrig, out, "missing-scale", f, config, 'tensor "model.layers.0.mlp.down_proj.weight": a weight (fp8-block) without its scale', fails)
     # A scale of the wrong shape: [2, 2] for a [260, 140] weight in blocks of 128.
     f = {k: dict(v) for k, v in files.items()}
     f["model-00002-of-00002.safetensors"]["model.layers.0.mlp.down_proj.weight_scale_inv"] = ("F32", np.ones((2, 2), np.float32))
