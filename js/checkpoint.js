@@ -227,7 +227,7 @@ function sinkOf(sink, ck, ctx) {
     if (ck.sharded || ck.folder) throw new Error(`${ck.folder ? "a model's folder" : 'a sharded checkpoint'} converts into several files: give a FileSystemDirectoryHandle or a function from file name to WritableStream, not one stream`);
     return streamSink(sink, ctx);
   }
-  if (sink?.kind === 'directory' && typeof sink.getFileHandle === 'function') return directorySink(sink, ctx);
+  if (sink?.kind === 'directory' && typeof sink.getFileHandle === 'function') return directorySink(sink, ctx, !!(ck.sharded || ck.folder));
   if (typeof sink === 'function') return streamsSink(sink, ctx);
   if (sink && ['open', 'write', 'close', 'commit', 'abort'].every((k) => typeof sink[k] === 'function')) return sink;
   throw optionError('convertCheckpoint', `the sink must be a WritableStream, a FileSystemDirectoryHandle, a function from file name to WritableStream, or a sink object { open, write, close, commit, abort }, got: ${described(sink)}`);

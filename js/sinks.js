@@ -13,8 +13,9 @@ export function isStream(x) {
 /** A sink of files each written to its own stream, as `streamOf(name)` gives it (a
  * stream, or a promise of one); the streams are closed at the commit, in order, and
  * aborted on an error. `discard(name)`, where given, removes a file that an abort
- * leaves behind. */
-export function streamsSink(streamOf, ctx, discard) {
+ * leaves behind; `beforeCommit(names)`, where given, may refuse the commit (an abort
+ * follows). */
+export function streamsSink(streamOf, ctx, discard, beforeCommit) {
   const open = [];
   let current = null;
   return {
@@ -36,6 +37,7 @@ export function streamsSink(streamOf, ctx, discard) {
     },
     async commit() {
       checked(ctx);
+      if (beforeCommit) await beforeCommit(open.map((f) => f.name));
       for (const f of open) await f.writer.close();
       open.length = 0;
     },
@@ -62,7 +64,7 @@ export function streamSink(stream, ctx) {
 /** A sink of files into a `FileSystemDirectoryHandle` (File System Access or OPFS):
  * each through `createWritable()` (written to a swap file, in place at `close()`);
  * files it made are removed again on an abort. */
-export function directorySink(dir, ctx) {
+export function directorySink(dir, ctx, folder = false) {
   const made = new Set();
   return streamsSink(async (name) => {
     const existed = await dir.getFileHandle(name).then(() => true, () => false);
@@ -71,5 +73,21 @@ export function directorySink(dir, ctx) {
     return handle.createWritable();
   }, ctx, async (name) => {
     if (made.delete(name)) await dir.removeEntry(name);
-  });
+  }, folder ? (names) => noStaleWeights(dir, names) : undefined);
+}
+
+/** Refuses a folder holding weights or an index that a model folder's conversion,
+ * writing `names`, does not write (an earlier conversion's shards): a loader would
+ * read both. */
+async function noStaleWeights(dir, names) {
+  const written = new Set(names);
+  const stale = [];
+  for await (const name of dir.keys()) {
+    if (/\.(safetensors|npy)$|\.index\.json$/.test(name) && !written.has(name)) stale.push(name);
+  }
+  stale.sort();
+  if (stale.length > 0) {
+    const more = stale.length > 1 ? ` and ${stale.length - 1} more weights or index files` : '';
+    throw new Error(`${dir.name}: the folder holds ${stale[0]}${more} that this conversion does not write (a loader would read both): remove ${stale.length > 1 ? 'them' : 'it'} or name another folder`);
+  }
 }

@@ -96,7 +96,7 @@ export async function quantFolders(b, { root, bin }) {
       });
       assert.throws(() => readdirSync(to), /ENOENT/, `${l}: nothing written`);
     };
-    await refused('refuse-missing-scale', /^convertCheckpoint: .*tensor "model\.layers\.0\.mlp\.down_proj\.weight": a weight (fp8-block) without its scale/);
+    await refused('refuse-missing-scale', /^convertCheckpoint: .*tensor "model\.layers\.0\.mlp\.down_proj\.weight": a weight \(fp8-block\) without its scale/);
     await refused('refuse-gptq-v1-as-v2', /^convertCheckpoint: .*qweight": a zero point of 7 .*looks like v1/);
     await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, 'gpt-oss')), join(dir, 'node', 'x'), { to: 'bfloat16', scheme: 'gptq' }), /options\.scheme: gptq: no weight of the checkpoint has its partners/);
     // The v1 checkpoint labelled v2 converts when the option says v1; the hint says so.
@@ -177,6 +177,10 @@ export async function quantFolders(b, { root, bin }) {
         out.opfs[n] = btoa(s);
       }
       const message = async (f) => { try { await f(); return 'converted'; } catch (e) { return e.message; } };
+      // Another model into that folder: its weights and index are not this one's.
+      out.stale = await message(async () => convertCheckpoint(await openCheckpoint('/data/src/awq/'), outDir, { to: 'bfloat16' }));
+      out.afterStale = [];
+      for await (const n of outDir.keys()) out.afterStale.push(n);
       const missing = window.memoryFolder();
       out.missing = await message(async () => convertCheckpoint(await openCheckpoint('/data/src/refuse-missing-scale/'), missing.sink, { to: 'bfloat16' }));
       out.missingWritten = Object.keys(missing.files);
@@ -193,7 +197,9 @@ export async function quantFolders(b, { root, bin }) {
       return out;
     }, names);
     sameFolder(Object.fromEntries(Object.entries(edge.opfs).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(ref, 'deepseek-v3'), 'Chromium deepseek-v3 OPFS to OPFS');
-    assert.match(edge.missing, /^convertCheckpoint: .*"model\.layers\.0\.mlp\.down_proj\.weight": a weight (fp8-block) without its scale/);
+    assert.match(edge.stale, /^convertCheckpoint: .*the folder holds model-00001-of-00002\.safetensors and 2 more weights or index files that this conversion does not write/);
+    assert.deepEqual(edge.afterStale.sort(), Object.keys(edge.opfs).sort(), 'OPFS: the refused folder as it was');
+    assert.match(edge.missing, /^convertCheckpoint: .*"model\.layers\.0\.mlp\.down_proj\.weight": a weight \(fp8-block\) without its scale/);
     assert.deepEqual(edge.missingWritten, [], 'a refused folder: nothing written');
     // The last files given were the last layout's (modelopt-nvfp4): its weights alone.
     assert.match(edge.bare, /^convertCheckpoint: .*looks quantized.*options\.scheme names its scheme.*options\.scheme: 'none' casts/);
