@@ -94,7 +94,8 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
             reason: "the output is the input: write the conversion elsewhere".into(),
         });
     }
-    let plan = Plan::new(&checkpoint, &pick, &output.display().to_string())?;
+    let plan = Plan::new(&checkpoint, &pick, &output.display().to_string())
+        .map_err(|e| beside_config(e, input, folder))?;
     if sharded {
         check_stale(&plan, output)?;
     }
@@ -239,6 +240,36 @@ fn check_folder(input: &Path, output: &Path) -> Result<(), Error> {
         return refuse("the output exists and is not a folder");
     }
     Ok(())
+}
+
+/// A refusal for want of a configuration, of a file (or index) whose folder holds a
+/// `config.json`: it says to give the folder, which reads it.
+fn beside_config(e: Error, input: &Path, folder: bool) -> Error {
+    let dir = input
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match e {
+        Error::Format {
+            path,
+            tensor,
+            reason,
+        } if !folder
+            && reason.contains("no config.json or hf_quant_config.json says how")
+            && (dir.join("config.json").is_file()
+                || dir.join("hf_quant_config.json").is_file()) =>
+        {
+            Error::Format {
+                path,
+                tensor,
+                reason: format!(
+                    "{reason} (its folder {} holds a config.json: give the folder to read it)",
+                    dir.display()
+                ),
+            }
+        }
+        e => e,
+    }
 }
 
 /// An existing output folder holding weights or an index this conversion does not

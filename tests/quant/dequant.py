@@ -644,6 +644,11 @@ def refusals(nxrig, out, fails):
     refuse(nxrig, out, "wrong-scheme", g_files, g_config, "--scheme: gptq: no weight of the checkpoint has its partners in this scheme", fails, args=("--scheme", "gptq"))
     # Quantized-looking tensors and no configuration.
     refuse(nxrig, out, "no-config", files, None, "--scheme", fails)
+    # The index of a folder with its config.json, given alone: the refusal says to give
+    # the folder.
+    r = nxrig_run(nxrig, "convert", os.path.join(out, "deepseek-v3", "model.safetensors.index.json"), os.path.join(out, "index-alone"), "--to", "bfloat16")
+    if r.returncode != 2 or "holds a config.json: give the folder to read it" not in r.stderr or os.path.exists(os.path.join(out, "index-alone")):
+        fails.append(f"refusal index-alone: exit {r.returncode}: {r.stderr!r}")
     # A compressed-tensors weight whose weight_shape says fewer inputs than its packed
     # words hold (a packing padded past the input axis): refused, not written padded.
     c_files, c_config, _, _, _ = ct_int4()
