@@ -234,6 +234,9 @@ export async function convertCheckpoint(checkpoint, sink, options) {
     const sharded = checkpoint instanceof Checkpoint && !!checkpoint.__wbg_ptr && (checkpoint.sharded || checkpoint.folder);
     const over = await overInput(checkpoint, sink, sharded);
     if (over) throw new Error(`convertCheckpoint: ${sink}: ${over}`);
+    if (sharded && (await stat(sink).catch(() => null))?.isDirectory() === false) {
+      throw new Error(`convertCheckpoint: ${sink}: the output exists and is not a folder (${checkpoint.folder ? "a model's folder" : 'a sharded checkpoint'} converts into a folder)`);
+    }
     const name = options?.fileName ?? sink;
     return convertAny(checkpoint, pathSink(sink, sharded), { ...options, fileName: name });
   }

@@ -113,6 +113,8 @@ export async function quantFolders(b, { root, bin }) {
     await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(inSrc, 'model.safetensors')), join(inSrc, 'model.safetensors'), { to: 'bfloat16' }), /the output is the input file/);
     assert.deepEqual(filesOf(inSrc), before, 'the input folder as it was');
     assert.equal((await node.openCheckpoint(join(inSrc, 'model.safetensors'))).scheme, null, 'a plain file: scheme null');
+    await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, 'awq')), join(inSrc, 'model.safetensors'), { to: 'bfloat16' }), /^Error: convertCheckpoint: .*model\.safetensors: the output exists and is not a folder/);
+    assert.deepEqual(filesOf(inSrc), before, 'a folder into a file: the file as it was');
     // An output folder holding an earlier conversion's other files is refused whole.
     await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(src, 'deepseek-v3')), join(dir, 'node', 'awq'), { to: 'bfloat16' }), /the folder holds model\.safetensors that this conversion does not write/);
     sameFolder(filesOf(join(dir, 'node', 'awq')), join(ref, 'awq'), 'Node: the refused folder as it was');
