@@ -58,6 +58,7 @@ mod plan;
 mod run;
 mod sink;
 mod source;
+mod unpacked;
 
 pub use checkpoint::{Checkpoint, Shard};
 #[cfg(not(target_arch = "wasm32"))]
