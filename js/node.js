@@ -17,6 +17,7 @@ import {
 } from './index.js';
 import { indexShards } from '../pkg/nxrig.js';
 import { asFolder } from './checkpoint.js';
+import { staleWeights } from './sinks.js';
 
 export * from './index.js';
 
@@ -202,12 +203,8 @@ function pathSink(target, sharded) {
       if (sharded) {
         // Weights or an index of an earlier conversion left beside these: a loader
         // would read both.
-        const names = new Set(whole.map((f) => basename(f.path)));
-        const stale = (await readdir(target)).filter((n) => /\.(safetensors|npy)$|\.index\.json$/.test(n) && !names.has(n)).sort();
-        if (stale.length > 0) {
-          const more = stale.length > 1 ? ` and ${stale.length - 1} more weights or index files` : '';
-          throw new Error(`${target}: the folder holds ${stale[0]}${more} that this conversion does not write (a loader would read both): remove ${stale.length > 1 ? 'them' : 'it'} or name another folder`);
-        }
+        const why = staleWeights(await readdir(target), whole.map((f) => basename(f.path)));
+        if (why) throw new Error(`${target}: ${why}`);
       }
       for (const f of whole.splice(0)) await rename(f.tmp, f.path);
     },

@@ -80,14 +80,19 @@ export function directorySink(dir, ctx, folder = false) {
  * writing `names`, does not write (an earlier conversion's shards): a loader would
  * read both. */
 async function noStaleWeights(dir, names) {
-  const written = new Set(names);
-  const stale = [];
-  for await (const name of dir.keys()) {
-    if (/\.(safetensors|npy)$|\.index\.json$/.test(name) && !written.has(name)) stale.push(name);
-  }
-  stale.sort();
-  if (stale.length > 0) {
-    const more = stale.length > 1 ? ` and ${stale.length - 1} more weights or index files` : '';
-    throw new Error(`${dir.name}: the folder holds ${stale[0]}${more} that this conversion does not write (a loader would read both): remove ${stale.length > 1 ? 'them' : 'it'} or name another folder`);
-  }
+  const present = [];
+  for await (const name of dir.keys()) present.push(name);
+  const why = staleWeights(present, names);
+  if (why) throw new Error(`${dir.name}: ${why}`);
+}
+
+/** Why a folder holding the files `present` may not take a conversion writing
+ * `written`: the weights or index files among them it does not write (a loader would
+ * read both); `null` where there are none. Node's path sink says the same. */
+export function staleWeights(present, written) {
+  const w = new Set(written);
+  const stale = present.filter((n) => /\.(safetensors|npy)$|\.index\.json$/.test(n) && !w.has(n)).sort();
+  if (stale.length === 0) return null;
+  const more = stale.length > 1 ? ` and ${stale.length - 1} more weights or index files` : '';
+  return `the folder holds ${stale[0]}${more} that this conversion does not write (a loader would read both): remove ${stale.length > 1 ? 'them' : 'it'} or name another folder`;
 }
