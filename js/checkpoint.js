@@ -10,9 +10,10 @@ import {
   openCheckpointFile,
   openCheckpointSharded,
 } from '../pkg/nxrig.js';
-import { blobSource, bytesSource, checked, isSource, urlSource, urlText } from './sources.js';
-import { directorySink, isStream, streamSink, streamsSink } from './sinks.js';
+import { blobSource, bytesSource, isSource, urlSource, urlText } from './sources.js';
+import { directorySink, isStream, pipelined, streamSink, streamsSink } from './sinks.js';
 import { described, optionError } from './described.js';
+import { convertInWorker, originOf, whyNotInWorker } from './offload.js';
 
 const INDEX = /\.index\.json$/;
 const base = (n) => String(n).split(/[\\/]/).pop();
@@ -215,11 +216,12 @@ export async function openCheckpoint(source, options = {}) {
   } catch (e) {
     throw named('openCheckpoint', e);
   }
+  ctx.origin = originOf(source, options);
   Object.defineProperty(ck, '__nxCtx', { value: ctx });
   return ck;
 }
 
-const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName', 'scheme', 'nibbles', 'keepQuantized'];
+const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName', 'scheme', 'nibbles', 'keepQuantized', 'worker'];
 
 /** The sink for what the caller gave. */
 function sinkOf(sink, ck, ctx) {
@@ -257,7 +259,7 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (options === undefined) throw optionError(fn, "options are required: at least { to }, the dtype to convert into (convertCheckpoint(checkpoint, sink, { to: 'bfloat16' }))");
   if (options === null || typeof options !== 'object') throw optionError(fn, `options must be an object with at least { to }, got: ${described(options)}`);
   for (const k of Object.keys(options)) if (!OPTIONS.includes(k)) throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
-  const { to, tensors, saturate, device, onProgress, signal, fileName, scheme, nibbles, keepQuantized } = options;
+  const { to, tensors, saturate, device, onProgress, signal, fileName, scheme, nibbles, keepQuantized, worker } = options;
   if (typeof to !== 'string') throw optionError(fn, `options.to must be a dtype's name, got: ${described(to)}`);
   if (tensors !== undefined && typeof tensors !== 'string') throw optionError(fn, `options.tensors must be a glob string, got: ${described(tensors)}`);
   if (saturate !== undefined && typeof saturate !== 'boolean') throw optionError(fn, `options.saturate must be a boolean, got: ${described(saturate)}`);
@@ -269,12 +271,20 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (scheme !== undefined && typeof scheme !== 'string') throw optionError(fn, `options.scheme must be a scheme's name such as 'fp8-block', or 'none', got: ${described(scheme)}`);
   if (nibbles !== undefined && nibbles !== 'low-first' && nibbles !== 'high-first') throw optionError(fn, `options.nibbles must be 'low-first' or 'high-first', got: ${described(nibbles)}`);
   if (keepQuantized !== undefined && typeof keepQuantized !== 'string') throw optionError(fn, `options.keepQuantized must be a glob string, got: ${described(keepQuantized)}`);
+  if (worker !== undefined && typeof worker !== 'boolean') throw optionError(fn, `options.worker must be a boolean, got: ${described(worker)}`);
+  const notHere = worker === false ? 'worker: false' : whyNotInWorker(checkpoint, device);
+  if (worker === true && notHere) throw optionError(fn, `options.worker is true, but the conversion cannot run in a Worker: ${notHere}`);
   signal?.throwIfAborted();
   const ctx = checkpoint.__nxCtx ?? { signal: undefined };
   ctx.signal = signal;
   ctx.failed = undefined;
   try {
-    const s = failing(sinkOf(sink, checkpoint, ctx), ctx);
+    const own = sinkOf(sink, checkpoint, ctx);
+    if (!notHere) {
+      const cloned = { to, tensors, saturate, fileName, scheme, nibbles, keepQuantized };
+      return await convertInWorker(checkpoint, own, cloned, onProgress, signal, ctx);
+    }
+    const s = pipelined(own, ctx);
     // What onProgress throws stops the conversion (the next read, or the commit, fails
     // with it, and every file is aborted); the promise rejects with it as its cause.
     const progress = onProgress && ((bytesDone, bytesTotal, tensor) => {
@@ -300,11 +310,4 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   }
 }
 
-/** `sink` whose every step first fails with what `onProgress` threw, once it threw. */
-function failing(sink, ctx) {
-  const step = (k) => async (...args) => {
-    checked(ctx);
-    return sink[k](...args);
-  };
-  return { open: step('open'), write: step('write'), close: step('close'), commit: step('commit'), abort: (...a) => sink.abort(...a) };
-}
+

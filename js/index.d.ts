@@ -518,6 +518,14 @@ export interface ConvertOptions {
   nibbles?: 'low-first' | 'high-first';
   /** A glob of the block-scaled weights left packed, with their scales. */
   keepQuantized?: string;
+  /**
+   * On a page, the conversion runs in a Worker of its own (the page's thread only hands
+   * the output's pieces to the sink), where it can: on the host, from a checkpoint
+   * opened from a `File`, `Blob`, URL, file system handle or list of `File`s. `false`
+   * converts on the calling thread; `true` refuses a conversion that cannot run in one.
+   * In a Worker and in Node the conversion runs where it is called.
+   */
+  worker?: boolean;
 }
 
 /** What a conversion wrote. */

@@ -43,6 +43,7 @@ import { adapterOf, adoptDevice, fromGpuBuffer as fromGpuBufferRaw, gpuOptions }
 import { declare } from './elementwise.js';
 import { described } from './described.js';
 import { declareRaw } from './raw.js';
+import { wasmGiven, wasmGivenSync } from './offload.js';
 
 let ready = false;
 
@@ -292,14 +293,14 @@ export function isDType(array, dtype) {
  * ready, to its instance's exports (`memory` among them).
  */
 export async function init(input) {
-  const out = await wbgInit(input);
+  const out = await wbgInit(await wasmGiven(input));
   ready = true;
   return out;
 }
 
 /** `init` from the bytes or a compiled module, at once: `initSync({ module })`. */
 export function initSync(input) {
-  const out = wbgInitSync(input);
+  const out = wbgInitSync(wasmGivenSync(input));
   ready = true;
   return out;
 }

@@ -96,3 +96,50 @@ export function staleWeights(present, written) {
   const more = stale.length > 1 ? ` and ${stale.length - 1} more weights or index files` : '';
   return `the folder holds ${stale[0]}${more} that this conversion does not write (a loader would read both): remove ${stale.length > 1 ? 'them' : 'it'} or name another folder`;
 }
+
+/** How many writes a conversion hands on before it waits for the first of them:
+ * the next piece is read and cast while the one before is written. */
+const WRITES_AHEAD = 2;
+
+/** `sink` as a conversion drives it: each step first fails with what `checked(ctx)`
+ * finds (an abort, what `onProgress` threw); writes passed on in order, one at a time,
+ * without waiting for each to finish (at most `WRITES_AHEAD` waiting), a failed one
+ * failing the step after it; `open`, `close` and `commit` wait for the writes before
+ * them. The bytes written are the conversion's own (never reused), so they may wait. */
+export function pipelined(sink, ctx) {
+  const queue = [];
+  let broken = null;
+  const drain = async (n) => {
+    while (queue.length > n) await queue.shift();
+    if (broken) throw broken.e;
+  };
+  const step = (k) => async (...args) => {
+    checked(ctx);
+    await drain(0);
+    checked(ctx);
+    return sink[k](...args);
+  };
+  return {
+    open: step('open'),
+    async write(bytes) {
+      checked(ctx);
+      await drain(WRITES_AHEAD - 1);
+      const before = queue[queue.length - 1];
+      queue.push((async () => {
+        await before;
+        if (broken) return;
+        try {
+          await sink.write(bytes);
+        } catch (e) {
+          broken ??= { e };
+        }
+      })());
+    },
+    close: step('close'),
+    commit: step('commit'),
+    async abort(...a) {
+      await Promise.all(queue.splice(0));
+      return sink.abort(...a);
+    },
+  };
+}

@@ -52,10 +52,10 @@ try {
         let t = performance.now();
         for (let a = 0; a < f.size; a += 64 << 20) await f.slice(a, a + (64 << 20)).arrayBuffer();
         out[`${file}:read`] = f.size / (performance.now() - t) / 1e6;
-        for (const [name, device] of [['host', Device.host()], ['webgpu', gpu]]) {
+        for (const [name, device, worker] of [['host', Device.host(), false], ['worker', Device.host(), true], ['webgpu', gpu, false]]) {
           const ck = await openCheckpoint(f);
           t = performance.now();
-          await convertCheckpoint(ck, drop(), { to, device });
+          await convertCheckpoint(ck, drop(), { to, device, worker });
           out[`${file}:${name}`] = f.size / (performance.now() - t) / 1e6;
           ck.free();
         }
@@ -81,11 +81,11 @@ try {
   await server.close();
   const f = (v) => v.toFixed(2);
   console.log(`${gib} GiB a checkpoint, best of ${rounds} rounds, GB/s of input (higher is better)\n`);
-  console.log('| conversion | read-only pass (File) | host (wasm) | host / read | WebGPU | Node | nxrig convert | Node / CLI |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| conversion | read-only pass (File) | host (wasm), page | host, Worker | Worker / read | WebGPU | Node | nxrig convert | Node / CLI |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const [k, label, file] of [[0, 'float32 -> bfloat16', 'f32'], [1, 'bfloat16 -> float16', 'bf16']]) {
     const read = best[`${k}:read`];
-    console.log(`| ${label} | ${f(read)} | ${f(best[`${k}:host`])} | ${f(best[`${k}:host`] / read)} | ${f(best[`${k}:webgpu`])} | ${f(best[`${file}:node`])} | ${f(best[`${file}:cli`])} | ${f(best[`${file}:node`] / best[`${file}:cli`])} |`);
+    console.log(`| ${label} | ${f(read)} | ${f(best[`${k}:host`])} | ${f(best[`${k}:worker`])} | ${f(best[`${k}:worker`] / read)} | ${f(best[`${k}:webgpu`])} | ${f(best[`${file}:node`])} | ${f(best[`${file}:cli`])} | ${f(best[`${file}:node`] / best[`${file}:cli`])} |`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

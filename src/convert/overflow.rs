@@ -3,7 +3,11 @@
 
 use crate::array::AnyArray;
 use crate::dtype::overflow::{tallied, threshold};
-use crate::dtype::{CastMode, DType, Tally};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::dtype::{f64_of_bits, CastMode, Class, DType, Tally};
 use crate::error::Error;
 use crate::layout::{Move, Slice};
 
@@ -59,6 +63,9 @@ pub(crate) fn tally(piece: &AnyArray, to: DType, mode: CastMode) -> Result<Tally
     let flat = piece
         .move_or_copy(&Move::Permute((0..rank).rev().collect()))?
         .move_or_copy(&Move::Reshape(vec![piece.layout().numel()]))?;
+    if let Some(t) = tally_bytes(&flat, to, mode)? {
+        return Ok(t);
+    }
     let n = flat.shape()[0];
     let mut at = 0;
     while at < n {
@@ -75,6 +82,125 @@ pub(crate) fn tally(piece: &AnyArray, to: DType, mode: CastMode) -> Result<Tally
     Ok(t)
 }
 
+/// The tally of the host array `flat` (one axis) read from its bytes where they are
+/// its own and its dtype a real one of 8 or 16 bits (its codes counted by runs that
+/// count alike, [`runs_of`]) or float32 (value by value): no float64 copy of the
+/// piece. `None` for other arrays.
+fn tally_bytes(flat: &AnyArray, to: DType, mode: CastMode) -> Result<Option<Tally>, Error> {
+    let from = flat.dtype();
+    if from.class() == Class::Complex {
+        return Ok(None);
+    }
+    let Some(bytes) = flat.own_bytes().transpose()? else {
+        return Ok(None);
+    };
+    let mut t = Tally::default();
+    match from.bits() {
+        8 | 16 => {
+            let runs = runs_of(from, to, mode);
+            t = bytes.read(
+                |b| match (from.bits(), bytemuck::try_cast_slice::<u8, u16>(b)) {
+                    (8, _) => count_runs(b, &runs),
+                    (_, Ok(codes)) if cfg!(target_endian = "little") => count_runs(codes, &runs),
+                    _ => {
+                        let codes: Vec<u16> = b
+                            .chunks_exact(2)
+                            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                            .collect();
+                        count_runs(&codes, &runs)
+                    }
+                },
+            )?;
+        }
+        32 if from == DType::Float32 => bytes.read(|b| {
+            let values = b
+                .chunks_exact(4)
+                .map(|c| (f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64, 1));
+            t.count_weighted(to, mode, values);
+        })?,
+        _ => return Ok(None),
+    }
+    Ok(Some(t))
+}
+
+/// The codes of an 8- or 16-bit `from` in runs that a tally into `to` in `mode` counts
+/// alike: each run's first code and what one value of it adds (a run for every
+/// change, so a handful: a float's finite codes, those past `to`, its infinity, its
+/// NaNs, for each sign). Worked out once for each cast.
+fn runs_of(from: DType, to: DType, mode: CastMode) -> Rc<Runs> {
+    thread_local! {
+        static RUNS: RefCell<HashMap<(DType, DType, CastMode), Rc<Runs>>> = RefCell::default();
+    }
+    let of = |codes: std::ops::Range<u32>, less: u32| {
+        let mut runs: Vec<(u32, Tally)> = Vec::new();
+        for code in codes {
+            let mut t = Tally::default();
+            t.count_weighted(to, mode, [(f64_of_bits(from, code as u128), 1)]);
+            if runs.last().is_none_or(|r| r.1 != t) {
+                runs.push((code - less, t));
+            }
+        }
+        runs
+    };
+    RUNS.with_borrow_mut(|m| {
+        m.entry((from, to, mode))
+            .or_insert_with(|| {
+                let half = 1u32 << (from.bits() - 1);
+                let (low, high) = (of(0..half, 0), of(half..2 * half, half));
+                // A float's sign counts alike on both sides (a signed target): its
+                // magnitude's runs, half as many.
+                Rc::new(if from.class() == Class::Float && low == high {
+                    Runs {
+                        mask: half - 1,
+                        runs: low,
+                    }
+                } else {
+                    let mut runs = low;
+                    runs.extend(high.into_iter().map(|(c, t)| (c + half, t)));
+                    runs.dedup_by(|b, a| a.1 == b.1);
+                    Runs {
+                        mask: 2 * half - 1,
+                        runs,
+                    }
+                })
+            })
+            .clone()
+    })
+}
+
+/// Runs of codes that count alike ([`runs_of`]): each run's first code (of the codes
+/// masked by `mask`) and what one value of it adds.
+#[derive(Debug)]
+struct Runs {
+    mask: u32,
+    runs: Vec<(u32, Tally)>,
+}
+
+/// The tally of `codes` from their runs ([`runs_of`]): how many codes lie at or past
+/// each run's first, by comparisons the compiler makes SIMD, a block at a time.
+fn count_runs<C: Copy + Into<u32>>(codes: &[C], runs: &Runs) -> Tally {
+    let Runs { mask, ref runs } = *runs;
+    let mut at_or_past = vec![0u64; runs.len()];
+    for block in codes.chunks(1 << 12) {
+        for (n, &(first, _)) in at_or_past.iter_mut().zip(runs) {
+            *n += block
+                .iter()
+                .map(|&c| u32::from(c.into() & mask >= first))
+                .sum::<u32>() as u64;
+        }
+    }
+    let mut t = Tally::default();
+    for (i, &(_, one)) in runs.iter().enumerate() {
+        let n = at_or_past[i] - at_or_past.get(i + 1).copied().unwrap_or(0);
+        t.add(Tally {
+            overflowed: one.overflowed * n,
+            infinities: one.infinities * n,
+            nans: one.nans * n,
+        });
+    }
+    t
+}
+
 /// Whether values whose greatest magnitude is `peak` may overflow `to`, or become a
 /// NaN there (an unsigned `to`, whose NaN a negative value becomes): else a tally of
 /// them counts nothing.
@@ -82,4 +208,71 @@ pub(crate) fn may_overflow(peak: f64, to: DType) -> bool {
     let signed = to.float_format().is_none_or(|f| f.signed());
     to != DType::Float64
         && (!signed || peak.is_infinite() || threshold(to).is_some_and(|t| t.overflows(peak)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tally of `piece` counted from its float64 values, the way the bytes' fast
+    /// path does not.
+    fn by_values(piece: &AnyArray, to: DType, mode: CastMode) -> Tally {
+        let mut t = Tally::default();
+        let values = piece.cast(DType::Float64).unwrap().expect::<f64>().unwrap();
+        t.count(to, mode, &values.to_vec().unwrap());
+        t
+    }
+
+    #[test]
+    fn a_tally_from_bytes_is_the_tally_from_values() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut checked = 0;
+        for from in DType::ALL {
+            if ![8, 16, 32].contains(&from.bits()) || from.class() == Class::Complex {
+                continue;
+            }
+            // Every code of an 8- or 16-bit dtype (twice, so that counts add), and
+            // float32's specials and random words.
+            let bits: Vec<u128> = match from.bits() {
+                8 => (0..512u128).map(|c| c & 0xff).collect(),
+                16 => (0..1u128 << 17).map(|c| c & 0xffff).collect(),
+                _ => [
+                    0x7f80_0000u128,
+                    0xff80_0000,
+                    0x7fc0_0000,
+                    0x7f7f_ffff,
+                    0x8000_0000,
+                ]
+                .into_iter()
+                .chain((0..4096).map(|_| (next() >> 32) as u128))
+                .collect(),
+            };
+            let piece = AnyArray::of_bits(from, &[bits.len()], &bits).unwrap();
+            for to in DType::ALL {
+                if !crate::dtype::overflow::tallied(from, to) {
+                    continue;
+                }
+                for mode in [CastMode::Default, CastMode::Saturate] {
+                    let fast = tally_bytes(&piece, to, mode).unwrap();
+                    if from.bits() == 32 && from != DType::Float32 {
+                        assert_eq!(fast, None, "{from} has no fast path");
+                        continue;
+                    }
+                    assert_eq!(
+                        fast,
+                        Some(by_values(&piece, to, mode)),
+                        "{from} -> {to} {mode:?}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} casts checked");
+    }
 }

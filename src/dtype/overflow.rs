@@ -162,6 +162,17 @@ impl Tally {
     /// Counts what `values` (a source's values, exactly or as its nearest `f64`)
     /// become when cast into the float dtype `to` in `mode`.
     pub(crate) fn count(&mut self, to: DType, mode: CastMode, values: &[f64]) {
+        self.count_weighted(to, mode, values.iter().map(|&v| (v, 1)));
+    }
+
+    /// [`Tally::count`] of values each given with how many times it occurs (a
+    /// histogram of a piece's codes counts each distinct value once).
+    pub(crate) fn count_weighted(
+        &mut self,
+        to: DType,
+        mode: CastMode,
+        values: impl IntoIterator<Item = (f64, u64)>,
+    ) {
         let Some(f) = real_float(to) else {
             return;
         };
@@ -169,23 +180,23 @@ impl Tally {
         let no_zero = f.specials == Specials::UnsignedNoZero;
         let keeps_inf = matches!(f.specials, Specials::Ieee | Specials::Finite);
         let default = mode == CastMode::Default;
-        for &v in values {
-            if v.is_nan() {
+        for (v, n) in values {
+            if v.is_nan() || n == 0 {
                 continue;
             }
             if !f.signed() && ((v < 0.0) || (no_zero && v == 0.0)) {
-                self.nans += 1;
+                self.nans += n;
             } else if v.is_infinite() {
                 if default && !keeps_inf {
-                    self.nans += 1;
+                    self.nans += n;
                 }
             } else if t.is_some_and(|t| t.overflows(v)) {
-                self.overflowed += 1;
+                self.overflowed += n;
                 if default {
                     match f.specials {
-                        Specials::Ieee => self.infinities += 1,
+                        Specials::Ieee => self.infinities += n,
                         Specials::Finite => {}
-                        _ => self.nans += 1,
+                        _ => self.nans += n,
                     }
                 }
             }

@@ -124,8 +124,18 @@ impl Source for JsSource {
             });
         }
         // Into 8-byte words: the piece's elements are then aligned for every dtype.
-        let mut words = vec![0u64; len.div_ceil(8)];
-        u8s.copy_to(&mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..len]);
+        // Not zeroed first (a piece is tens of MiB): only the last word's tail is.
+        let n = len.div_ceil(8);
+        let mut words: Vec<u64> = Vec::with_capacity(n);
+        if n > 0 {
+            // SAFETY: `words` has room for `n` words; the last is zeroed, then `len <=
+            // 8 n` bytes are copied over its start, so all `n` are initialised.
+            unsafe {
+                words.as_mut_ptr().add(n - 1).write(0);
+                u8s.raw_copy_to_ptr(words.as_mut_ptr().cast::<u8>());
+                words.set_len(n);
+            }
+        }
         Buffer::of_vec(words).view(0, len)
     }
 }

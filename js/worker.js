@@ -1,0 +1,61 @@
+// The Worker a page's convertCheckpoint runs in (js/offload.js starts it): nxrig's own
+// instance, in memory of its own, opens the checkpoint again from what the page opened
+// it from (a File, a URL, a handle: they cross by postMessage), reads and casts it, and
+// hands each output piece to the page as a transferred ArrayBuffer; the page's sink
+// writes it. Progress goes to the page; the page's abort comes as a message.
+import { init, openCheckpoint, convertCheckpoint } from './index.js';
+
+/** The page's replies to this worker's calls of its sink, by call number. */
+const replies = new Map();
+let calls = 0;
+
+/** Calls the page's sink: `op` with `args`, resolving with its reply. */
+function call(op, args = [], transfer = []) {
+  const id = ++calls;
+  return new Promise((resolve, reject) => {
+    replies.set(id, { resolve, reject });
+    self.postMessage({ kind: 'sink', id, op, args }, transfer);
+  });
+}
+
+/** The page's sink seen from here: each step a call it answers. */
+const sink = {
+  open: (name) => call('open', [name]),
+  write(bytes) {
+    // The conversion's bytes are its own: their buffer moves to the page, no copy.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const b = own ? bytes : bytes.slice();
+    return call('write', [b], [b.buffer]);
+  },
+  close: () => call('close'),
+  commit: () => call('commit'),
+  abort: () => call('abort'),
+};
+
+const stop = new AbortController();
+
+self.onmessage = async ({ data }) => {
+  if (data.kind === 'reply') {
+    const r = replies.get(data.id);
+    replies.delete(data.id);
+    if (data.error) r?.reject(Object.assign(new Error(data.error.message), { name: data.error.name }));
+    else r?.resolve();
+  } else if (data.kind === 'abort') {
+    stop.abort(new DOMException('The conversion was aborted', 'AbortError'));
+  } else if (data.kind === 'convert') {
+    try {
+      await init(data.wasm);
+      const ck = await openCheckpoint(data.origin, data.openOptions);
+      const report = await convertCheckpoint(ck, sink, {
+        ...data.options,
+        worker: false,
+        signal: stop.signal,
+        onProgress: data.progress ? (p) => self.postMessage({ kind: 'progress', ...p }) : undefined,
+      });
+      ck.dispose();
+      self.postMessage({ kind: 'done', report });
+    } catch (e) {
+      self.postMessage({ kind: 'failed', error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+    }
+  }
+};
