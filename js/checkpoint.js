@@ -249,7 +249,7 @@ function sinkOf(sink, ck, ctx) {
  * scheme its configuration names; `scheme` names one, or `'none'`; `nibbles`
  * `'high-first'` for a float4 layout with the even element in the high nibble;
  * `keepQuantized` a glob of weights left packed), `config.json` rewritten, its other
- * files copied. Memory stays bounded by a piece (64 MiB in, its cast out). Option errors are TypeErrors, every other refusal an Error, each
+ * files copied. Memory stays bounded by a piece (16 MiB in, its cast out, a few in flight). Option errors are TypeErrors, every other refusal an Error, each
  * naming convertCheckpoint.
  */
 export async function convertCheckpoint(checkpoint, sink, options) {

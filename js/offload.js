@@ -109,6 +109,8 @@ export function convertInWorker(checkpoint, sink, options, onProgress, signal, c
           onAbort();
         }
       } else if (data.kind === 'done') {
+        // The worker's wasm memory, for the test's bound: not the report's own.
+        Object.defineProperty(data.report, '__nxWasmBytes', { value: data.wasmBytes });
         queue.then(() => resolve(data.report));
       } else if (data.kind === 'failed') {
         const E = data.error.name === 'TypeError' ? TypeError : Error;

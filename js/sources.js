@@ -2,7 +2,7 @@
 //   { name, size, read(start, end) => Promise<Uint8Array> }
 // made from a Blob or File (slice().arrayBuffer(): a piece at a time, never the whole
 // file), bytes in memory, or a URL (HTTP Range requests). nxrig's wasm asks each for
-// one piece at a time (64 MiB), so memory is bounded by a piece, never by the file.
+// one piece at a time (16 MiB), so memory is bounded by a piece, never by the file.
 
 /** Whether `x` is a source object already (a user's own). */
 export function isSource(x) {

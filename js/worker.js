@@ -44,7 +44,7 @@ self.onmessage = async ({ data }) => {
     stop.abort(new DOMException('The conversion was aborted', 'AbortError'));
   } else if (data.kind === 'convert') {
     try {
-      await init(data.wasm);
+      const wasm = await init(data.wasm);
       const ck = await openCheckpoint(data.origin, data.openOptions);
       const report = await convertCheckpoint(ck, sink, {
         ...data.options,
@@ -53,7 +53,8 @@ self.onmessage = async ({ data }) => {
         onProgress: data.progress ? (p) => self.postMessage({ kind: 'progress', ...p }) : undefined,
       });
       ck.dispose();
-      self.postMessage({ kind: 'done', report });
+      // Its wasm memory at the end: its peak (wasm memory never shrinks).
+      self.postMessage({ kind: 'done', report, wasmBytes: wasm.memory.buffer.byteLength });
     } catch (e) {
       self.postMessage({ kind: 'failed', error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
     }

@@ -30,6 +30,8 @@ const BLOCK = 16 * MiB;
  * (the renderer's own ~300 MiB, the page's wasm memory, and the pieces in flight). */
 const WASM_BOUND = 256 * MiB;
 const RENDERER_BOUND = 1280 * MiB;
+/** A Worker's wasm memory: a 16 MiB piece, its cast and the headers (50 MiB seen). */
+const WORKER_WASM_BOUND = 96 * MiB;
 
 
 /** SHA-256 of the file at `path`, streamed. */
@@ -182,8 +184,14 @@ function pageHelpers() {
         await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = () => reject(new Error(`upload of ${name}: no WebSocket`)); });
       },
       async write(chunk) {
-        ws.send(chunk);
-        while (ws.bufferedAmount > 64 << 20) await new Promise((r) => setTimeout(r, 5));
+        // A MiB a send, the page's thread let go between them: a send copies its bytes
+        // on this thread, and a piece's (16-64 MiB) at once held it past 50 ms.
+        const step = 1 << 20;
+        for (let at = 0; at < chunk.byteLength; at += step) {
+          ws.send(chunk.subarray(at, at + step));
+          await new Promise((r) => setTimeout(r, 0));
+          while (ws.bufferedAmount > 64 << 20) await new Promise((r) => setTimeout(r, 5));
+        }
       },
       async close() { const r = reply(); ws.send('close'); await r; ws.close(); },
       async abort() { const r = reply(); ws.send('abort'); await r; ws.close(); },
@@ -288,12 +296,28 @@ export async function checkpoints({ flags, root, bin }) {
       const { openCheckpoint, convertCheckpoint } = window.nxrig;
       const ck = await openCheckpoint(document.getElementById('ckfiles').files[0]);
       let last = null;
+      let pieces = 0;
+      // The page's tasks over 50 ms while it converts (in a Worker of its own).
+      const long = [];
+      const start = performance.now();
+      const seen = new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => `${Math.round(e.duration)} ms at ${Math.round(e.startTime - start)} ms`)));
+      seen.observe({ type: 'longtask' });
       const report = await convertCheckpoint(ck, window.uploadStream('big-e4m3'), {
-        to: 'float8_e4m3fn', onProgress: (p) => { last = p; },
+        to: 'float8_e4m3fn', onProgress: (p) => { last = p; pieces++; },
       });
-      return { report, last, tensors: ck.tensors, wasm: window.nxrigWasmBytes() };
+      const took = Math.round(performance.now() - start);
+      await new Promise((r) => setTimeout(r, 100));
+      seen.disconnect();
+      long.push(...(long.length ? [`of ${took} ms`] : []));
+      return { report, last, pieces, long, tensors: ck.tensors, wasm: Math.max(window.nxrigWasmBytes(), report.__nxWasmBytes ?? 0), worker: report.__nxWasmBytes !== undefined };
     });
-    console.log(`${rate(one.report, t0)}, wasm memory ${(one.wasm / MiB).toFixed(0)} MiB`);
+    console.log(`${rate(one.report, t0)}, wasm memory ${(one.wasm / MiB).toFixed(0)} MiB (the Worker's), ${one.pieces} progress events, tasks over 50 ms on the page: ${one.long.length ? one.long.join(', ') : 'none'}`);
+    assert.ok(one.worker, 'the page converted in a Worker');
+    assert.ok(one.wasm <= WORKER_WASM_BOUND, `the Worker's wasm memory ${one.wasm} within ${WORKER_WASM_BOUND}`);
+    // Over 50 ms: none, or one a little over when the 2 cores are busy (the worker,
+    // the test server writing, Chromium's own threads) and the page's short tasks wait.
+    assert.ok(one.long.every((l) => Number(l.split(' ')[0]) < 100 || l.startsWith('of')), `no task on the page of 100 ms or more while it converted: ${one.long.join(', ')}`);
+    assert.ok(one.long.length <= 3, `at most 2 tasks on the page over 50 ms: ${one.long.join(', ')}`);
     assert.equal(one.tensors.length, 5);
     if (scale >= 1) assert.ok(one.tensors.find((t) => t.name === 'huge').byteLength > 2 * GiB, 'one tensor over 2 GiB');
     assert.equal(one.last.bytesDone, one.last.bytesTotal, 'progress reached the end');

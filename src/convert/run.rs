@@ -14,10 +14,17 @@ use crate::formats::{host_size, Entry};
 use crate::quant::{Group, Part};
 use crate::rig::{Rig, RigKind};
 
-/// The most input bytes converted at a time (a piece): 64 MiB, 16 M float32s. A
-/// conversion holds a piece, its cast and (on a GPU) their staging, whatever the
-/// sizes of the files and tensors.
+/// The most input bytes converted at a time (a piece): 64 MiB natively, 16 M
+/// float32s. A conversion holds a piece, its cast and (on a GPU) their staging,
+/// whatever the sizes of the files and tensors.
+#[cfg(not(target_arch = "wasm32"))]
 pub const PIECE_BYTES: usize = 64 << 20;
+
+/// The most input bytes converted at a time (a piece): 16 MiB in WebAssembly, where
+/// a conversion's pieces in flight in JavaScript (read ahead, written behind) and its
+/// wasm memory together stay under 256 MiB.
+#[cfg(target_arch = "wasm32")]
+pub const PIECE_BYTES: usize = 16 << 20;
 
 /// Where a conversion is: after each piece.
 ///
