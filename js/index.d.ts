@@ -558,6 +558,8 @@ export interface ConvertOverflow {
 
 /** A sink of your own: files written in order, then committed together, or aborted. */
 export interface CheckpointSink {
+  /** Where given, told every file's bytes together before the first is opened: it may refuse (reject) an output that will not fit, before a byte is written. */
+  reserve?(bytes: number): Promise<void>;
   open(name: string): Promise<void>;
   write(bytes: Uint8Array): Promise<void>;
   close(): Promise<void>;

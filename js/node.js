@@ -18,6 +18,7 @@ import {
 import { indexShards } from '../pkg/nxrig.js';
 import { asFolder } from './checkpoint.js';
 import { staleWeights } from './sinks.js';
+import { readingAhead } from './sources.js';
 
 export * from './index.js';
 
@@ -54,20 +55,22 @@ async function pathSource(path) {
   return {
     name: path,
     size: s.size,
-    async read(start, end) {
+    // The next piece read while nxrig casts this one.
+    read: readingAhead(async (start, end) => {
       const fh = await open(path, 'r');
       try {
         return await readRange(fh, start, end);
       } finally {
         await fh.close();
       }
-    },
+    }, s.size),
   };
 }
 
 /** A source over a `FileHandle` the caller opened (and closes). */
 async function handleSource(fh, name) {
-  return { name, size: (await fh.stat()).size, read: (start, end) => readRange(fh, start, end) };
+  const { size } = await fh.stat();
+  return { name, size, read: readingAhead((start, end) => readRange(fh, start, end), size) };
 }
 
 const isPath = (x) => typeof x === 'string' && !/^(https?|blob|data):/i.test(x);

@@ -94,7 +94,8 @@ export function convertInWorker(checkpoint, sink, options, onProgress, signal, c
         // The sink's steps in the order they came, each answered when done.
         queue = queue.then(async () => {
           try {
-            await sink[data.op](...data.args);
+            // `reserve` is a sink's where it can tell whether the output fits.
+            if (data.op !== 'reserve' || typeof sink.reserve === 'function') await sink[data.op](...data.args);
             worker.postMessage({ kind: 'reply', id: data.id });
           } catch (e) {
             worker.postMessage({ kind: 'reply', id: data.id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });

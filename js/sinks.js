@@ -66,7 +66,7 @@ export function streamSink(stream, ctx) {
  * files it made are removed again on an abort. */
 export function directorySink(dir, ctx, folder = false) {
   const made = new Set();
-  return streamsSink(async (name) => {
+  const sink = streamsSink(async (name) => {
     const existed = await dir.getFileHandle(name).then(() => true, () => false);
     const handle = await dir.getFileHandle(name, { create: true });
     if (!existed) made.add(name);
@@ -74,6 +74,26 @@ export function directorySink(dir, ctx, folder = false) {
   }, ctx, async (name) => {
     if (made.delete(name)) await dir.removeEntry(name);
   }, folder ? (names) => noStaleWeights(dir, names) : undefined);
+  sink.reserve = (bytes) => fits(dir, bytes);
+  return sink;
+}
+
+/** Refuses a conversion writing `bytes` into the folder `dir` where `dir` is in the
+ * origin's private file system (OPFS) and the origin's quota has less than that left
+ * (`navigator.storage.estimate()`): before a byte is written, the one sentence naming
+ * both numbers. Another folder (the user's disk, by the File System Access API) has
+ * no quota of the origin's and is not checked. */
+async function fits(dir, bytes) {
+  const storage = globalThis.navigator?.storage;
+  if (typeof storage?.estimate !== 'function' || typeof storage.getDirectory !== 'function') return;
+  const root = await storage.getDirectory().catch(() => null);
+  if (root === null || (await root.resolve(dir).catch(() => null)) === null) return;
+  const { usage = 0, quota } = await storage.estimate();
+  if (typeof quota !== 'number') return;
+  const left = Math.max(0, quota - usage);
+  if (bytes > left) {
+    throw new Error(`${dir.name || 'the origin private file system'}: the conversion writes ${bytes} bytes and this origin's storage has ${left} bytes left of its quota (navigator.storage.estimate(): ${usage} used of ${quota}); nothing was written`);
+  }
 }
 
 /** Refuses a folder holding weights or an index that a model folder's conversion,
@@ -120,6 +140,10 @@ export function pipelined(sink, ctx) {
     return sink[k](...args);
   };
   return {
+    reserve: sink.reserve && (async (bytes) => {
+      checked(ctx);
+      return sink.reserve(bytes);
+    }),
     open: step('open'),
     async write(bytes) {
       checked(ctx);

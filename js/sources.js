@@ -20,7 +20,7 @@ export function checked(ctx) {
 /** `read(start, end)` that starts reading the next range of the same length as it
  * returns one, so that reading overlaps nxrig's work on the piece before (one piece
  * ahead: a conversion reads a tensor's pieces in order). */
-function readingAhead(read, size) {
+export function readingAhead(read, size) {
   let next = null;
   return (start, end) => {
     const p = next && next.start === start && next.end === end ? next.promise : read(start, end);

@@ -20,6 +20,7 @@ function call(op, args = [], transfer = []) {
 
 /** The page's sink seen from here: each step a call it answers. */
 const sink = {
+  reserve: (bytes) => call('reserve', [bytes]),
   open: (name) => call('open', [name]),
   write(bytes) {
     // The conversion's bytes are its own: their buffer moves to the page, no copy.

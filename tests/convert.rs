@@ -296,6 +296,10 @@ fn a_sharded_checkpoint_converts_each_shard_and_its_index() {
     );
     let text = String::from_utf8(sink.files[2].1.clone()).unwrap();
     assert!(text.contains("\"total_size\": 6"), "{text}");
+    // What a sink is told before a byte: every file's bytes, the index's too.
+    let planned = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out").unwrap();
+    let written: usize = sink.files.iter().map(|(_, b)| b.len()).sum();
+    assert_eq!(planned.bytes_out(&ck), written as u64);
     assert!(text.contains("\"format\": \"pt\""), "{text}");
     // A tensor in another shard than the index says, and a shard not given.
     let moved = index.replace("\"b\":\"s2.safetensors\"", "\"b\":\"s1.safetensors\"");

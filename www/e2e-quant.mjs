@@ -183,6 +183,18 @@ export async function quantFolders(b, { root, bin }) {
       out.stale = await message(async () => convertCheckpoint(await openCheckpoint('/data/src/awq/'), outDir, { to: 'bfloat16' }));
       out.afterStale = [];
       for await (const n of outDir.keys()) out.afterStale.push(n);
+      // A quota too small for the output: refused naming both numbers, nothing written.
+      const estimate = navigator.storage.estimate;
+      navigator.storage.estimate = async () => ({ usage: 1000, quota: 5000 });
+      const small = await root.getDirectoryHandle('ds3-quota', { create: true });
+      out.quota = await message(async () => convertCheckpoint(await openCheckpoint(inDir), small, { to: 'bfloat16' }));
+      navigator.storage.estimate = estimate;
+      out.afterQuota = [];
+      for await (const n of small.keys()) out.afterQuota.push(n);
+      await root.removeEntry('ds3-quota', { recursive: true });
+      // worker: true where the checkpoint came from bytes: refused, saying why.
+      const bytes = new Uint8Array(await (await fetch('/sample.safetensors')).arrayBuffer());
+      out.workerBytes = await message(async () => convertCheckpoint(await openCheckpoint(bytes), new WritableStream(), { to: 'bfloat16', worker: true }));
       const missing = window.memoryFolder();
       out.missing = await message(async () => convertCheckpoint(await openCheckpoint('/data/src/refuse-missing-scale/'), missing.sink, { to: 'bfloat16' }));
       out.missingWritten = Object.keys(missing.files);
@@ -201,6 +213,11 @@ export async function quantFolders(b, { root, bin }) {
     sameFolder(Object.fromEntries(Object.entries(edge.opfs).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(ref, 'deepseek-v3'), 'Chromium deepseek-v3 OPFS to OPFS');
     assert.match(edge.stale, /^convertCheckpoint: .*the folder holds model-00001-of-00002\.safetensors and 2 more weights or index files that this conversion does not write/);
     assert.deepEqual(edge.afterStale.sort(), Object.keys(edge.opfs).sort(), 'OPFS: the refused folder as it was');
+    assert.match(edge.quota, /^convertCheckpoint: .*ds3-quota: the conversion writes \d+ bytes and this origin's storage has 4000 bytes left of its quota \(navigator\.storage\.estimate\(\): 1000 used of 5000\); nothing was written$/);
+    assert.deepEqual(edge.afterQuota, [], 'a quota too small: nothing written');
+    const folderBytes = Object.values(edge.opfs).reduce((a, b64) => a + Buffer.from(b64, 'base64').length, 0);
+    assert.match(edge.quota, new RegExp(`writes ${folderBytes} bytes`), 'the size checked is the converted folder\'s');
+    assert.match(edge.workerBytes, /^convertCheckpoint: options\.worker is true, but the conversion cannot run in a Worker: the checkpoint was opened from bytes/);
     assert.match(edge.missing, /^convertCheckpoint: .*"model\.layers\.0\.mlp\.down_proj\.weight": a weight \(fp8-block\) without its scale/);
     assert.deepEqual(edge.missingWritten, [], 'a refused folder: nothing written');
     // The last files given were the last layout's (modelopt-nvfp4): its weights alone.
@@ -208,7 +225,7 @@ export async function quantFolders(b, { root, bin }) {
     assert.equal(edge.none, 'converted', "options.scheme 'none' casts the packed tensors as they are");
     assert.match(edge.nibbles, /^TypeError|options\.nibbles must be 'low-first' or 'high-first'/);
     assert.match(edge.stream, /a model's folder converts into several files/);
-    console.log(`refusals: ${edge.missing}\n  ${edge.bare}`);
+    console.log(`refusals: ${edge.missing}\n  ${edge.bare}\n  ${edge.quota}\n  ${edge.workerBytes}`);
   } finally {
     await page?.close();
     await server?.close();

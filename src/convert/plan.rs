@@ -2,6 +2,7 @@
 //! output file's name, header and order.
 
 use super::checkpoint::Checkpoint;
+use super::source::Source;
 use crate::dtype::{CastMode, DType};
 use crate::error::Error;
 use crate::formats::{Format, Planned};
@@ -374,6 +375,27 @@ impl Plan {
     /// The bytes of every input tensor.
     pub fn bytes_in(&self) -> u64 {
         self.files.iter().map(|f| f.bytes_in).sum()
+    }
+
+    /// The bytes of every file the plan writes: the tensors' files (headers
+    /// included), the index, and a folder's other files (`checkpoint`'s, which the
+    /// plan copies or rewrites).
+    pub fn bytes_out<S: Source>(&self, checkpoint: &Checkpoint<S>) -> u64 {
+        let files: u64 = self.files.iter().map(|f| f.bytes_out).sum();
+        let index = self.index.as_ref().map_or(0, |(_, t)| t.len() as u64);
+        let extras: u64 = self
+            .extras
+            .iter()
+            .map(|(_, e)| match e {
+                Extra::Text(t) => t.len() as u64,
+                Extra::Copy(k) => checkpoint
+                    .folder
+                    .as_ref()
+                    .and_then(|f| f.others.get(*k))
+                    .map_or(0, |(_, s)| s.size()),
+            })
+            .sum();
+        files + index + extras
     }
 
     /// The bytes of every output tensor (headers left out).

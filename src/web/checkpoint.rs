@@ -538,6 +538,14 @@ pub fn convert_checkpoint_into(
             .and_then(|p| dequantize.apply(p.with_mode(mode)))
             .map_err(option_error)?;
         let plan = Plan::new(&ck, &pick, &output).map_err(option_error)?;
+        // A sink that can tell whether the output fits (an OPFS folder, against the
+        // origin's quota) is told its size before a byte is written.
+        if Reflect::get(&sink, &"reserve".into()).is_ok_and(|f| f.is_function()) {
+            let bytes = plan.bytes_out(&ck) as f64;
+            call(&output, &sink, "reserve", &[bytes.into()])
+                .await
+                .map_err(js_error)?;
+        }
         let mut sink = JsSink {
             obj: sink,
             name: output,
