@@ -218,6 +218,11 @@ await said('kernel', () => elementwise({ name: 'k', inputs: ['T x'], outputs: ['
 const parts: Uint8Array[] = [];
 await convertCheckpoint(ck, new WritableStream<Uint8Array>({ write(c) { parts.push(c.slice()); } }), { to: 'bfloat16' });
 const page = { bytes: parts.reduce((n, p) => n + p.length, 0), sum: parts.reduce((h, p) => p.reduce((a, v) => (a * 31 + v) >>> 0, h), 7) };
+// nxrig's own Worker (worker: true refuses where it cannot be used): the bundle found
+// js/worker.js.
+const own: Uint8Array[] = [];
+const ownReport = await convertCheckpoint(await openCheckpoint(new File([bytes], 'sample.safetensors')), new WritableStream<Uint8Array>({ write(c) { own.push(c.slice()); } }), { to: 'bfloat16', worker: true });
+const builtIn = { bytes: own.reduce((n, p) => n + p.length, 0), sum: own.reduce((h, p) => p.reduce((a, v) => (a * 31 + v) >>> 0, h), 7), converted: ownReport.converted };
 const worker = new Worker(new URL('./convert.worker.ts', import.meta.url), { type: 'module' });
 const inWorker = await new Promise((resolve, reject) => {
   worker.onmessage = (e) => resolve(e.data);
@@ -226,7 +231,7 @@ const inWorker = await new Promise((resolve, reject) => {
 });
 const w = window as unknown as { result: unknown; nx: unknown };
 w.nx = { openCheckpoint };
-w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onGpu.byteOffset, 4)), host: Array.from(onHost), errors, page, inWorker };
+w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onGpu.byteOffset, 4)), host: Array.from(onHost), errors, page, inWorker, builtIn };
 `);
   writeFileSync(join(proj, 'tsconfig.json'), tsconfig(['ES2022', 'DOM'], ['src']));
   execFileSync(tsc5, ['-p', proj], { stdio: 'inherit' });
@@ -240,6 +245,7 @@ w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onG
     assert.deepEqual(r.gpu, [0x3e00, 0xc080, 0x7c00, 0]);
     assert.deepEqual(r.host, [1.5, -2.25, 65536, 1.0011717677116394e-8]);
     console.log(`${name} built by Vite and used on ${r.device} and the host: ok`);
+    assert.deepEqual([r.builtIn.bytes, r.builtIn.sum], [r.page.bytes, r.page.sum], "nxrig's own Worker, bundled by Vite, converts as the page does");
     assert.equal(r.inWorker.bytes, r.page.bytes);
     assert.equal(r.inWorker.sum, r.page.sum);
     assert.ok(r.inWorker.report.converted > 0);
