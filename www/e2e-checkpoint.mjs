@@ -432,11 +432,13 @@ export async function checkpoints({ flags, root, bin }) {
       const root = await navigator.storage.getDirectory();
       const dirH = await root.getDirectoryHandle('aborted', { create: true });
       const ac = new AbortController();
+      let aborted;
       try {
-        await convertCheckpoint(ck, dirH, { to: 'float16', signal: ac.signal, onProgress: (p) => { if (p.bytesDone * 2 >= p.bytesTotal) ac.abort(); } });
+        await convertCheckpoint(ck, dirH, { to: 'float16', signal: ac.signal, onProgress: (p) => { if (p.bytesDone * 2 >= p.bytesTotal && !aborted) { aborted = performance.now(); ac.abort(); } } });
         out.abort = 'resolved';
       } catch (e) {
         out.abort = [e.name, e.message];
+        out.abortMs = Math.round(performance.now() - aborted);
       }
       out.left = [];
       for await (const [name] of dirH.entries()) out.left.push(name);
@@ -480,6 +482,7 @@ export async function checkpoints({ flags, root, bin }) {
       return out;
     });
     assert.equal(edge.abort[0], 'AbortError', `the abort: ${edge.abort}`);
+    console.log(`an abort half-way: rejected ${edge.abortMs} ms after it, its files removed, its Worker ended`);
     assert.deepEqual(edge.left, [], 'an aborted conversion into OPFS leaves no file');
     assert.match(edge.norange, /^openCheckpoint: .*big\.safetensors\?norange: the server ignores HTTP Range requests/);
     assert.match(edge.changing, /big\.safetensors\?changing: tensor "ids": .*the file changed while it was read/, 'a file changed between reads');
