@@ -282,7 +282,7 @@ export async function convertCheckpoint(checkpoint, sink, options) {
     const own = sinkOf(sink, checkpoint, ctx);
     if (!notHere) {
       const cloned = { to, tensors, saturate, fileName, scheme, nibbles, keepQuantized };
-      return await convertInWorker(checkpoint, own, cloned, onProgress, signal, ctx);
+      return await convertInWorker(checkpoint, own, cloned, onProgress, signal, ctx, sink);
     }
     const s = pipelined(own, ctx);
     // What onProgress throws stops the conversion (the next read, or the commit, fails

@@ -1,7 +1,9 @@
 // A page's conversion run in a Worker (js/worker.js): the page's thread only hands the
 // worker's output pieces (transferred ArrayBuffers) to the sink and tells progress,
 // so a conversion of any size never holds the thread that paints. The worker reads
-// and casts in an nxrig instance of its own; nothing needs cross-origin isolation.
+// and casts in an nxrig instance of its own; nothing needs cross-origin isolation. An
+// OPFS folder the worker writes itself, from its wasm memory (sync access handles).
+import { inOpfs } from './sinks.js';
 
 /** What a Worker needs to load nxrig as the page did: `undefined` (the package's
  * `.wasm`, found as the page found it), a URL's text or a `WebAssembly.Module`; `null`
@@ -82,7 +84,13 @@ export function whyNotInWorker(checkpoint, device) {
  * the worker's report; rejects with its error, `signal`'s reason, or what
  * `onProgress` threw (as `ctx.failed`). The worker is ended either way.
  */
-export function convertInWorker(checkpoint, sink, options, onProgress, signal, ctx) {
+export async function convertInWorker(checkpoint, sink, options, onProgress, signal, ctx, given) {
+  // An OPFS folder the worker writes itself, through sync access handles.
+  const sinkDir = given?.kind === 'directory' && (await inOpfs(given)) ? given : undefined;
+  return inWorker(checkpoint, sink, options, onProgress, signal, ctx, sinkDir);
+}
+
+function inWorker(checkpoint, sink, options, onProgress, signal, ctx, sinkDir) {
   const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'nxrig convertCheckpoint' });
   const { source, options: openOptions } = checkpoint.__nxCtx.origin;
   let queue = Promise.resolve();
@@ -112,6 +120,7 @@ export function convertInWorker(checkpoint, sink, options, onProgress, signal, c
       } else if (data.kind === 'done') {
         // The worker's wasm memory, for the test's bound: not the report's own.
         Object.defineProperty(data.report, '__nxWasmBytes', { value: data.wasmBytes });
+        Object.defineProperty(data.report, '__nxWrote', { value: data.wrote });
         queue.then(() => resolve(data.report));
       } else if (data.kind === 'failed') {
         const E = data.error.name === 'TypeError' ? TypeError : Error;
@@ -128,6 +137,8 @@ export function convertInWorker(checkpoint, sink, options, onProgress, signal, c
       wasm: wasmForWorkers.default ? undefined : { module_or_path: wasmForWorkers.module ?? wasmForWorkers.url },
       origin: source,
       openOptions,
+      sinkDir,
+      folder: !!(checkpoint.sharded || checkpoint.folder),
       options,
       progress: onProgress !== undefined,
     });

@@ -85,15 +85,76 @@ export function directorySink(dir, ctx, folder = false) {
  * no quota of the origin's and is not checked. */
 async function fits(dir, bytes) {
   const storage = globalThis.navigator?.storage;
-  if (typeof storage?.estimate !== 'function' || typeof storage.getDirectory !== 'function') return;
-  const root = await storage.getDirectory().catch(() => null);
-  if (root === null || (await root.resolve(dir).catch(() => null)) === null) return;
+  if (typeof storage?.estimate !== 'function' || !(await inOpfs(dir))) return;
   const { usage = 0, quota } = await storage.estimate();
   if (typeof quota !== 'number') return;
   const left = Math.max(0, quota - usage);
   if (bytes > left) {
     throw new Error(`${dir.name || 'the origin private file system'}: the conversion writes ${bytes} bytes and this origin's storage has ${left} bytes left of its quota (navigator.storage.estimate(): ${usage} used of ${quota}); nothing was written`);
   }
+}
+
+/** Whether the folder handle `dir` is in the origin's private file system (OPFS). */
+export async function inOpfs(dir) {
+  const storage = globalThis.navigator?.storage;
+  if (typeof storage?.getDirectory !== 'function' || typeof dir?.getFileHandle !== 'function') return false;
+  const root = await storage.getDirectory().catch(() => null);
+  return root !== null && (await root.resolve(dir).catch(() => null)) !== null;
+}
+
+/** A sink of files into the OPFS folder `dir` through sync access handles (in a
+ * dedicated Worker only): each file written straight from the bytes it is given (a view
+ * of wasm memory: `writesAtOnce`, taken before `write` returns) into a temporary beside
+ * it, moved into place at the commit, every temporary removed on an abort. `folder`: a
+ * model's folder or a sharded checkpoint (stale weights refused at the commit, as
+ * `directorySink` does); `reserve(bytes)` the quota check, as the page's sink makes it. */
+export function syncDirectorySink(dir, folder, reserve) {
+  const files = [];
+  const tag = Math.random().toString(36).slice(2, 10);
+  let current = null;
+  return {
+    writesAtOnce: true,
+    reserve,
+    async open(name) {
+      const tmp = `.nxrig-${tag}-${files.length}.tmp`;
+      const handle = await dir.getFileHandle(tmp, { create: true });
+      current = { name, tmp, handle, access: null, at: 0 };
+      files.push(current);
+      current.access = await handle.createSyncAccessHandle();
+      current.access.truncate(0);
+    },
+    write(bytes) {
+      let done = 0;
+      while (done < bytes.byteLength) {
+        const n = current.access.write(bytes.subarray(done), { at: current.at + done });
+        if (!(n > 0)) throw new Error(`${current.name}: the write stopped at byte ${current.at + done}`);
+        done += n;
+      }
+      current.at += done;
+    },
+    async close() {
+      current.access.flush();
+      current.access.close();
+      current.access = null;
+      current = null;
+    },
+    async commit() {
+      if (folder) await noStaleWeights(dir, files.map((f) => f.name));
+      for (const f of files) {
+        await dir.removeEntry(f.name).catch(() => {});
+        await f.handle.move(f.name);
+      }
+      files.length = 0;
+    },
+    async abort() {
+      for (const f of files.splice(0)) {
+        try {
+          f.access?.close();
+        } catch { /* closed */ }
+        await dir.removeEntry(f.tmp).catch(() => {});
+      }
+    },
+  };
 }
 
 /** Refuses a folder holding weights or an index that a model folder's conversion,
@@ -127,6 +188,25 @@ const WRITES_AHEAD = 2;
  * failing the step after it; `open`, `close` and `commit` wait for the writes before
  * them. The bytes written are the conversion's own (never reused), so they may wait. */
 export function pipelined(sink, ctx) {
+  if (sink.writesAtOnce) {
+    // Its writes take the bytes at once: nothing to wait for, nothing to hold.
+    const step = (k) => async (...args) => {
+      checked(ctx);
+      return sink[k](...args);
+    };
+    return {
+      writesAtOnce: true,
+      reserve: sink.reserve && step('reserve'),
+      open: step('open'),
+      write(bytes) {
+        checked(ctx);
+        return sink.write(bytes);
+      },
+      close: step('close'),
+      commit: step('commit'),
+      abort: (...a) => sink.abort(...a),
+    };
+  }
   const queue = [];
   let broken = null;
   const drain = async (n) => {

@@ -2,8 +2,10 @@
 // instance, in memory of its own, opens the checkpoint again from what the page opened
 // it from (a File, a URL, a handle: they cross by postMessage), reads and casts it, and
 // hands each output piece to the page as a transferred ArrayBuffer; the page's sink
-// writes it. Progress goes to the page; the page's abort comes as a message.
+// writes it (an OPFS folder this worker writes itself, from wasm memory, through sync
+// access handles). Progress goes to the page; the page's abort comes as a message.
 import { init, openCheckpoint, convertCheckpoint } from './index.js';
+import { syncDirectorySink } from './sinks.js';
 
 /** The page's replies to this worker's calls of its sink, by call number. */
 const replies = new Map();
@@ -47,7 +49,11 @@ self.onmessage = async ({ data }) => {
     try {
       const wasm = await init(data.wasm);
       const ck = await openCheckpoint(data.origin, data.openOptions);
-      const report = await convertCheckpoint(ck, sink, {
+      // An OPFS folder is written here, from wasm memory, through sync access
+      // handles; any other sink is the page's.
+      const sync = data.sinkDir && typeof FileSystemFileHandle?.prototype?.createSyncAccessHandle === 'function';
+      const out = sync ? syncDirectorySink(data.sinkDir, data.folder, sink.reserve) : sink;
+      const report = await convertCheckpoint(ck, out, {
         ...data.options,
         worker: false,
         signal: stop.signal,
@@ -55,7 +61,7 @@ self.onmessage = async ({ data }) => {
       });
       ck.dispose();
       // Its wasm memory at the end: its peak (wasm memory never shrinks).
-      self.postMessage({ kind: 'done', report, wasmBytes: wasm.memory.buffer.byteLength });
+      self.postMessage({ kind: 'done', report, wasmBytes: wasm.memory.buffer.byteLength, wrote: sync ? 'sync access handles' : 'the page' });
     } catch (e) {
       self.postMessage({ kind: 'failed', error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
     }

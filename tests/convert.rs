@@ -223,6 +223,44 @@ fn offsets_past_4_gib_are_read_on_every_platform() {
     );
 }
 
+/// On a GPU (lavapipe here) a piece's output is read back after the next piece's cast
+/// is submitted: the file equals the host's byte for byte, and progress is told once a
+/// piece, in the plan's order (by name), each tensor's last piece flagged (the one in
+/// flight is not lost).
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn a_conversion_on_a_gpu_writes_every_piece_once_in_order() {
+    let n = PIECE_BYTES / 4 + 5; // float32: two pieces
+    let (h, size) = header(&[
+        ("w", "F32", &[n as u64], 4 * n as u64),
+        ("v", "F32", &[3], 12),
+    ]);
+    let ck = ready(Checkpoint::open(Made::new(h, size), Format::Safetensors)).unwrap();
+    let (_, host) = to_memory(&ck, DType::Bfloat16, "out.safetensors");
+    let gpu = Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+    let plan = Plan::new(&ck, &Pick::floats(DType::Bfloat16), "out.safetensors").unwrap();
+    let mut sink = MemorySink::default();
+    let mut told = Vec::new();
+    pollster::block_on(convert::run(&ck, &plan, &mut sink, &gpu, &mut |p| {
+        told.push((p.tensor.to_owned(), p.done, p.tensor_done))
+    }))
+    .unwrap();
+    assert!(
+        sink.files == host.files,
+        "the GPU's file differs from the host's"
+    );
+    let piece = PIECE_BYTES as u64;
+    let w = 4 * n as u64;
+    assert_eq!(
+        told,
+        [
+            ("v".to_owned(), 12, true),
+            ("w".to_owned(), 12 + piece, false),
+            ("w".to_owned(), 12 + w, true)
+        ]
+    );
+}
+
 #[test]
 fn a_failed_read_aborts_and_names_the_file_and_the_tensor() {
     let n = PIECE_BYTES / 4 + 100;

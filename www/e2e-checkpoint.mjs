@@ -364,9 +364,10 @@ export async function checkpoints({ flags, root, bin }) {
       const diffs = {};
       for (const name of names) diffs[name] = await window.firstDifference(await (await out.getFileHandle(name)).getFile(), `/data/ref/sharded/${name}`);
       await root.removeEntry('sharded-bf16', { recursive: true });
-      return { report, got: got.sort(), diffs, wasm: window.nxrigWasmBytes() };
+      return { report, got: got.sort(), diffs, wasm: Math.max(window.nxrigWasmBytes(), report.__nxWasmBytes ?? 0), wrote: report.__nxWrote };
     }, Object.keys(wantShards));
-    console.log(`${rate(three.report, t0)} with the comparisons, wasm memory ${(three.wasm / MiB).toFixed(0)} MiB`);
+    console.log(`${rate(three.report, t0)} with the comparisons, wasm memory ${(three.wasm / MiB).toFixed(0)} MiB, written by ${three.wrote}`);
+    assert.equal(three.wrote, 'sync access handles', 'an OPFS folder written in the Worker, from its wasm memory');
     assert.deepEqual(three.got, Object.keys(wantShards).sort());
     for (const [name, d] of Object.entries(three.diffs)) assert.equal(d, -1, `${name} in OPFS is nxrig convert's`);
 

@@ -327,6 +327,11 @@ async fn write_tensor<S: Source, K: Sink>(
         tensor: Some(e.name.clone()),
         reason: err.to_string(),
     };
+    // On a GPU one piece's output is in flight: it is read back and written after the
+    // next piece is read, uploaded and its cast submitted, so that the device casts
+    // while the host reads. `(output, elements, whether the tensor's last)`.
+    let mut flight: Option<(AnyArray, u64, bool)> = None;
+    let queued = !device.host_addressable();
     while from < numel {
         let n = step.min(numel - from);
         let piece = read_piece(shard, e, from, n).await?;
@@ -334,16 +339,20 @@ async fn write_tensor<S: Source, K: Sink>(
             tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
         }
         let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
-        write_out(sink, &out, to).await?;
-        at.done += (n * e.file_bits as u64).div_ceil(8);
-        progress(Progress {
-            done: at.done,
-            total: at.total,
-            tensor: &e.name,
-            file,
-            tensor_done: from + n == numel,
-        });
         from += n;
+        let ready = if queued {
+            flight.replace((out, n, from == numel))
+        } else {
+            Some((out, n, from == numel))
+        };
+        if let Some((out, n, last)) = ready {
+            write_out(sink, &out, to).await?;
+            told(at, progress, e, file, n, last);
+        }
+    }
+    if let Some((out, n, last)) = flight {
+        write_out(sink, &out, to).await?;
+        told(at, progress, e, file, n, last);
     }
     if tally.any() {
         at.overflows.push(Overflow {
@@ -353,6 +362,26 @@ async fn write_tensor<S: Source, K: Sink>(
         });
     }
     Ok(())
+}
+
+/// `n` elements of `e` written (the tensor's last where `last`): `at` moved on and
+/// `progress` told.
+fn told(
+    at: &mut At,
+    progress: &mut dyn FnMut(Progress<'_>),
+    e: &Entry,
+    file: &str,
+    n: u64,
+    last: bool,
+) {
+    at.done += (n * e.file_bits as u64).div_ceil(8);
+    progress(Progress {
+        done: at.done,
+        total: at.total,
+        tensor: &e.name,
+        file,
+        tensor_done: last,
+    });
 }
 
 /// The group `g` dequantized into `to`, a band of rows at a time (each input's bytes

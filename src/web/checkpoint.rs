@@ -29,20 +29,38 @@ fn message(e: &JsValue) -> String {
         .unwrap_or_else(|| args::show(e))
 }
 
+/// A JavaScript failure as [`Error::Format`] naming `path` (the adapters' messages
+/// name their file already: not twice).
+fn failure(path: &str, e: JsValue) -> Error {
+    let m = message(&e);
+    Error::Format {
+        path: path.to_owned(),
+        tensor: None,
+        reason: m
+            .strip_prefix(&format!("{path}: "))
+            .unwrap_or(&m)
+            .to_owned(),
+    }
+}
+
 /// `obj[method](...args)` awaited, failures as [`Error::Format`] naming `path`.
 async fn call(path: &str, obj: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, Error> {
-    // The adapters' messages name their file already: not twice.
-    let fail = |e: JsValue| {
-        let m = message(&e);
-        Error::Format {
-            path: path.to_owned(),
-            tensor: None,
-            reason: m
-                .strip_prefix(&format!("{path}: "))
-                .unwrap_or(&m)
-                .to_owned(),
-        }
-    };
+    let r = start(path, obj, method, args)?;
+    settle(path, r).await
+}
+
+/// What `start` returned, awaited where it is a promise.
+async fn settle(path: &str, r: JsValue) -> Result<JsValue, Error> {
+    match r.dyn_into::<Promise>() {
+        Ok(p) => JsFuture::from(p).await.map_err(|e| failure(path, e)),
+        Err(v) => Ok(v),
+    }
+}
+
+/// `obj[method](...args)` called (its promise not awaited), failures as
+/// [`Error::Format`] naming `path`.
+fn start(path: &str, obj: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, Error> {
+    let fail = |e: JsValue| failure(path, e);
     let f: Function = Reflect::get(obj, &method.into())
         .map_err(fail)?
         .dyn_into()
@@ -52,11 +70,7 @@ async fn call(path: &str, obj: &JsValue, method: &str, args: &[JsValue]) -> Resu
             reason: format!("nxrig bug: the adapter has no {method}()"),
         })?;
     let list: js_sys::Array = args.iter().collect();
-    let r = f.apply(obj, &list).map_err(fail)?;
-    match r.dyn_into::<Promise>() {
-        Ok(p) => JsFuture::from(p).await.map_err(fail),
-        Err(v) => Ok(v),
-    }
+    f.apply(obj, &list).map_err(fail)
 }
 
 /// A source `js/index.js` made: `{ name, size, read(start, end) }`, `read` resolving
@@ -141,10 +155,26 @@ impl Source for JsSource {
 }
 
 /// A sink `js/index.js` made: `{ open(name), write(bytes), close(), commit(),
-/// abort() }`, each resolving when done.
+/// abort() }`, each resolving when done. A sink whose `writesAtOnce` is true (an OPFS
+/// file's sync access handle, in a Worker) takes what it writes before `write`
+/// returns: it is given a view of wasm memory, not a copy.
 struct JsSink {
     obj: JsValue,
     name: String,
+    at_once: bool,
+}
+
+impl JsSink {
+    /// `bytes` written by a sink that writes at once: the view of them lives only
+    /// while `write` runs, and nothing else runs in wasm meanwhile.
+    async fn write_at_once(&self, bytes: &[u8]) -> Result<(), Error> {
+        // SAFETY: the view is used by `write` before it returns (the sink says it
+        // writes at once) and wasm memory neither grows nor changes in between: no
+        // Rust code runs until `start` returns.
+        let view = unsafe { Uint8Array::view(bytes) };
+        let r = start(&self.name, &self.obj, "write", &[view.into()])?;
+        settle(&self.name, r).await.map(drop)
+    }
 }
 
 impl Sink for JsSink {
@@ -156,6 +186,9 @@ impl Sink for JsSink {
     }
 
     async fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if self.at_once {
+            return self.write_at_once(bytes).await;
+        }
         let u8s = Uint8Array::from(bytes);
         call(&self.name, &self.obj, "write", &[u8s.into()])
             .await
@@ -166,6 +199,17 @@ impl Sink for JsSink {
         // A GPU's bytes go from the mapped staging into a Uint8Array, not through
         // wasm memory.
         let bytes = crate::convert::bytes_of(a)?;
+        if self.at_once && bytes.rig().host_addressable() {
+            // The host's bytes read in place (the view made and written inside the
+            // read), the promise awaited after.
+            let r = bytes.read(|b| {
+                // SAFETY: as `write_at_once`: `write` takes the bytes before it
+                // returns, and no Rust code runs in between.
+                let view = unsafe { Uint8Array::view(b) };
+                start(&self.name, &self.obj, "write", &[view.into()])
+            })??;
+            return settle(&self.name, r).await.map(drop);
+        }
         let u8s = bytes.read_js_async().await?;
         call(&self.name, &self.obj, "write", &[u8s.into()])
             .await
@@ -546,9 +590,11 @@ pub fn convert_checkpoint_into(
                 .await
                 .map_err(js_error)?;
         }
+        let at_once = Reflect::get(&sink, &"writesAtOnce".into()).is_ok_and(|v| v.is_truthy());
         let mut sink = JsSink {
             obj: sink,
             name: output,
+            at_once,
         };
         let mut tell = |p: convert::Progress<'_>| {
             if let Some(f) = &progress {
