@@ -387,6 +387,8 @@ export interface TensorInfo {
   readonly byteLength: number;
   /** The file that holds it: a shard's name, or the one file's. */
   readonly shard: string;
+  /** A GGUF file's block-quantized tensor: its ggml type (`"Q4_K"`, `"Q8_0"`, ...); its `dtype` is then float32, what it dequantizes to. */
+  readonly ggmlType?: string;
 }
 
 /**

@@ -59,10 +59,11 @@ elif ! rustup component list --toolchain nightly --installed 2>/dev/null | grep 
   rustup component add miri rust-src --toolchain nightly
 fi
 
-# Python: the conversion oracles.
-if ! python3 -c 'import numpy, ml_dtypes' >/dev/null 2>&1; then
-  say "pip install numpy ml_dtypes"
-  python3 -m pip install -q --disable-pip-version-check numpy ml_dtypes
+# Python: the conversion oracles (gguf: llama.cpp's own package, which writes the GGUF
+# files of the tests and reads their headers).
+if ! python3 -c 'import numpy, ml_dtypes, gguf' >/dev/null 2>&1; then
+  say "pip install numpy ml_dtypes gguf"
+  python3 -m pip install -q --disable-pip-version-check numpy ml_dtypes 'gguf==0.19.0'
 fi
 # npm: playwright-core (drives Debian's chromium), http-server, binaryen (wasm-opt in
 # the build), TypeScript and Vite (the package's checks), TensorFlow.js and

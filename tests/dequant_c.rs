@@ -240,6 +240,7 @@ fn the_cuda_kernel_writes_the_hosts_bytes_for_every_packing() {
                 fortran: false,
                 big_endian: false,
                 file_bits: dtype.bits(),
+                ggml: None,
             })
             .collect();
         let fp4 = what.contains("FP4");

@@ -67,9 +67,13 @@ fn tensors(
         .tensors()
         .map(|(s, e)| (sharded.then(|| s.name.clone()), e.clone()))
         .collect();
-    let meta = match c.index {
-        Some((_, i)) => serde_json::Value::Object(i.metadata),
-        None => serde_json::to_value(&c.shards[0].header.metadata).expect("strings serialize"),
+    let meta = match (c.index, &c.shards[0].header.gguf) {
+        (Some((_, i)), _) => serde_json::Value::Object(i.metadata),
+        // A GGUF file's every key-value, long arrays as their type and length.
+        (None, Some(g)) => serde_json::Value::Object(g.values.iter().cloned().collect()),
+        (None, None) => {
+            serde_json::to_value(&c.shards[0].header.metadata).expect("strings serialize")
+        }
     };
     Ok((out, meta, schemed))
 }
@@ -116,7 +120,7 @@ pub fn info(
             out.line(&format!(
                 "    {{\"name\": {}, \"dtype\": \"{}\", \"shape\": {}, \"bytes\": {}, \"offset\": {}{shard}}}{}",
                 js(&e.name),
-                e.dtype.name(),
+                e.type_name(),
                 js(&e.shape),
                 e.len,
                 e.start,
@@ -148,7 +152,7 @@ pub fn info(
     // The dtype column as wide as the file's longest dtype name (float8_e4m3b11fnuz).
     let dw = ts
         .iter()
-        .map(|(_, e)| e.dtype.name().len())
+        .map(|(_, e)| e.type_name().len())
         .max()
         .unwrap_or(0)
         .max(11);
@@ -164,7 +168,7 @@ pub fn info(
         out.line(&format!(
             "{}  {:dw$}  {:20}  {:>12}{}",
             pad(name),
-            e.dtype.name(),
+            e.type_name(),
             format!("{:?}", e.shape),
             e.len,
             shard_col(shard)

@@ -63,21 +63,40 @@ pub struct Checkpoint<S> {
     pub folder: Option<super::folder::Folder<S>>,
 }
 
-/// The header of the file `source` holds, in `format`: its first bytes read, then
-/// as many as the header takes (a `.npy` file's void elements read as `void_as`).
+/// The header of the file `source` holds, in `format` (GGUF where a `.safetensors`
+/// file's bytes begin with GGUF's magic), and the format read: its first bytes read,
+/// then as many as the header takes (a `.npy` file's void elements read as
+/// `void_as`).
 async fn read_header<S: Source>(
     source: &S,
     format: Format,
     void_as: Option<DType>,
-) -> Result<Header, Error> {
+) -> Result<(Format, Header), Error> {
     let name = source.name().to_owned();
     let stem = stem_of(std::path::Path::new(&name));
     let size = source.size();
     let probe = size.min(Format::PROBE as u64) as usize;
-    let first = source.read(0, probe).await?;
-    let n = first.read(|b| format.header_len(&name, &stem, b, size))??;
-    let prefix = source.read(0, size.min(n as u64) as usize).await?;
-    prefix.read(|b| format.read_header(&name, &stem, b, size, void_as))?
+    let mut first = source.read(0, probe).await?;
+    // Bytes that begin with GGUF's magic are GGUF's, whatever their name.
+    let format = match format == Format::Safetensors && first.read(|b| b.starts_with(b"GGUF"))? {
+        true => Format::Gguf,
+        false => format,
+    };
+    let mut have = probe;
+    let mut n = first.read(|b| format.header_len(&name, &stem, b, size))??;
+    // A header whose length shows only as it is read (GGUF's) is read in growing
+    // pieces until one holds it.
+    while n > have && (have as u64) < size {
+        have = size.min(n as u64) as usize;
+        first = source.read(0, have).await?;
+        n = first.read(|b| format.header_len(&name, &stem, b, size))??;
+    }
+    let prefix = match n <= have {
+        true => first,
+        false => source.read(0, size.min(n as u64) as usize).await?,
+    };
+    let header = prefix.read(|b| format.read_header(&name, &stem, b, size, void_as))??;
+    Ok((format, header))
 }
 
 impl<S: Source> Checkpoint<S> {
@@ -139,7 +158,7 @@ impl<S: Source> Checkpoint<S> {
                 ),
             });
         }
-        let header = read_header(&source, format, npy_dtype).await?;
+        let (format, header) = read_header(&source, format, npy_dtype).await?;
         Ok(Checkpoint {
             shards: vec![Shard {
                 name: source.name().to_owned(),
@@ -170,10 +189,10 @@ impl<S: Source> Checkpoint<S> {
         let mut shards = Vec::new();
         for name in index.shards() {
             let source = shard(name)?;
-            let header = read_header(&source, Format::Safetensors, None).await?;
+            let (format, header) = read_header(&source, Format::Safetensors, None).await?;
             shards.push(Shard {
                 name: name.to_owned(),
-                format: Format::Safetensors,
+                format,
                 header,
                 source,
             });

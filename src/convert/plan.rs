@@ -286,6 +286,16 @@ impl Plan {
                         }
                     }
                     None => {
+                        if let Some(q) = e.ggml {
+                            return Err(Error::Format {
+                                path: shard.name.clone(),
+                                tensor: Some(e.name.clone()),
+                                reason: format!(
+                                    "ggml type {}: nxrig lists GGUF's block-quantized tensors but does not yet dequantize them (its F32, F16, BF16, F64 and integer tensors convert)",
+                                    q.name
+                                ),
+                            });
+                        }
                         items.push(Item::Tensor(i));
                         // A weight left packed keeps its partners' dtypes too.
                         let packed = grouping.packed.contains(&(k, i));

@@ -1,4 +1,5 @@
-//! Tensor files: `.safetensors` and `.npy`, and sharded checkpoints (`index.rs`).
+//! Tensor files: `.safetensors` and `.npy`, sharded checkpoints (`index.rs`), and GGUF
+//! read (`gguf.rs`).
 //!
 //! A file is read in two steps: its header ([`Header`]: each tensor's dtype, shape and
 //! byte range, checked against the file), then any tensor's array, a view of the
@@ -10,6 +11,7 @@
 //!
 //! Sits above [`crate::array`]: a file is a list of named arrays.
 
+mod gguf;
 pub(crate) mod index;
 mod npy;
 pub(crate) mod packed;
@@ -22,6 +24,7 @@ mod write;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use gguf::{GgmlType, GgufInfo, GGML_TYPES, GGUF_ARRAY_SHOWN};
 pub use index::Index;
 pub use npy::npy_descr;
 pub use safetensors::safetensors_dtype;
@@ -119,8 +122,14 @@ pub struct Entry {
     /// Its elements' width in the file, in bits: [`DType::bits`], as memory holds
     /// them, but for a float6 in a `.safetensors` file (6: four in three bytes) and a
     /// 4-bit dtype in a `.npy` file of ml_dtypes' (8: one a byte). The array made
-    /// holds them as memory does (unpacked or packed as it is read).
+    /// holds them as memory does (unpacked or packed as it is read). 0 for a
+    /// block-quantized GGUF tensor.
     pub file_bits: u32,
+    /// A GGUF tensor's block-quantized ggml type (Q4_K, Q8_0, MXFP4, ...): its bytes
+    /// are `len` bytes of whole blocks, `dtype` float32 (what it dequantizes to).
+    /// `None` for a tensor of a dtype's elements (a GGUF file's F16, BF16, ...
+    /// included).
+    pub ggml: Option<GgmlType>,
 }
 
 /// A file's header: its tensors in the order of their bytes, and its metadata.
@@ -142,8 +151,10 @@ pub struct Entry {
 pub struct Header {
     /// The tensors.
     pub entries: Vec<Entry>,
-    /// `.safetensors`' `__metadata__`.
+    /// `.safetensors`' `__metadata__`; a GGUF file's scalar key-values as strings.
     pub metadata: Option<BTreeMap<String, String>>,
+    /// A GGUF file's version, alignment and every key-value.
+    pub gguf: Option<Box<GgufInfo>>,
 }
 
 /// A tensor to write: its name, dtype and shape (its bytes come later).
@@ -216,6 +227,8 @@ pub enum Format {
     Safetensors,
     /// NumPy's `.npy` (one array).
     Npy,
+    /// llama.cpp's GGUF (read only).
+    Gguf,
 }
 
 impl Format {
@@ -227,6 +240,11 @@ impl Format {
         match path.extension().and_then(|e| e.to_str()) {
             Some("safetensors") => Ok(Format::Safetensors),
             Some("npy") => Ok(Format::Npy),
+            Some("gguf") => Err(Error::Format {
+                path: path.display().to_string(),
+                tensor: None,
+                reason: "nxrig reads GGUF files but writes .safetensors and .npy".into(),
+            }),
             _ if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') => {
                 Err(Error::Format {
                     path: path.display().to_string(),
@@ -243,14 +261,17 @@ impl Format {
     }
 
     /// The format an input file named `name` is read in: NumPy's for a name ending in
-    /// `.npy`, `.safetensors` for any other (a URL or a `Blob` may have no extension;
-    /// the header then says whether the bytes are one). The one rule of every opener:
+    /// `.npy`, GGUF for `.gguf`, `.safetensors` for any other (a URL or a `Blob` may
+    /// have no extension: bytes that begin with GGUF's magic are read as GGUF, and the
+    /// header says whether others are `.safetensors`). The one rule of every opener:
     /// the command line's, Rust's (`convert::Checkpoint::open_path`, native) and
     /// JavaScript's `openCheckpoint`. An output's format is its extension's
     /// ([`Format::of_path`]).
     pub fn of_input(name: &str) -> Format {
         if name.ends_with(".npy") {
             Format::Npy
+        } else if name.ends_with(".gguf") {
+            Format::Gguf
         } else {
             Format::Safetensors
         }
@@ -261,12 +282,15 @@ impl Format {
         match self {
             Format::Safetensors => safetensors_dtype(d).is_some(),
             Format::Npy => npy_descr(d).is_some(),
+            Format::Gguf => false,
         }
     }
 
     /// The bytes at the file's start that hold its header, from the first
     /// [`Format::PROBE`] bytes (or the whole file, if shorter): read that many, then
-    /// [`Format::read_header`].
+    /// [`Format::read_header`]. A GGUF header's length is known only once it is read:
+    /// where `first` does not hold it all, the answer is more than `first` (read that
+    /// many and ask again).
     ///
     /// # Errors
     /// [`Error::Format`]: too short, a header longer than the format allows or than the
@@ -281,6 +305,7 @@ impl Format {
         match self {
             Format::Safetensors => safetensors::header_len(path, first),
             Format::Npy => npy::header_len(path, name, first, file_len),
+            Format::Gguf => gguf::header_len(path, first, file_len),
         }
     }
 
@@ -305,6 +330,7 @@ impl Format {
         match self {
             Format::Safetensors => safetensors::read_header(path, prefix, file_len),
             Format::Npy => npy::read_header(path, name, prefix, file_len, void_as),
+            Format::Gguf => gguf::read_header(path, prefix, file_len),
         }
     }
 
@@ -323,6 +349,11 @@ impl Format {
     ) -> Result<(Vec<u8>, Order), Error> {
         match self {
             Format::Safetensors => safetensors::header_bytes(path, plan, metadata),
+            Format::Gguf => Err(Error::Format {
+                path: path.to_owned(),
+                tensor: None,
+                reason: "nxrig reads GGUF files but writes .safetensors and .npy".into(),
+            }),
             Format::Npy => {
                 let [t] = plan else {
                     return Err(Error::Format {
@@ -339,6 +370,12 @@ impl Format {
 }
 
 impl Entry {
+    /// The name of what its elements are: the ggml type of a block-quantized GGUF
+    /// tensor (`Q4_K`), else its dtype's name.
+    pub fn type_name(&self) -> &'static str {
+        self.ggml.map_or(self.dtype.name(), |q| q.name)
+    }
+
     /// The tensor's array over `file` (the whole file's bytes, named `path` in errors):
     /// a view where its bytes are aligned for its dtype and little-endian, else an
     /// aligned copy (byte-swapped from big-endian; a float6's unpacked one a byte, a
@@ -360,6 +397,16 @@ impl Entry {
         } else {
             Layout::contiguous(&self.shape).map_err(f)?
         };
+        if let Some(q) = self.ggml {
+            return Err(Error::Format {
+                path: path.to_owned(),
+                tensor: Some(self.name.clone()),
+                reason: format!(
+                    "ggml type {}: nxrig lists GGUF's block-quantized tensors but does not yet dequantize them",
+                    q.name
+                ),
+            });
+        }
         let (start, len) = (host_size(self.start), host_size(self.len));
         let view = file.view(start?, len?).map_err(f)?;
         if self.file_bits != self.dtype.bits() {

@@ -252,8 +252,10 @@ pub fn read_header(
             fortran: h.order() == npyz::Order::Fortran,
             big_endian: big,
             file_bits,
+            ggml: None,
         }],
         metadata: None,
+        gguf: None,
     })
 }
 

@@ -138,7 +138,7 @@ pub fn header_len(path: &str, first: &[u8]) -> Result<usize, Error> {
                 " but a zip archive, as PyTorch's .bin and .pt are (nxrig reads .safetensors and .npy)"
             }
             [0x80, 2..=5, ..] => " but a Python pickle (nxrig reads .safetensors and .npy)",
-            [b'G', b'G', b'U', b'F', ..] => " but a GGUF file (nxrig reads .safetensors and .npy)",
+            [b'G', b'G', b'U', b'F', ..] => " but a GGUF file (read as one where opened as a checkpoint)",
             _ => "",
         };
         return Err(Error::Format {
@@ -225,6 +225,7 @@ pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Er
             fortran: false,
             big_endian: false,
             file_bits: dtype.packed_bits(),
+            ggml: None,
         });
     }
     // Every byte of the data owned by one tensor.
@@ -264,7 +265,11 @@ pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Er
         ));
     }
     entries.sort_by_key(|t| t.start);
-    Ok(Header { entries, metadata })
+    Ok(Header {
+        entries,
+        metadata,
+        gguf: None,
+    })
 }
 
 /// An entry's JSON text, borrowed from the header (parsed one entry at a time, so

@@ -381,6 +381,7 @@ mod tests {
                     fortran: false,
                     big_endian: false,
                     file_bits: d.bits(),
+                    ggml: None,
                 })
                 .collect();
             let g =

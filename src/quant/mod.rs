@@ -21,7 +21,7 @@
 //!
 //! let entry = |name: &str, dtype, shape: &[usize]| Entry {
 //!     name: name.into(), dtype, shape: shape.to_vec(), start: 0, len: 0,
-//!     fortran: false, big_endian: false, file_bits: dtype.bits(),
+//!     fortran: false, big_endian: false, file_bits: dtype.bits(), ggml: None,
 //! };
 //! let config = serde_json::json!({"quantization_config": {"quant_method": "fp8", "weight_block_size": [128, 128]}});
 //! let q = Quantization::detect(Some(&config), None, &Choice::default())?.expect("a scheme");

@@ -309,8 +309,9 @@ pub async fn open_checkpoint_sharded(
 impl Checkpoint {
     /// Every tensor: `{ name, dtype, isFloat, shape, byteLength, shard }` (`isFloat`:
     /// its dtype is a float, not complex, the tensors a conversion casts when its
-    /// option `tensors` is absent; `shard`: its file's name), shard by shard in order
-    /// of name, each in the order of its bytes.
+    /// option `tensors` is absent; `shard`: its file's name; a GGUF file's
+    /// block-quantized tensor also `ggmlType`, as `"Q4_K"`, its `dtype` float32),
+    /// shard by shard in order of name, each in the order of its bytes.
     #[wasm_bindgen(getter, unchecked_return_type = "TensorInfo[]")]
     pub fn tensors(&self) -> js_sys::Array {
         self.ck
@@ -331,15 +332,24 @@ impl Checkpoint {
                 set("shape", shape.into());
                 set("byteLength", (e.len as f64).into());
                 set("shard", s.name.as_str().into());
+                if let Some(q) = e.ggml {
+                    set("ggmlType", q.name.into());
+                }
                 JsValue::from(o)
             })
             .collect()
     }
 
-    /// The metadata as JSON text: a file's `__metadata__`, or a sharded checkpoint's
+    /// The metadata as JSON text: a file's `__metadata__`, a GGUF file's key-values (an
+    /// array of more than 64 elements as `{ type, length }`), or a sharded checkpoint's
     /// index `metadata` (`"{}"` where there is none).
     #[wasm_bindgen(getter, js_name = metadataJson)]
     pub fn metadata_json(&self) -> String {
+        let gguf = self.ck.shards.first().and_then(|s| s.header.gguf.as_ref());
+        if let (None, Some(g)) = (&self.ck.index, gguf) {
+            let values = g.values.iter().cloned().collect();
+            return serde_json::Value::Object(values).to_string();
+        }
         match &self.ck.index {
             Some((_, i)) => serde_json::Value::Object(i.metadata.clone()).to_string(),
             None => serde_json::to_string(

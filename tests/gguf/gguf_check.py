@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""GGUF files read by `nxrig info` and `nxrig convert`, against llama.cpp's own Python
+package (`gguf`, whose GGUFWriter writes the files and whose GGUFReader is the oracle
+of their headers):
+
+    python3 tests/gguf/gguf_check.py NXRIG OUTDIR
+
+Writes a file with a key-value of every GGUF value type (a long array of strings as a
+vocabulary is, a short array of integers) and a tensor of every plain ggml type (F32,
+F16, BF16, F64, I8 to I64) beside two block-quantized ones (Q8_0, Q4_0), then:
+
+- `nxrig info --json`: every tensor's name, type, C-order shape (ggml's `ne`
+  reversed), bytes and absolute offset equal to GGUFReader's; the metadata's values
+  equal to the reader's (a long array given as its type and length);
+- `nxrig convert --to float16` of the plain tensors' file: every output element equal to
+  NumPy's and ml_dtypes' one rounding of the input's values, the integers kept, the
+  scalar key-values in `__metadata__` as strings;
+- refusals, exit 2 with one line naming the file (and the tensor): the quantized
+  tensors (not yet dequantized), a file cut inside its header, a tensor past the end,
+  an unknown ggml type, an alignment that is not a power of two.
+
+Exits 1 on a mismatch.
+"""
+
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import gguf
+import ml_dtypes
+import numpy as np
+
+RNG = np.random.default_rng(7)
+
+
+def run(nxrig, *args):
+    p = subprocess.run([nxrig, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def fail(msg):
+    print(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def plain_tensors():
+    """name -> (array written, ggml type or None)."""
+    f32 = RNG.standard_normal((3, 64)).astype(np.float32) * 1000
+    f32[0, :4] = [np.inf, -np.inf, np.nan, 65520.0]
+    bf16 = RNG.standard_normal((2, 5, 8)).astype(ml_dtypes.bfloat16)
+    return {
+        "tok_embd.weight": (f32, None),
+        "f16.weight": (RNG.standard_normal(40).astype(np.float16), None),
+        "bf16.weight": (bf16.view(np.uint16), gguf.GGMLQuantizationType.BF16),
+        "f64.bias": (RNG.standard_normal((4, 3)), None),
+        "i8.ids": (RNG.integers(-128, 127, 9).astype(np.int8), None),
+        "i16.ids": (RNG.integers(-30000, 30000, 9).astype(np.int16), None),
+        "i32.ids": (RNG.integers(-2**31, 2**31 - 1, 9).astype(np.int32), None),
+        "i64.ids": (RNG.integers(-2**62, 2**62, 9).astype(np.int64), None),
+    }
+
+
+VOCAB = [f"tok{i}\u00e9" for i in range(100)]
+
+
+def write(path, tensors, quantized):
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_uint8("t.u8", 200)
+    w.add_int8("t.i8", -5)
+    w.add_uint16("t.u16", 60000)
+    w.add_int16("t.i16", -30000)
+    w.add_uint32("t.u32", 4000000000)
+    w.add_int32("t.i32", -2000000000)
+    w.add_float32("t.f32", 0.5)
+    w.add_bool("t.bool", True)
+    w.add_string("t.str", "h\u00e9llo")
+    w.add_uint64("t.u64", 2**63 + 5)
+    w.add_int64("t.i64", -(2**62))
+    w.add_float64("t.f64", 1.25)
+    w.add_array("tokenizer.ggml.tokens", VOCAB)
+    w.add_array("t.short", [1, 2, 3])
+    for name, (a, raw) in tensors.items():
+        w.add_tensor(name, a, raw_dtype=raw)
+    for name, ty in quantized:
+        x = RNG.standard_normal((4, 64)).astype(np.float32)
+        w.add_tensor(name, gguf.quants.quantize(x, ty), raw_dtype=ty)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def check_info(nxrig, path):
+    code, out, err = run(nxrig, "info", path, "--json")
+    if code != 0:
+        fail(f"info {path}: {err}")
+    got = json.loads(out)
+    r = gguf.GGUFReader(path)
+    names = {t["name"]: t for t in got["tensors"]}
+    if len(names) != len(r.tensors):
+        fail(f"info lists {len(names)} tensors, the reader {len(r.tensors)}")
+    for t in r.tensors:
+        g = names[t.name]
+        ty = gguf.GGMLQuantizationType(t.tensor_type)
+        plain = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "F64": "float64",
+                 "I8": "int8", "I16": "int16", "I32": "int32", "I64": "int64"}
+        want = (plain.get(ty.name, ty.name), [int(x) for x in reversed(t.shape)], int(t.n_bytes), int(t.data_offset))
+        have = (g["dtype"], g["shape"], g["bytes"], g["offset"])
+        if have != want:
+            fail(f"{t.name}: info says {have}, the reader {want}")
+    meta = got["metadata"]
+    for key, field in r.fields.items():
+        if key.startswith("GGUF."):
+            continue
+        want = field.contents()
+        if isinstance(want, list) and len(want) > 64:
+            want = {"type": "string", "length": len(want)}
+        if meta[key] != want:
+            fail(f"metadata {key}: info says {meta[key]!r}, the reader {want!r}")
+    print(f"info: {len(r.tensors)} tensors and {len(meta)} key-values equal to GGUFReader's")
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    n = struct.unpack("<Q", b[:8])[0]
+    h = json.loads(b[8:8 + n])
+    meta = h.pop("__metadata__", {})
+    out = {}
+    for name, t in h.items():
+        s, e = t["data_offsets"]
+        out[name] = (t["dtype"], t["shape"], b[8 + n + s:8 + n + e])
+    return out, meta
+
+
+def check_convert(nxrig, path, outdir, tensors):
+    out = os.path.join(outdir, "plain-f16.safetensors")
+    code, _, err = run(nxrig, "convert", path, out, "--to", "float16")
+    if code != 0:
+        fail(f"convert {path}: {err}")
+    got, meta = read_safetensors(out)
+    for name, (a, raw) in tensors.items():
+        if raw == gguf.GGMLQuantizationType.BF16:
+            a = a.view(ml_dtypes.bfloat16)
+        if a.dtype.kind == "f" or a.dtype == ml_dtypes.bfloat16:
+            # One rounding (float64's straight into float16); past float16's range an
+            # infinity.
+            with np.errstate(over="ignore"):
+                want = ("F16", a.astype(np.float16) if a.dtype == np.float64 else a.astype(np.float32).astype(np.float16))
+        else:
+            code_of = {np.int8: "I8", np.int16: "I16", np.int32: "I32", np.int64: "I64"}
+            want = (code_of[a.dtype.type], a)
+        dt, shape, b = got[name]
+        if (dt, shape) != (want[0], list(a.shape)):
+            fail(f"{name}: converted as {dt} {shape}, want {want[0]} {list(a.shape)}")
+        if b != want[1].tobytes():
+            fail(f"{name}: the converted bytes differ from NumPy's rounding")
+    for k, v in [("t.u8", "200"), ("t.str", "h\u00e9llo"), ("t.bool", "true"), ("t.u64", str(2**63 + 5)), ("t.f32", "0.5")]:
+        if meta.get(k) != v:
+            fail(f"__metadata__[{k}] is {meta.get(k)!r}, want {v!r}")
+    if "tokenizer.ggml.tokens" in meta:
+        fail("an array key-value went into __metadata__")
+    print(f"convert: {len(tensors)} tensors into float16 equal to NumPy's and ml_dtypes' rounding, the scalars in __metadata__")
+
+
+def refused(nxrig, what, args, *needles):
+    code, out, err = run(nxrig, *args)
+    if code != 2:
+        fail(f"{what}: exit {code}, want 2 ({err})")
+    line = err.strip()
+    if "\n" in line or not all(n in line for n in needles):
+        fail(f"{what}: {line!r} does not say {needles}")
+    print(f"refused ({what}): {line}")
+
+
+def patched(src, dst, edit):
+    with open(src, "rb") as f:
+        b = bytearray(f.read())
+    edit(b)
+    with open(dst, "wb") as f:
+        f.write(b)
+
+
+def main():
+    nxrig, outdir = sys.argv[1], sys.argv[2]
+    os.makedirs(outdir, exist_ok=True)
+    tensors = plain_tensors()
+    mixed = os.path.join(outdir, "mixed.gguf")
+    write(mixed, tensors, [("blk.0.attn_q.weight", gguf.GGMLQuantizationType.Q8_0),
+                           ("blk.0.ffn_up.weight", gguf.GGMLQuantizationType.Q4_0)])
+    check_info(nxrig, mixed)
+    plain = os.path.join(outdir, "plain.gguf")
+    write(plain, tensors, [])
+    check_info(nxrig, plain)
+    check_convert(nxrig, plain, outdir, tensors)
+    out = os.path.join(outdir, "never.safetensors")
+    refused(nxrig, "a quantized tensor", ["convert", mixed, out, "--to", "float16"], "mixed.gguf", "blk.0.", "ggml type Q")
+    r = gguf.GGUFReader(plain)
+    cut = os.path.join(outdir, "cut.gguf")
+    patched(plain, cut, lambda b: b.__delitem__(slice(1200, None)))
+    refused(nxrig, "a file cut in its header", ["info", cut], "cut.gguf", "past the file's end")
+    last = max(r.tensors, key=lambda t: t.data_offset)
+    short = os.path.join(outdir, "short.gguf")
+    patched(plain, short, lambda b: b.__delitem__(slice(int(last.data_offset) + 4, None)))
+    refused(nxrig, "a tensor past the end", ["info", short], "short.gguf", last.name, "past the file's end")
+    # The first tensor's info: its name (a u64 length and the bytes), its dimension
+    # count (u32) and dimensions (u64 each), then its type (u32).
+    t0 = r.tensors[0]
+    ty_at = t0.field.offset + 8 + len(t0.name.encode()) + 4 + 8 * len(t0.shape)
+    bad = os.path.join(outdir, "badtype.gguf")
+    patched(plain, bad, lambda b: b.__setitem__(slice(ty_at, ty_at + 4), struct.pack("<I", 99)))
+    refused(nxrig, "an unknown ggml type", ["info", bad], "badtype.gguf", t0.name, "ggml type 99")
+    bad_align = os.path.join(outdir, "align.gguf")
+    w = gguf.GGUFWriter(bad_align, "llama")
+    w.add_uint32("general.alignment", 24)
+    w.add_tensor("x", np.zeros(4, np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    refused(nxrig, "an alignment not a power of two", ["info", bad_align], "align.gguf", "general.alignment")
+    print("gguf: ok")
+
+
+if __name__ == "__main__":
+    main()
