@@ -286,12 +286,12 @@ impl Plan {
                         }
                     }
                     None => {
-                        if let Some(q) = e.ggml {
+                        if let Some(q) = e.ggml.filter(|&q| !crate::quant::dequantizes(q)) {
                             return Err(Error::Format {
                                 path: shard.name.clone(),
                                 tensor: Some(e.name.clone()),
                                 reason: format!(
-                                    "ggml type {}: nxrig lists GGUF's block-quantized tensors but does not yet dequantize them (its F32, F16, BF16, F64 and integer tensors convert)",
+                                    "ggml type {}: nxrig lists it but does not yet dequantize it (Q4_0 to Q8_0, the K-quants, TQ1_0, TQ2_0, MXFP4, NVFP4, IQ4_NL and IQ4_XS it does)",
                                     q.name
                                 ),
                             });
@@ -315,7 +315,10 @@ impl Plan {
                 .iter()
                 .zip(&plan)
                 .filter(|(it, p)| match it {
-                    Item::Tensor(i) => shard.header.entries[*i].dtype != p.dtype,
+                    Item::Tensor(i) => {
+                        let e = &shard.header.entries[*i];
+                        e.ggml.is_some() || e.dtype != p.dtype
+                    }
                     Item::Group(_) => true,
                 })
                 .count();

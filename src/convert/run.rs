@@ -158,6 +158,63 @@ async fn read_piece<S: Source>(
     piece.array(name, &bytes)
 }
 
+/// Elements `from..from + n` (whole blocks) of the block-quantized GGUF tensor `e`
+/// of type `q`, dequantized into a one-axis float32 host array.
+async fn read_blocks<S: Source>(
+    shard: &Shard<S>,
+    e: &Entry,
+    q: crate::formats::GgmlType,
+    from: u64,
+    n: u64,
+) -> Result<AnyArray, Error> {
+    let (block, bytes) = (q.block as u64, q.block_bytes as u64);
+    let fail = |err: Error| Error::Format {
+        path: shard.source.name().to_owned(),
+        tensor: Some(e.name.clone()),
+        reason: match err {
+            Error::Format { reason, .. } => reason,
+            other => other.to_string(),
+        },
+    };
+    let b = shard
+        .source
+        .read(
+            e.start + from / block * bytes,
+            host_size(n / block * bytes)?,
+        )
+        .await
+        .map_err(fail)?;
+    let values = b
+        .read(|b| crate::quant::dequantize_ggml(q, b))?
+        .map_err(fail)?;
+    Ok(crate::array::Array::<f32>::from_vec(&[values.len()], values)?.into())
+}
+
+/// The elements of `e` (of `numel`) a piece reads: [`piece_elements`], whole blocks
+/// of a block-quantized GGUF tensor (a piece of float32 at most), a Fortran-order
+/// tensor whole.
+fn step_of(e: &Entry, numel: u64) -> u64 {
+    match e.ggml {
+        Some(q) => (piece_elements(DType::Float32) / q.block as u64).max(1) * q.block as u64,
+        None if e.fortran => numel.max(1),
+        None => piece_elements(e.dtype),
+    }
+}
+
+/// Elements `from..from + n` of `e` as a host array: [`read_piece`], or a
+/// block-quantized tensor's whole blocks dequantized ([`read_blocks`]).
+async fn read_any<S: Source>(
+    shard: &Shard<S>,
+    e: &Entry,
+    from: u64,
+    n: u64,
+) -> Result<AnyArray, Error> {
+    match e.ggml {
+        Some(q) => read_blocks(shard, e, q, from, n).await,
+        None => read_piece(shard, e, from, n).await,
+    }
+}
+
 /// `a` (on the host) cast into `to` in `mode` on `device`: the cast's output stays
 /// there.
 fn cast_on(a: AnyArray, device: &Rig, to: DType, mode: CastMode) -> Result<AnyArray, Error> {
@@ -315,11 +372,7 @@ async fn write_tensor<S: Source, K: Sink>(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(), Error> {
     let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
-    let step = if e.fortran {
-        numel.max(1)
-    } else {
-        piece_elements(e.dtype)
-    };
+    let step = step_of(e, numel);
     let mut from = 0;
     let mut tally = Tally::default();
     let in_tensor = |err: Error| Error::Format {
@@ -334,8 +387,8 @@ async fn write_tensor<S: Source, K: Sink>(
     let queued = !device.host_addressable();
     while from < numel {
         let n = step.min(numel - from);
-        let piece = read_piece(shard, e, from, n).await?;
-        if e.dtype != to {
+        let piece = read_any(shard, e, from, n).await?;
+        if piece.dtype() != to {
             tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
         }
         let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
@@ -374,7 +427,10 @@ fn told(
     n: u64,
     last: bool,
 ) {
-    at.done += (n * e.file_bits as u64).div_ceil(8);
+    at.done += match e.ggml {
+        Some(q) => n / q.block as u64 * q.block_bytes as u64,
+        None => (n * e.file_bits as u64).div_ceil(8),
+    };
     progress(Progress {
         done: at.done,
         total: at.total,
@@ -585,6 +641,16 @@ pub async fn load_range<S: Source>(
     if e.fortran {
         return refuse("a range of a Fortran-order tensor is not one run of the file".into());
     }
+    if let Some(q) = e.ggml {
+        let b = q.block as u64;
+        if !from.is_multiple_of(b) || !n.is_multiple_of(b) {
+            return refuse(format!(
+                "a range of {} must be whole blocks of {b} elements",
+                q.name
+            ));
+        }
+        return read_blocks(shard, e, q, from, n).await?.to_device(device);
+    }
     let group = byte_group(e);
     if !from.is_multiple_of(group) {
         return refuse(format!(
@@ -614,12 +680,12 @@ pub async fn load<S: Source>(
     }
     let out = AnyArray::create_async(device, e.dtype, &e.shape).await?;
     let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
-    let step = piece_elements(e.dtype);
+    let step = step_of(e, numel);
     let mut from = 0;
     let mut queued = 0;
     while from < numel {
         let n = step.min(numel - from);
-        let piece = read_piece(shard, e, from, n).await?;
+        let piece = read_any(shard, e, from, n).await?;
         let at = (from * e.dtype.bits() as u64 / 8) as usize;
         let bytes = super::sink::host_bytes(&piece).await?;
         bytes.read(|b| out.buffer().write_bytes(at, b))??;

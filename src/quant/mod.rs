@@ -42,6 +42,7 @@ mod cuda;
 mod dequant;
 mod detect;
 mod exact;
+mod ggml;
 mod gpu;
 mod group;
 mod ints;
@@ -51,6 +52,7 @@ mod tables;
 
 pub use band::{Read, BAND_ELEMENTS};
 pub use detect::{Choice, Quantization};
+pub use ggml::{dequantize_ggml, dequantizes};
 pub use group::{Group, Grouping, Part};
 pub use lut::Lut;
 pub use scheme::{GlobalOp, Nibbles, Packing, Scheme, SCHEMES};

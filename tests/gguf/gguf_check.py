@@ -3,7 +3,7 @@
 package (`gguf`, whose GGUFWriter writes the files and whose GGUFReader is the oracle
 of their headers):
 
-    python3 tests/gguf/gguf_check.py NXRIG OUTDIR
+    python3 tests/gguf/gguf_check.py NXRIG OUTDIR [DEVICE ...]
 
 Writes a file with a key-value of every GGUF value type (a long array of strings as a
 vocabulary is, a short array of integers) and a tensor of every plain ggml type (F32,
@@ -15,8 +15,13 @@ F16, BF16, F64, I8 to I64) beside two block-quantized ones (Q8_0, Q4_0), then:
 - `nxrig convert --to float16` of the plain tensors' file: every output element equal to
   NumPy's and ml_dtypes' one rounding of the input's values, the integers kept, the
   scalar key-values in `__metadata__` as strings;
-- refusals, exit 2 with one line naming the file (and the tensor): the quantized
-  tensors (not yet dequantized), a file cut inside its header, a tensor past the end,
+- every block-quantized type nxrig dequantizes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, TQ1_0,
+  TQ2_0 and MXFP4 quantized by gguf; random blocks with finite scales of Q2_K to Q6_K,
+  IQ4_NL, IQ4_XS and NVFP4) converted into float32 on each DEVICE (`host` when none is
+  given): every value equal to `gguf.quants.dequantize`'s, bit for bit; into float16
+  and bfloat16 equal to NumPy's and ml_dtypes' one rounding of them;
+- refusals, exit 2 with one line naming the file (and the tensor): a type not yet
+  dequantized (IQ2_XXS), nothing written; a file cut inside its header, a tensor past the end,
   an unknown ggml type, an alignment that is not a power of two.
 
 Exits 1 on a mismatch.
@@ -135,6 +140,66 @@ def read_safetensors(path):
     return out, meta
 
 
+Q = gguf.GGMLQuantizationType
+# The types gguf quantizes (from float32 values), and those it only dequantizes: random
+# blocks, their float16 scales (at these byte offsets of a block) set finite.
+QUANTIZED = [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q5_1, Q.Q8_0, Q.TQ1_0, Q.TQ2_0, Q.MXFP4]
+RANDOM = {Q.Q2_K: [80, 82], Q.Q3_K: [108], Q.Q4_K: [0, 2], Q.Q5_K: [0, 2], Q.Q6_K: [208],
+          Q.IQ4_NL: [0], Q.IQ4_XS: [0], Q.NVFP4: []}
+
+
+def quant_tensors():
+    """name -> (type, the block bytes as a (rows, bytes) uint8 array)."""
+    out = {}
+    for ty in QUANTIZED:
+        block, _ = gguf.GGML_QUANT_SIZES[ty]
+        x = (RNG.standard_normal((3, 2 * block)) * 4).astype(np.float32)
+        out[f"q.{ty.name.lower()}"] = (ty, gguf.quants.quantize(x, ty))
+    for ty, scales in RANDOM.items():
+        block, size = gguf.GGML_QUANT_SIZES[ty]
+        b = RNG.integers(0, 256, (3 * 2, size), dtype=np.uint8)
+        for at in scales:
+            b[:, at:at + 2] = (RNG.standard_normal(len(b)) * 0.1).astype(np.float16).view(np.uint8).reshape(-1, 2)
+        out[f"r.{ty.name.lower()}"] = (ty, b.reshape(3, 2 * size))
+    return out
+
+
+def write_quant(path, tensors):
+    w = gguf.GGUFWriter(path, "llama")
+    for name, (ty, b) in tensors.items():
+        w.add_tensor(name, b, raw_dtype=ty)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def check_dequantized(nxrig, path, outdir, tensors, devices):
+    """Every type into float32 (gguf.quants.dequantize's values, bit for bit), float16
+    and bfloat16 (ml_dtypes' one rounding of them), on each device."""
+    want32 = {name: gguf.quants.dequantize(b, ty) for name, (ty, b) in tensors.items()}
+    for dev in devices:
+        for to, code, np_t in [("float32", "F32", np.float32), ("float16", "F16", np.float16), ("bfloat16", "BF16", ml_dtypes.bfloat16)]:
+            out = os.path.join(outdir, f"quant-{dev}-{to}.safetensors")
+            c, _, err = run(nxrig, "convert", path, out, "--to", to, "--device", dev)
+            if c != 0:
+                fail(f"convert {path} --to {to} on {dev}: {err}")
+            got, _ = read_safetensors(out)
+            for name, w in want32.items():
+                dt, shape, b = got[name]
+                with np.errstate(over="ignore"):
+                    want = w.astype(np_t)
+                if (dt, shape) != (code, list(w.shape)):
+                    fail(f"{name} on {dev}: {dt} {shape}, want {code} {list(w.shape)}")
+                if b != want.tobytes():
+                    g = np.frombuffer(b, dtype=np_t).reshape(w.shape)
+                    bits = f"u{want.itemsize}"
+                    k = int(np.flatnonzero(g.view(bits) != want.view(bits))[0])
+                    fail(f"{name} ({tensors[name][0].name}) into {to} on {dev}: element {k} is {g.flat[k]!r}, gguf.quants.dequantize rounded gives {want.flat[k]!r}")
+    names = sorted({tensors[n][0].name for n in tensors})
+    print(f"dequantized: {', '.join(names)} into float32, float16 and bfloat16 on {' and '.join(devices)}, equal to gguf.quants.dequantize rounded once")
+
+
 def check_convert(nxrig, path, outdir, tensors):
     out = os.path.join(outdir, "plain-f16.safetensors")
     code, _, err = run(nxrig, "convert", path, out, "--to", "float16")
@@ -195,8 +260,18 @@ def main():
     write(plain, tensors, [])
     check_info(nxrig, plain)
     check_convert(nxrig, plain, outdir, tensors)
+    quant = os.path.join(outdir, "quant.gguf")
+    qt = quant_tensors()
+    write_quant(quant, qt)
+    check_info(nxrig, quant)
+    check_dequantized(nxrig, quant, outdir, qt, sys.argv[3:] or ["host"])
+    iq = os.path.join(outdir, "iq.gguf")
+    write_quant(iq, {"blk.0.attn_k.weight": (Q.IQ2_XXS, RNG.integers(0, 256, (2, 66), dtype=np.uint8))})
+    check_info(nxrig, iq)
     out = os.path.join(outdir, "never.safetensors")
-    refused(nxrig, "a quantized tensor", ["convert", mixed, out, "--to", "float16"], "mixed.gguf", "blk.0.", "ggml type Q")
+    refused(nxrig, "a type not yet dequantized", ["convert", iq, out, "--to", "float16"], "iq.gguf", "blk.0.attn_k.weight", "ggml type IQ2_XXS")
+    if os.path.exists(out):
+        fail("a refused conversion left its output")
     r = gguf.GGUFReader(plain)
     cut = os.path.join(outdir, "cut.gguf")
     patched(plain, cut, lambda b: b.__delitem__(slice(1200, None)))
