@@ -113,10 +113,36 @@ fn tally_bytes(flat: &AnyArray, to: DType, mode: CastMode) -> Result<Option<Tall
             )?;
         }
         32 if from == DType::Float32 => bytes.read(|b| {
-            let values = b
-                .chunks_exact(4)
-                .map(|c| (f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64, 1));
-            t.count_weighted(to, mode, values);
+            let values = |b: &[u8]| {
+                b.chunks_exact(4)
+                    .map(|c| (f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64, 1))
+                    .collect::<Vec<_>>()
+            };
+            let Some(cut) = crate::dtype::f32_cut(to) else {
+                t.count_weighted(to, mode, values(b));
+                return;
+            };
+            // A block at a time, its magnitudes against the least that may count (one
+            // comparison a value, vectorized); a block with one at or past it counted
+            // value by value.
+            let words: Option<&[u32]> = bytemuck::try_cast_slice(b)
+                .ok()
+                .filter(|_| cfg!(target_endian = "little"));
+            for (k, block) in b.chunks(4 * 1024).enumerate() {
+                let peak = match words {
+                    Some(w) => w[k * 1024..(k * 1024 + 1024).min(w.len())]
+                        .iter()
+                        .map(|&w| w & 0x7FFF_FFFF)
+                        .max(),
+                    None => block
+                        .chunks_exact(4)
+                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & 0x7FFF_FFFF)
+                        .max(),
+                };
+                if peak.is_some_and(|p| p >= cut) {
+                    t.count_weighted(to, mode, values(block));
+                }
+            }
         })?,
         _ => return Ok(None),
     }

@@ -102,6 +102,30 @@ fn has_infinities(from: DType) -> bool {
 }
 
 /// The real float format of `to`, if it is one.
+/// The least float32 magnitude, as bits with the sign cleared, that a tally into `to`
+/// may count: a float32 whose magnitude's bits are below it adds nothing (it is finite
+/// and rounds within `to`'s range). `None` where the sign alone may count (an unsigned
+/// `to`) or `to` is no real float.
+pub(crate) fn f32_cut(to: DType) -> Option<u32> {
+    let f = real_float(to)?;
+    if !f.signed() {
+        return None;
+    }
+    Some(match threshold(to) {
+        // The largest float32 at or under the threshold: anything smaller is under it.
+        Some(t) => {
+            let below = t.at as f32;
+            let below = if below as f64 > t.at {
+                f32::from_bits(below.to_bits() - 1)
+            } else {
+                below
+            };
+            below.to_bits().min(0x7F80_0000)
+        }
+        None => 0x7F80_0000,
+    })
+}
+
 fn real_float(to: DType) -> Option<super::format::FloatFormat> {
     (to.class() == Class::Float)
         .then(|| to.float_format())
@@ -282,6 +306,50 @@ mod tests {
                 }
             }
             assert_eq!(got, want, "{to}");
+        }
+    }
+
+    /// The float32 cut: the float32 just under it counts nothing into any signed float,
+    /// and the least float32 that does count is at or past it.
+    #[test]
+    fn no_float32_under_the_cut_counts() {
+        for to in DType::ALL {
+            let Some(cut) = f32_cut(to) else {
+                continue;
+            };
+            let count = |bits: u32| {
+                let mut t = Tally::default();
+                for s in [1.0, -1.0] {
+                    t.count_weighted(
+                        to,
+                        CastMode::Default,
+                        [(s * f32::from_bits(bits) as f64, 1)],
+                    );
+                }
+                t
+            };
+            assert_eq!(
+                count(cut - 1),
+                Tally::default(),
+                "{to}: {:e}",
+                f32::from_bits(cut - 1)
+            );
+            // The least magnitude that counts, by bisection over float32's bits.
+            let (mut lo, mut hi) = (0u32, 0x7F80_0000u32);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if count(mid) == Tally::default() {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            assert!(
+                lo >= cut,
+                "{to}: {:e} counts, under the cut {:e}",
+                f32::from_bits(lo),
+                f32::from_bits(cut)
+            );
         }
     }
 
