@@ -8,6 +8,7 @@ import {
   convertCheckpointInto,
   indexShards,
   openCheckpointFile,
+  openCheckpointGgufSplit,
   openCheckpointSharded,
 } from '../pkg/nxrig.js';
 import { blobSource, bytesSource, isSource, urlSource, urlText } from './sources.js';
@@ -16,6 +17,8 @@ import { described, optionError } from './described.js';
 import { convertInWorker, originOf, whyNotInWorker } from './offload.js';
 
 const INDEX = /\.index\.json$/;
+/** A split GGUF file's name: `PREFIX-00001-of-00003.gguf`. */
+export const GGUF_SPLIT = /^(.*)-(\d{5})-of-(\d{5})\.gguf$/;
 const base = (n) => String(n).split(/[\\/]/).pop();
 
 /** An Error of the function `fn` called, with `e`'s message (an nxrig error's names
@@ -33,7 +36,7 @@ export function named(fn, e) {
 
 /** A model's configuration files: a folder with one is opened as a model's folder. */
 const CONFIGS = ['config.json', 'hf_quant_config.json'];
-const WEIGHTS = /\.(safetensors|npy)$/;
+const WEIGHTS = /\.(safetensors|npy|gguf)$/;
 /** The largest configuration nxrig reads (`config.json` is a few KB). */
 const MAX_CONFIG = 16 << 20;
 
@@ -76,6 +79,11 @@ async function fromList(list, byName, ctx) {
   if (index.length > 1) throw new Error(`several indexes among the files (${index.map((f) => f.name).join(', ')}): give one checkpoint's files`);
   if (index.length === 0) {
     const weights = list.filter((f) => WEIGHTS.test(f.name));
+    if (weights.length > 1 && weights.every((f) => GGUF_SPLIT.test(base(f.name)))) {
+      // A GGUF file's splits, opened as one checkpoint in the order of their names.
+      const splits = weights.sort((a, b) => (base(a.name) < base(b.name) ? -1 : 1));
+      return openCheckpointGgufSplit(splits.map((f) => blobSource(f, base(f.name), ctx)));
+    }
     if (weights.length !== 1) throw new Error(`${list.length} files and no *.index.json among them: give one file, or a sharded checkpoint's index with its shards`);
     return openCheckpointFile(blobSource(weights[0], weights[0].name, ctx), ctx.npyDtype);
   }
@@ -112,6 +120,12 @@ async function fromParts({ index, shards }, ctx) {
     if (s !== undefined && !isSource(s)) throw optionError('openCheckpoint', `shard ${name} is not a source object { name, size, read }, got: ${described(s)}`);
     return s;
   });
+}
+
+/** `{ ggufSplits }`: a split GGUF file's splits as source objects, in order. */
+async function fromSplits(splits) {
+  for (const s of splits) if (!isSource(s)) throw optionError('openCheckpoint', `ggufSplits must hold source objects { name, size, read }, got: ${described(s)}`);
+  return openCheckpointGgufSplit(splits);
 }
 
 /** Files a model's folder commonly holds beside its weights and configuration,
@@ -195,6 +209,7 @@ export async function openCheckpoint(source, options = {}) {
     if (options.npyDtype !== undefined && typeof options.npyDtype !== 'string') throw optionError('openCheckpoint', `options.npyDtype must be a dtype's name such as 'bfloat16', got: ${described(options.npyDtype)}`);
     ctx.npyDtype = options.npyDtype;
     if (source?.index && source?.shards && !(source instanceof Blob)) ck = await fromParts(source, ctx);
+    else if (Array.isArray(source?.ggufSplits)) ck = await fromSplits(source.ggufSplits);
     else if (isSource(source)) ck = await openCheckpointFile(source, ctx.npyDtype);
     else if (typeof Blob !== 'undefined' && source instanceof Blob) {
       if (INDEX.test(source.name ?? '')) throw new Error(`${source.name} is an index: give it with its shards (the folder's files, a FileSystemDirectoryHandle, or its URL)`);

@@ -424,7 +424,9 @@ export type CheckpointInput =
   | {
       index: { name?: string; text: string };
       shards: Record<string, CheckpointSource> | Map<string, CheckpointSource> | ((name: string) => CheckpointSource | undefined);
-    };
+    }
+  /** A GGUF file split in several (`PREFIX-00001-of-00003.gguf`, ...): the splits in order. */
+  | { ggufSplits: CheckpointSource[] };
 
 /** A checkpoint opened from its headers (no tensor's bytes read): one file, or a sharded checkpoint. */
 export class Checkpoint {
@@ -479,8 +481,11 @@ export interface NodeFileHandle {
 }
 
 /**
- * Opens a checkpoint of any size: reads its headers only. In Node also a path (a
- * file, an index, or a folder) or a `FileHandle` (from `nxrig`'s Node entry).
+ * Opens a checkpoint of any size: reads its headers only (`.safetensors`, `.npy`,
+ * GGUF; a split GGUF file's splits given as a list of Files, or in Node the path of
+ * any of them, open as one checkpoint that converts into a folder of shards and an
+ * index). In Node also a path (a file, an index, or a folder) or a `FileHandle` (from
+ * `nxrig`'s Node entry).
  * Rejects with a TypeError naming openCheckpoint for anything else.
  */
 export function openCheckpoint(source: CheckpointInput | NodeFileHandle, options?: OpenCheckpointOptions): Promise<Checkpoint>;

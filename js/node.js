@@ -16,7 +16,7 @@ import {
   openCheckpoint as openAny,
 } from './index.js';
 import { indexShards } from '../pkg/nxrig.js';
-import { asFolder } from './checkpoint.js';
+import { GGUF_SPLIT, asFolder } from './checkpoint.js';
 import { staleWeights } from './sinks.js';
 import { readingAhead } from './sources.js';
 
@@ -140,6 +140,15 @@ async function openPath(source, options) {
     // folder's file).
     const ck = /\.json$/.test(path) ? await openPath(path, options) : await openAny({ ...(await pathSource(path)), name: basename(path) }, options);
     return await asModelFolder(ck, dir);
+  }
+  const split = GGUF_SPLIT.exec(basename(source));
+  if (split) {
+    // Every split of a split GGUF file, whichever was named.
+    const [, prefix, , n] = split;
+    const names = Array.from({ length: Number(n) }, (_, k) => `${prefix}-${String(k + 1).padStart(5, '0')}-of-${n}.gguf`);
+    const ggufSplits = [];
+    for (const name of names) ggufSplits.push({ ...(await pathSource(join(dirname(source), name))), name });
+    return await openAny({ ggufSplits }, options);
   }
   if (/\.json$/.test(source)) {
     const text = await readFile(source, 'utf8');

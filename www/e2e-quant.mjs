@@ -12,7 +12,9 @@
 // every file of every output equal to nxrig convert's, byte for byte; and the
 // refusals (a weight without its scale across shards, GPTQ v1 labelled v2, quantized
 // names without a config.json) as errors naming convertCheckpoint and the tensor, in
-// JavaScript's option names, nothing written.
+// JavaScript's option names, nothing written. Then a GGUF file of every block-quantized
+// type nxrig dequantizes (tests/gguf/gguf_check.py --write), converted in Node and in
+// Chromium and one tensor loaded onto WebGPU, each nxrig convert's.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -226,6 +228,62 @@ export async function quantFolders(b, { root, bin }) {
     assert.match(edge.nibbles, /^TypeError|options\.nibbles must be 'low-first' or 'high-first'/);
     assert.match(edge.stream, /a model's folder converts into several files/);
     console.log(`refusals: ${edge.missing}\n  ${edge.bare}\n  ${edge.quota}\n  ${edge.workerBytes}`);
+
+    step('a GGUF file of 16 block-quantized types (tests/gguf/gguf_check.py): Node from its path, Chromium from its File (in the Worker) and on WebGPU, each nxrig convert\'s');
+    const gg = join(dir, 'gguf');
+    execFileSync('python3', [join(root, 'tests/gguf/gguf_check.py'), '--write', gg], { stdio: 'inherit' });
+    const gguf = join(gg, 'quant.gguf');
+    cli(gguf, join(gg, 'ref.safetensors'), '--to', 'float16');
+    const want = readFileSync(join(gg, 'ref.safetensors'));
+    const gck = await node.openCheckpoint(gguf);
+    const q4k = gck.tensors.find((t) => t.name === 'r.q4_k');
+    assert.deepEqual([q4k.ggmlType, q4k.dtype, q4k.shape], ['Q4_K', 'float32', [3, 512]], 'a Q4_K tensor listed with its ggml type');
+    await node.convertCheckpoint(gck, join(gg, 'node.safetensors'), { to: 'float16' });
+    assert.ok(readFileSync(join(gg, 'node.safetensors')).equals(want), 'Node: the GGUF conversion is nxrig convert\'s');
+    await page.setInputFiles('#qfiles', [gguf]);
+    const ggot = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
+      const ck = await openCheckpoint(document.getElementById('qfiles').files[0]);
+      const chunks = [];
+      await convertCheckpoint(ck, new WritableStream({ write(c) { chunks.push(c.slice()); } }), { to: 'float16' });
+      const all = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+      let at = 0;
+      for (const c of chunks) { all.set(c, at); at += c.length; }
+      let b64 = '';
+      for (let i = 0; i < all.length; i += 0x8000) b64 += String.fromCharCode(...all.subarray(i, i + 0x8000));
+      // The Q4_K tensor alone onto WebGPU (dequantized on the host, uploaded), cast there.
+      const w = await ck.load('r.q4_k', await Device.gpu());
+      const h = w.cast('float16');
+      const bits = await h.toTypedArray();
+      const out = { file: btoa(b64), load: [w.dtype, w.shape, w.device.isGpu], q4k: Array.from(new Uint16Array(bits.buffer, bits.byteOffset, bits.length)) };
+      w.dispose();
+      h.dispose();
+      return out;
+    });
+    assert.ok(Buffer.from(ggot.file, 'base64').equals(want), 'Chromium: the GGUF conversion from its File is nxrig convert\'s');
+    assert.deepEqual(ggot.load, ['float32', [3, 512], true], 'the Q4_K tensor loaded onto WebGPU as float32');
+    // The reference file's r.q4_k, as float16 bits.
+    const n = Number(want.readBigUInt64LE(0));
+    const header = JSON.parse(want.subarray(8, 8 + n).toString());
+    const [s0, e0] = header['r.q4_k'].data_offsets;
+    const ref16 = want.subarray(8 + n + s0, 8 + n + e0);
+    assert.deepEqual(ggot.q4k, Array.from(new Uint16Array(ref16.buffer.slice(ref16.byteOffset, ref16.byteOffset + ref16.length))), 'the Q4_K tensor on WebGPU, cast to float16, is nxrig convert\'s');
+    // The same tensors split in three files: one checkpoint, a folder of shards out.
+    const splits = [1, 2, 3].map((k) => join(gg, `split-0000${k}-of-00003.gguf`));
+    cli(splits[0], join(gg, 'ref-split'), '--to', 'float16');
+    await node.convertCheckpoint(await node.openCheckpoint(splits[1]), join(gg, 'node-split'), { to: 'float16' });
+    sameFolder(filesOf(join(gg, 'node-split')), join(gg, 'ref-split'), 'Node: a split GGUF from the path of its second split');
+    await page.setInputFiles('#qfiles', splits);
+    const split = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const ck = await openCheckpoint(document.getElementById('qfiles').files);
+      const f = window.memoryFolder();
+      await convertCheckpoint(ck, f.sink, { to: 'float16' });
+      return { files: ck.files, out: f.base64() };
+    });
+    assert.deepEqual(split.files, splits.map((p) => p.split('/').pop()), 'the splits, in order');
+    sameFolder(Object.fromEntries(Object.entries(split.out).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(gg, 'ref-split'), 'Chromium: a split GGUF from its Files');
+    console.log('GGUF: Node and Chromium (File, in the Worker; Q4_K loaded onto WebGPU; a split of three into a folder) equal to nxrig convert');
   } finally {
     await page?.close();
     await server?.close();

@@ -211,6 +211,112 @@ impl<S: Source> Checkpoint<S> {
     }
 }
 
+/// A split GGUF file's name, `PREFIX-00001-of-00003.gguf`: `(PREFIX, 1, 3)`.
+pub fn gguf_split(name: &str) -> Option<(&str, usize, usize)> {
+    let stem = name.strip_suffix(".gguf")?;
+    let (rest, n) = stem.rsplit_once("-of-")?;
+    let (prefix, k) = rest.rsplit_once('-')?;
+    let digits = |s: &str| s.len() == 5 && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(k) || !digits(n) {
+        return None;
+    }
+    let (k, n) = (k.parse().ok()?, n.parse().ok()?);
+    (1..=n).contains(&k).then_some((prefix, k, n))
+}
+
+/// The name a sharded conversion gives the output of the shard `name`: a GGUF split's
+/// `.gguf` becomes `.safetensors`; a `.safetensors` shard keeps its name.
+pub(crate) fn output_shard_name(name: &str) -> String {
+    match name.strip_suffix(".gguf") {
+        Some(stem) => format!("{stem}.safetensors"),
+        None => name.to_owned(),
+    }
+}
+
+impl<S: Source> Checkpoint<S> {
+    /// A GGUF file split in `shards` (`(name, source)` in order: `PREFIX-00001-of-N.gguf`
+    /// to `PREFIX-N-of-N.gguf`) as one checkpoint: every split's header read, its
+    /// `split.no` and `split.count` checked where it gives them, and an index made as a
+    /// sharded `.safetensors` checkpoint's (`PREFIX.safetensors.index.json`, each
+    /// tensor mapped to its split's output, `PREFIX-00001-of-N.safetensors`), so that it
+    /// converts into such a folder.
+    ///
+    /// # Errors
+    /// [`Error::Format`] naming the split: not GGUF, a split missing or out of place, a
+    /// tensor given by two splits; as [`Checkpoint::open`].
+    pub async fn open_gguf_split(shards: Vec<(String, S)>) -> Result<Checkpoint<S>, Error> {
+        let count = shards.len();
+        let mut out = Vec::with_capacity(count);
+        let mut index = Index::default();
+        for (k, (name, source)) in shards.into_iter().enumerate() {
+            let fail = |reason: String| Error::Format {
+                path: name.clone(),
+                tensor: None,
+                reason,
+            };
+            let Some((_, no, n)) =
+                gguf_split(&name).filter(|&(_, no, n)| no == k + 1 && n == count)
+            else {
+                return Err(fail(format!(
+                    "split {} of {count}: its name is not the {}th of {count} (PREFIX-{:05}-of-{count:05}.gguf)",
+                    k + 1,
+                    k + 1,
+                    k + 1
+                )));
+            };
+            let (format, header) = read_header(&source, Format::Gguf, None).await?;
+            if format != Format::Gguf {
+                return Err(fail("a split of a GGUF file that is not GGUF".into()));
+            }
+            let meta = header.metadata.as_ref();
+            let said = |key: &str| {
+                meta.and_then(|m| m.get(key))
+                    .and_then(|v| v.parse::<usize>().ok())
+            };
+            if said("split.count").is_some_and(|c| c != n)
+                || said("split.no").is_some_and(|s| s != no - 1)
+            {
+                return Err(fail(format!(
+                    "its split.no and split.count ({:?} of {:?}) are not its name's ({} of {n}, split.no counting from 0)",
+                    said("split.no"),
+                    said("split.count"),
+                    no - 1
+                )));
+            }
+            let output = output_shard_name(&name);
+            for e in &header.entries {
+                if index
+                    .weight_map
+                    .insert(e.name.clone(), output.clone())
+                    .is_some()
+                {
+                    return Err(Error::Format {
+                        path: name.clone(),
+                        tensor: Some(e.name.clone()),
+                        reason: "an earlier split gives it too".into(),
+                    });
+                }
+            }
+            out.push(Shard {
+                name,
+                format,
+                header,
+                source,
+            });
+        }
+        let prefix = out
+            .first()
+            .and_then(|s| gguf_split(&s.name))
+            .map_or("model", |(p, _, _)| p);
+        let file = format!("{prefix}.safetensors.index.json");
+        Ok(Checkpoint {
+            shards: out,
+            index: Some((file, index)),
+            folder: None,
+        })
+    }
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 impl Checkpoint<super::BufferSource> {
     /// Native: the checkpoint at `path`, as the command line's `info` and `convert`
@@ -249,9 +355,20 @@ impl Checkpoint<super::BufferSource> {
     /// As [`Checkpoint::open_path`] and [`Checkpoint::open_as`].
     pub fn open_path_as(path: &std::path::Path, npy_dtype: Option<DType>) -> Result<Self, Error> {
         use super::BufferSource;
+        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some((prefix, _, n)) = gguf_split(file_name) {
+            // Every split of a split GGUF file, whichever was named.
+            let dir = path.parent().unwrap_or(std::path::Path::new("."));
+            let shards = (1..=n)
+                .map(|k| {
+                    let s = format!("{prefix}-{k:05}-of-{n:05}.gguf");
+                    BufferSource::open(&dir.join(&s)).map(|src| (s, src))
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            return pollster::block_on(Checkpoint::open_gguf_split(shards));
+        }
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            let name = path.display().to_string();
-            let format = Format::of_input(&name);
+            let format = Format::of_input(&path.display().to_string());
             return pollster::block_on(Checkpoint::open_as(
                 BufferSource::open(path)?,
                 format,

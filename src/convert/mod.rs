@@ -60,7 +60,7 @@ mod sink;
 mod source;
 mod unpacked;
 
-pub use checkpoint::{Checkpoint, Shard};
+pub use checkpoint::{gguf_split, Checkpoint, Shard};
 #[cfg(not(target_arch = "wasm32"))]
 pub use file_sink::FileSink;
 pub use folder::{parse_config, rewrite_config, Folder};

@@ -262,7 +262,10 @@ impl Plan {
         let (mut files, mut converted, mut tensors) = (Vec::new(), 0, 0);
         for (k, shard) in checkpoint.shards.iter().enumerate() {
             let (name, format) = if sharded || folder {
-                (shard.name.clone(), Format::Safetensors)
+                (
+                    super::checkpoint::output_shard_name(&shard.name),
+                    Format::Safetensors,
+                )
             } else {
                 (
                     output.to_owned(),
@@ -343,7 +346,9 @@ impl Plan {
             Some((file, index)) => {
                 let mut index = index.clone();
                 for g in &grouping.groups {
-                    let shard = &checkpoint.shards[g.weight.shard].name;
+                    let shard = super::checkpoint::output_shard_name(
+                        &checkpoint.shards[g.weight.shard].name,
+                    );
                     for p in g.inputs().chain(&g.dropped) {
                         index.weight_map.remove(&p.name);
                     }

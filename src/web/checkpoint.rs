@@ -264,6 +264,21 @@ pub async fn open_checkpoint_file(
     Ok(Checkpoint { ck: Rc::new(ck) })
 }
 
+/// Opens a GGUF file split in several (`PREFIX-00001-of-00003.gguf`, ...): `splits` their
+/// sources `{ name, size, read }` in order, as `Checkpoint::open_gguf_split` takes them.
+/// Called by `openCheckpoint` in `js/checkpoint.js`.
+#[wasm_bindgen(js_name = openCheckpointGgufSplit)]
+pub async fn open_checkpoint_gguf_split(splits: Vec<JsValue>) -> Result<Checkpoint, JsError> {
+    let sources = splits
+        .into_iter()
+        .map(|s| JsSource::of(s).map(|s| (s.name.clone(), s)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let ck = convert::Checkpoint::open_gguf_split(sources)
+        .await
+        .map_err(js_error)?;
+    Ok(Checkpoint { ck: Rc::new(ck) })
+}
+
 /// The shard files that a sharded checkpoint's index names, each once in order of
 /// name: the index parsed and checked here (no shard outside the index's folder), so
 /// that `openCheckpoint` (`js/checkpoint.js`, `js/node.js`) finds the shards to open

@@ -20,11 +20,20 @@ F16, BF16, F64, I8 to I64) beside two block-quantized ones (Q8_0, Q4_0), then:
   IQ4_NL, IQ4_XS and NVFP4) converted into float32 on each DEVICE (`host` when none is
   given): every value equal to `gguf.quants.dequantize`'s, bit for bit; into float16
   and bfloat16 equal to NumPy's and ml_dtypes' one rounding of them;
+- the same file split in three by GGUFWriter: listed as one checkpoint, converted into
+  a folder of three shards and an index, byte for byte the single file's;
 - refusals, exit 2 with one line naming the file (and the tensor): a type not yet
   dequantized (IQ2_XXS), nothing written; a file cut inside its header, a tensor past the end,
   an unknown ggml type, an alignment that is not a power of two.
 
 Exits 1 on a mismatch.
+
+    python3 tests/gguf/gguf_check.py --write OUTDIR
+
+writes `quant.gguf` (a tensor of every type nxrig dequantizes) and its split in three
+(`split-00001-of-00003.gguf`, ...) only, for the
+JavaScript tests (www/e2e-quant.mjs), which hold the browser's and Node's conversions
+of it to `nxrig convert`'s, checked here against gguf's.
 """
 
 import json
@@ -164,8 +173,8 @@ def quant_tensors():
     return out
 
 
-def write_quant(path, tensors):
-    w = gguf.GGUFWriter(path, "llama")
+def write_quant(path, tensors, split_max_tensors=0):
+    w = gguf.GGUFWriter(path, "llama", split_max_tensors=split_max_tensors)
     for name, (ty, b) in tensors.items():
         w.add_tensor(name, b, raw_dtype=ty)
     w.write_header_to_file()
@@ -198,6 +207,47 @@ def check_dequantized(nxrig, path, outdir, tensors, devices):
                     fail(f"{name} ({tensors[name][0].name}) into {to} on {dev}: element {k} is {g.flat[k]!r}, gguf.quants.dequantize rounded gives {want.flat[k]!r}")
     names = sorted({tensors[n][0].name for n in tensors})
     print(f"dequantized: {', '.join(names)} into float32, float16 and bfloat16 on {' and '.join(devices)}, equal to gguf.quants.dequantize rounded once")
+
+
+def check_split(nxrig, outdir, tensors):
+    """The same tensors split in three files by GGUFWriter (six a split): listed as one
+    checkpoint whichever split is named, converted into a folder of three
+    `.safetensors` shards and an index, each tensor's bytes the single file's."""
+    write_quant(os.path.join(outdir, "split.gguf"), tensors, split_max_tensors=6)
+    names = [f"split-{k:05d}-of-00003.gguf" for k in (1, 2, 3)]
+    for n in names:
+        if not os.path.exists(os.path.join(outdir, n)):
+            fail(f"GGUFWriter did not write {n}")
+    code, out, err = run(nxrig, "info", os.path.join(outdir, names[1]), "--json")
+    if code != 0:
+        fail(f"info of a split: {err}")
+    listed = json.loads(out)["tensors"]
+    if sorted(t["name"] for t in listed) != sorted(tensors) or {t["shard"] for t in listed} != set(names):
+        fail(f"info of a split lists {[(t['name'], t.get('shard')) for t in listed]}")
+    folder = os.path.join(outdir, "split-f16")
+    code, _, err = run(nxrig, "convert", os.path.join(outdir, names[0]), folder, "--to", "float16")
+    if code != 0:
+        fail(f"convert of a split: {err}")
+    want, _ = read_safetensors(os.path.join(outdir, "quant-host-float16.safetensors"))
+    with open(os.path.join(folder, "split.safetensors.index.json")) as f:
+        index = json.load(f)
+    got = {}
+    for k in (1, 2, 3):
+        shard = f"split-{k:05d}-of-00003.safetensors"
+        part, _ = read_safetensors(os.path.join(folder, shard))
+        for name in part:
+            if index["weight_map"].get(name) != shard:
+                fail(f"the index maps {name} to {index['weight_map'].get(name)}, not {shard}")
+        got.update(part)
+    if got != want:
+        fail("the split's conversion differs from the single file's")
+    if index["metadata"]["total_size"] != sum(len(b) for _, _, b in got.values()):
+        fail(f"the index's total_size {index['metadata']['total_size']}")
+    print(f"split: 3 files listed as one and converted into 3 shards and an index, equal to the single file's")
+    last = os.path.join(outdir, names[2])
+    os.rename(last, last + ".away")
+    refused(nxrig, "a split missing", ["info", os.path.join(outdir, names[0])], names[2])
+    os.rename(last + ".away", last)
 
 
 def check_convert(nxrig, path, outdir, tensors):
@@ -249,6 +299,12 @@ def patched(src, dst, edit):
 
 
 def main():
+    if sys.argv[1] == "--write":
+        os.makedirs(sys.argv[2], exist_ok=True)
+        qt = quant_tensors()
+        write_quant(os.path.join(sys.argv[2], "quant.gguf"), qt)
+        write_quant(os.path.join(sys.argv[2], "split.gguf"), qt, split_max_tensors=6)
+        return
     nxrig, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
     tensors = plain_tensors()
@@ -265,6 +321,7 @@ def main():
     write_quant(quant, qt)
     check_info(nxrig, quant)
     check_dequantized(nxrig, quant, outdir, qt, sys.argv[3:] or ["host"])
+    check_split(nxrig, outdir, qt)
     iq = os.path.join(outdir, "iq.gguf")
     write_quant(iq, {"blk.0.attn_k.weight": (Q.IQ2_XXS, RNG.integers(0, 256, (2, 66), dtype=np.uint8))})
     check_info(nxrig, iq)
