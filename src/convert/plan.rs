@@ -294,7 +294,7 @@ impl Plan {
                                 path: shard.name.clone(),
                                 tensor: Some(e.name.clone()),
                                 reason: format!(
-                                    "ggml type {}: nxrig lists it but does not yet dequantize it (Q4_0 to Q8_0, the K-quants, TQ1_0, TQ2_0, MXFP4, NVFP4, IQ4_NL and IQ4_XS it does)",
+                                    "ggml type {}: a type ggml computes with but no model file holds; nxrig lists it but does not dequantize it",
                                     q.name
                                 ),
                             });

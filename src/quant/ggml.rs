@@ -10,8 +10,43 @@
 
 use half::f16;
 
+use super::ggml_grids::*;
 use crate::error::Error;
 use crate::formats::GgmlType;
+
+/// Value `k` of entry `idx` of a grid whose indices take `bits` bits, as float32.
+#[inline]
+fn grid<T: Copy + Into<f32>>(grid: &[u32], values: &[T], bits: u32, idx: usize, k: usize) -> f32 {
+    let mask = (1u32 << bits) - 1;
+    values[((grid[idx] >> (bits * k as u32)) & mask) as usize].into()
+}
+
+/// The 8 signs of a 7-bit sign index (IQ2's and IQ3_XXS' `ksigns`): the eighth bit the
+/// parity of the seven.
+#[inline]
+fn ksigns(i: u32) -> u32 {
+    (i & 0x7F) | ((i & 0x7F).count_ones() & 1) << 7
+}
+
+/// `x` negated where bit `j` of `signs` is set.
+#[inline]
+fn signed(x: f32, signs: u32, j: usize) -> f32 {
+    if (signs >> j) & 1 == 1 {
+        -x
+    } else {
+        x
+    }
+}
+
+/// IQ1's delta: 0.125, negative where the flag is set.
+#[inline]
+fn delta(negative: bool) -> f32 {
+    if negative {
+        -0.125
+    } else {
+        0.125
+    }
+}
 
 /// A float16 at `b[at..at + 2]` as float32.
 fn h(b: &[u8], at: usize) -> f32 {
@@ -231,12 +266,121 @@ fn block(ty: &str, b: &[u8], y: &mut [f32]) {
                 }
             }
         }
+        "IQ2_XXS" | "IQ3_XXS" => {
+            let d = h(b, 0);
+            let three = ty == "IQ3_XXS";
+            // IQ2_XXS: 8 pairs of words (grid indices, then signs and the scale); IQ3_XXS:
+            // 64 grid indices, then 8 words of signs and scales.
+            for ib in 0..8 {
+                let word =
+                    |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+                let aux = if three {
+                    word(2 + 64 + 4 * ib)
+                } else {
+                    word(2 + 8 * ib + 4)
+                };
+                let half_ = if three { 0.5 } else { 0.25 };
+                let db = d * (0.5 + (aux >> 28) as f32) * half_;
+                for l in 0..4 {
+                    let signs = ksigns(aux >> (7 * l));
+                    for j in 0..8 {
+                        let g = if three {
+                            let idx = b[2 + ib * 8 + l * 2 + j / 4] as usize;
+                            grid(&IQ3XXS_GRID, &IQ3XXS_VALUES, 3, idx, j % 4)
+                        } else {
+                            let idx = b[2 + 8 * ib + l] as usize;
+                            grid(&IQ2XXS_GRID, &IQ2XXS_VALUES, 2, idx, j)
+                        };
+                        y[ib * 32 + l * 8 + j] = signed(db * g, signs, j);
+                    }
+                }
+            }
+        }
+        "IQ2_XS" => {
+            let d = h(b, 0);
+            let sc = &b[66..74];
+            for g in 0..32 {
+                let q = u16::from_le_bytes([b[2 + 2 * g], b[3 + 2 * g]]) as u32;
+                let k = g / 2;
+                let s = (sc[k / 2] >> (4 * (k % 2))) & 0xF;
+                let db = d * (0.5 + s as f32) * 0.25;
+                let signs = ksigns(q >> 9);
+                for j in 0..8 {
+                    let v = grid(&IQ2XS_GRID, &IQ2XS_VALUES, 2, (q & 511) as usize, j);
+                    y[g * 8 + j] = signed(db * v, signs, j);
+                }
+            }
+        }
+        "IQ2_S" => {
+            let d = h(b, 0);
+            let (qs, signs, qh, sc) = (&b[2..34], &b[34..66], &b[66..74], &b[74..82]);
+            for g in 0..32 {
+                let k = g / 2;
+                let s = (sc[k / 2] >> (4 * (k % 2))) & 0xF;
+                let db = d * (0.5 + s as f32) * 0.25;
+                let idx = qs[g] as usize | (((qh[g / 4] >> (2 * (g % 4))) & 3) as usize) << 8;
+                for j in 0..8 {
+                    let v = grid(&IQ2S_GRID, &IQ2S_VALUES, 2, idx, j);
+                    y[g * 8 + j] = signed(db * v, signs[g] as u32, j);
+                }
+            }
+        }
+        "IQ3_S" => {
+            let d = h(b, 0);
+            let (qs, qh, signs, sc) = (&b[2..66], &b[66..74], &b[74..106], &b[106..110]);
+            for e in 0..256 {
+                let k = e / 32;
+                let s = (sc[k / 2] >> (4 * (k % 2))) & 0xF;
+                let db = d * (1 + 2 * s) as f32;
+                let i = e / 4;
+                let idx = qs[i] as usize | (((qh[i / 8] >> (i % 8)) & 1) as usize) << 8;
+                let v = grid(&IQ3S_GRID, &IQ3S_VALUES, 3, idx, e % 4);
+                y[e] = signed(db * v, signs[e / 8] as u32, e % 8);
+            }
+        }
+        "IQ1_S" => {
+            let d = h(b, 0);
+            let (qs, qh) = (&b[2..34], &b[34..50]);
+            for ib in 0..8 {
+                let h16 = u16::from_le_bytes([qh[2 * ib], qh[2 * ib + 1]]) as u32;
+                let dl = d * (2 * ((h16 >> 12) & 7) + 1) as f32;
+                let dt = delta(h16 & 0x8000 != 0);
+                for l in 0..4 {
+                    let idx = qs[ib * 4 + l] as usize | (((h16 >> (3 * l)) & 7) as usize) << 8;
+                    for j in 0..8 {
+                        let v = grid(&IQ1S_GRID, &IQ1S_VALUES, 2, idx, j);
+                        y[ib * 32 + l * 8 + j] = dl * (v + dt);
+                    }
+                }
+            }
+        }
+        "IQ1_M" => {
+            let (qs, qh, sc) = (&b[0..32], &b[32..48], &b[48..56]);
+            let s: [u32; 4] =
+                std::array::from_fn(|i| u16::from_le_bytes([sc[2 * i], sc[2 * i + 1]]) as u32);
+            let bits = ((s[0] & 0xF000) >> 12)
+                | ((s[1] & 0xF000) >> 8)
+                | ((s[2] & 0xF000) >> 4)
+                | (s[3] & 0xF000);
+            let d = f16::from_bits(bits as u16).to_f32();
+            for g in 0..32 {
+                let k = g / 2;
+                let dl = d * (2 * ((s[k / 4] >> (3 * (k % 4))) & 7) + 1) as f32;
+                let v8 = (qh[g / 2] >> (4 * (g % 2))) as u32;
+                let idx = qs[g] as usize | ((v8 & 7) as usize) << 8;
+                let dt = delta(v8 & 8 != 0);
+                for j in 0..8 {
+                    let v = grid(&IQ1S_GRID, &IQ1S_VALUES, 2, idx, j);
+                    y[g * 8 + j] = dl * (v + dt);
+                }
+            }
+        }
         _ => unreachable!("checked by dequantizes"),
     }
 }
 
-/// Whether nxrig dequantizes `ty` (the rest of ggml's quantized types are listed but
-/// not yet dequantized: the IQ types of grids, IQ1-IQ3, and Q8_1, Q8_K).
+/// Whether nxrig dequantizes `ty` (every quantized type of ggml's but Q8_1 and Q8_K,
+/// which are not stored in files).
 pub fn dequantizes(ty: GgmlType) -> bool {
     matches!(
         ty.name,
@@ -256,6 +400,13 @@ pub fn dequantizes(ty: GgmlType) -> bool {
             | "NVFP4"
             | "IQ4_NL"
             | "IQ4_XS"
+            | "IQ2_XXS"
+            | "IQ2_XS"
+            | "IQ2_S"
+            | "IQ3_XXS"
+            | "IQ3_S"
+            | "IQ1_S"
+            | "IQ1_M"
     )
 }
 

@@ -43,6 +43,7 @@ mod dequant;
 mod detect;
 mod exact;
 mod ggml;
+mod ggml_grids;
 mod gpu;
 mod group;
 mod ints;

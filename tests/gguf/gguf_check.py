@@ -17,13 +17,13 @@ F16, BF16, F64, I8 to I64) beside two block-quantized ones (Q8_0, Q4_0), then:
   scalar key-values in `__metadata__` as strings;
 - every block-quantized type nxrig dequantizes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, TQ1_0,
   TQ2_0 and MXFP4 quantized by gguf; random blocks with finite scales of Q2_K to Q6_K,
-  IQ4_NL, IQ4_XS and NVFP4) converted into float32 on each DEVICE (`host` when none is
+  IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ4_NL, IQ4_XS and NVFP4) converted into float32 on each DEVICE (`host` when none is
   given): every value equal to `gguf.quants.dequantize`'s, bit for bit; into float16
   and bfloat16 equal to NumPy's and ml_dtypes' one rounding of them;
 - the same file split in three by GGUFWriter: listed as one checkpoint, converted into
   a folder of three shards and an index, byte for byte the single file's;
-- refusals, exit 2 with one line naming the file (and the tensor): a type not yet
-  dequantized (IQ2_XXS), nothing written; a file cut inside its header, a tensor past the end,
+- refusals, exit 2 with one line naming the file (and the tensor): a type not
+  dequantized (Q8_K, which files do not hold), nothing written; a file cut inside its header, a tensor past the end,
   an unknown ggml type, an alignment that is not a power of two.
 
 Exits 1 on a mismatch.
@@ -154,7 +154,8 @@ Q = gguf.GGMLQuantizationType
 # blocks, their float16 scales (at these byte offsets of a block) set finite.
 QUANTIZED = [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q5_1, Q.Q8_0, Q.TQ1_0, Q.TQ2_0, Q.MXFP4]
 RANDOM = {Q.Q2_K: [80, 82], Q.Q3_K: [108], Q.Q4_K: [0, 2], Q.Q5_K: [0, 2], Q.Q6_K: [208],
-          Q.IQ4_NL: [0], Q.IQ4_XS: [0], Q.NVFP4: []}
+          Q.IQ4_NL: [0], Q.IQ4_XS: [0], Q.NVFP4: [], Q.IQ2_XXS: [0], Q.IQ2_XS: [0],
+          Q.IQ2_S: [0], Q.IQ3_XXS: [0], Q.IQ3_S: [0], Q.IQ1_S: [0], Q.IQ1_M: []}
 
 
 def quant_tensors():
@@ -169,6 +170,13 @@ def quant_tensors():
         b = RNG.integers(0, 256, (3 * 2, size), dtype=np.uint8)
         for at in scales:
             b[:, at:at + 2] = (RNG.standard_normal(len(b)) * 0.1).astype(np.float16).view(np.uint8).reshape(-1, 2)
+        if ty == Q.IQ1_M:
+            # Its float16 scale is the top nibbles of its four 16-bit scale words.
+            d = (RNG.standard_normal(len(b)) * 0.1).astype(np.float16).view(np.uint16)
+            words = b[:, 48:56].copy().view(np.uint16)
+            for i in range(4):
+                words[:, i] = (words[:, i] & 0x0FFF) | (((d >> (4 * i)) & 0xF) << 12)
+            b[:, 48:56] = words.view(np.uint8)
         out[f"r.{ty.name.lower()}"] = (ty, b.reshape(3, 2 * size))
     return out
 
@@ -210,10 +218,10 @@ def check_dequantized(nxrig, path, outdir, tensors, devices):
 
 
 def check_split(nxrig, outdir, tensors):
-    """The same tensors split in three files by GGUFWriter (six a split): listed as one
+    """The same tensors split in three files by GGUFWriter: listed as one
     checkpoint whichever split is named, converted into a folder of three
     `.safetensors` shards and an index, each tensor's bytes the single file's."""
-    write_quant(os.path.join(outdir, "split.gguf"), tensors, split_max_tensors=6)
+    write_quant(os.path.join(outdir, "split.gguf"), tensors, split_max_tensors=-(-len(tensors) // 3))
     names = [f"split-{k:05d}-of-00003.gguf" for k in (1, 2, 3)]
     for n in names:
         if not os.path.exists(os.path.join(outdir, n)):
@@ -303,7 +311,7 @@ def main():
         os.makedirs(sys.argv[2], exist_ok=True)
         qt = quant_tensors()
         write_quant(os.path.join(sys.argv[2], "quant.gguf"), qt)
-        write_quant(os.path.join(sys.argv[2], "split.gguf"), qt, split_max_tensors=6)
+        write_quant(os.path.join(sys.argv[2], "split.gguf"), qt, split_max_tensors=-(-len(qt) // 3))
         return
     nxrig, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
@@ -323,10 +331,10 @@ def main():
     check_dequantized(nxrig, quant, outdir, qt, sys.argv[3:] or ["host"])
     check_split(nxrig, outdir, qt)
     iq = os.path.join(outdir, "iq.gguf")
-    write_quant(iq, {"blk.0.attn_k.weight": (Q.IQ2_XXS, RNG.integers(0, 256, (2, 66), dtype=np.uint8))})
+    write_quant(iq, {"blk.0.attn_k.weight": (Q.Q8_K, RNG.integers(0, 256, (2, 292), dtype=np.uint8))})
     check_info(nxrig, iq)
     out = os.path.join(outdir, "never.safetensors")
-    refused(nxrig, "a type not yet dequantized", ["convert", iq, out, "--to", "float16"], "iq.gguf", "blk.0.attn_k.weight", "ggml type IQ2_XXS")
+    refused(nxrig, "a type not dequantized", ["convert", iq, out, "--to", "float16"], "iq.gguf", "blk.0.attn_k.weight", "ggml type Q8_K")
     if os.path.exists(out):
         fail("a refused conversion left its output")
     r = gguf.GGUFReader(plain)
