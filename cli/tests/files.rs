@@ -103,11 +103,6 @@ fn other_formats_are_named_by_their_first_bytes() {
             &b"\x80\x02}q\x00(X\x05\x00\x00\x00"[..],
             "a Python pickle",
         ),
-        (
-            "model.gguf",
-            &b"GGUF\x03\x00\x00\x00\x05\x00\x00\x00"[..],
-            "a GGUF file",
-        ),
     ] {
         let p = dir.path().join(name);
         std::fs::write(&p, bytes).unwrap();
@@ -118,6 +113,18 @@ fn other_formats_are_named_by_their_first_bytes() {
             &[name],
         );
         assert!(err.contains(want), "{err:?} lacks {want:?}");
+        std::fs::remove_file(&p).unwrap();
+    }
+    // GGUF is read: one cut short in its header is refused as GGUF, whatever its name.
+    for name in ["model.gguf", "model.safetensors"] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, b"GGUF\x03\x00\x00\x00\x05\x00\x00\x00").unwrap();
+        refused(
+            dir.path(),
+            &["info", s(&p)],
+            "the tensor count (8 bytes at byte 8) runs past the file's end (12 bytes)",
+            &[name],
+        );
         std::fs::remove_file(&p).unwrap();
     }
 }

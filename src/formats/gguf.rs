@@ -147,7 +147,7 @@ impl Cursor<'_> {
             .ok_or_else(|| {
                 Stop::Bad(
                     format!(
-                        "{} of {n} bytes at byte {} runs past the file's end ({} bytes)",
+                        "{} ({n} bytes at byte {}) runs past the file's end ({} bytes)",
                         what(),
                         self.at,
                         self.file_len
@@ -180,7 +180,7 @@ impl Cursor<'_> {
     /// A string: its `u64` length, then its bytes.
     fn string(&mut self, what: &dyn Fn() -> String) -> Result<&[u8], Stop> {
         let n = self.u64(what)?;
-        self.take(n, &|| format!("{}'s string", what()))
+        self.take(n, &|| format!("the string of {}", what()))
     }
 }
 
@@ -367,8 +367,8 @@ fn parse(bytes: &[u8], file_len: u64) -> Result<(Header, u64), Stop> {
             ))
         }
     }
-    let n_tensors = c.u64(&head)?;
-    let n_values = c.u64(&head)?;
+    let n_tensors = c.u64(&|| "the tensor count".to_owned())?;
+    let n_values = c.u64(&|| "the key-value count".to_owned())?;
     // A key-value takes 12 bytes at least, a tensor's info 24.
     let left = file_len - c.at;
     if n_values.checked_mul(12).is_none_or(|b| b > left)
