@@ -23,10 +23,10 @@ enum Command {
     Devices,
     /// Print each tensor's name, dtype, shape and bytes (from the headers alone).
     Info {
-        /// A .safetensors or .npy file, a sharded checkpoint's index
-        /// (model.safetensors.index.json), or a model's folder (its tensors with its
-        /// config.json: the scheme of its block-scaled weights and their pairs are
-        /// printed too).
+        /// A .safetensors, .npy or .gguf file (a split GGUF by any of its splits: its
+        /// ggml types shown), a sharded checkpoint's index (model.safetensors.index.json),
+        /// or a model's folder (its tensors with its config.json: the scheme of its
+        /// block-scaled weights and their pairs are printed too).
         file: PathBuf,
         /// Print JSON: every tensor's name, dtype, shape, bytes and offset (and shard),
         /// and the metadata.
@@ -44,7 +44,8 @@ enum Command {
     },
     /// Convert floating-point tensors (or those --tensors matches) to DTYPE.
     Convert {
-        /// A .safetensors or .npy file, a sharded checkpoint's index
+        /// A .safetensors, .npy or .gguf file (its block-quantized tensors dequantized; a
+        /// split GGUF by any of its splits, into a folder), a sharded checkpoint's index
         /// (model.safetensors.index.json), or a model's folder (its tensors, config.json
         /// and other files; block-scaled weights are dequantized as its configuration
         /// says).
