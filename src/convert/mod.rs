@@ -54,6 +54,7 @@ mod folder;
 #[cfg(not(target_arch = "wasm32"))]
 mod open_folder;
 mod overflow;
+mod piece;
 mod plan;
 mod run;
 mod sink;
@@ -65,8 +66,9 @@ pub use checkpoint::{gguf_split, Checkpoint, Shard};
 pub use file_sink::FileSink;
 pub use folder::{parse_config, rewrite_config, Folder};
 pub use overflow::Overflow;
+pub use piece::PIECE_BYTES;
 pub use plan::{Extra, Item, OutFile, Pick, Plan};
-pub use run::{load, load_range, run, Progress, Report, PIECE_BYTES};
+pub use run::{load, load_range, run, Progress, Report};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use sink::bytes_of;
 pub use sink::{MemorySink, Sink};

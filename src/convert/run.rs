@@ -4,6 +4,7 @@
 
 use super::checkpoint::{Checkpoint, Shard};
 use super::overflow::{self, Overflow};
+use super::piece::{byte_group, read_any, read_blocks, read_piece, step_of, PIECE_BYTES};
 use super::plan::{Extra, Item, Plan};
 use super::sink::Sink;
 use super::source::Source;
@@ -13,18 +14,6 @@ use crate::error::Error;
 use crate::formats::{host_size, Entry};
 use crate::quant::{Group, Part};
 use crate::rig::{Rig, RigKind};
-
-/// The most input bytes converted at a time (a piece): 64 MiB natively, 16 M
-/// float32s. A conversion holds a piece, its cast and (on a GPU) their staging,
-/// whatever the sizes of the files and tensors.
-#[cfg(not(target_arch = "wasm32"))]
-pub const PIECE_BYTES: usize = 64 << 20;
-
-/// The most input bytes converted at a time (a piece): 16 MiB in WebAssembly, where
-/// a conversion's pieces in flight in JavaScript (read ahead, written behind) and its
-/// wasm memory together stay under 256 MiB.
-#[cfg(target_arch = "wasm32")]
-pub const PIECE_BYTES: usize = 16 << 20;
 
 /// Where a conversion is: after each piece.
 ///
@@ -98,121 +87,6 @@ pub struct Report {
     /// The tensors some of whose values overflowed their new dtype or became an
     /// infinity or a NaN there, in the order written (see [`Overflow`]).
     pub overflows: Vec<Overflow>,
-}
-
-/// The elements of a piece of `d`: [`PIECE_BYTES`] of them, a multiple of 8 (so that
-/// a piece of elements packed under a byte, two, four or eight a byte or four in
-/// three bytes, starts and ends on a byte).
-fn piece_elements(d: DType) -> u64 {
-    (PIECE_BYTES as u64 * 8 / d.bits() as u64).max(8) & !7
-}
-
-/// The least count of elements of `e` that fills whole bytes of its file: 2 for a
-/// 4-bit dtype, 4 for a float6 (packed four in three bytes), 1 for a dtype of whole
-/// bytes.
-fn byte_group(e: &Entry) -> u64 {
-    // 8 over the greatest power of two that divides both 8 and the width.
-    1 << (3 - e.file_bits.trailing_zeros().min(3))
-}
-
-/// Elements `from..from + n` of `e` (C order) as a one-axis host array: the bytes
-/// read from `shard`'s source (byte-swapped where big-endian). A Fortran-order
-/// tensor is read whole, in its layout (its C-order pieces are not runs of the
-/// file).
-async fn read_piece<S: Source>(
-    shard: &Shard<S>,
-    e: &Entry,
-    from: u64,
-    n: u64,
-) -> Result<AnyArray, Error> {
-    let (start, len) = if e.fortran {
-        (e.start, e.len)
-    } else {
-        let bits = e.file_bits as u64;
-        (e.start + from * bits / 8, (n * bits).div_ceil(8))
-    };
-    let name = shard.source.name();
-    let tensor = |err: Error| match err {
-        Error::Format { path, reason, .. } => Error::Format {
-            path,
-            tensor: Some(e.name.clone()),
-            reason,
-        },
-        other => other,
-    };
-    let bytes = shard
-        .source
-        .read(start, host_size(len)?)
-        .await
-        .map_err(tensor)?;
-    let piece = Entry {
-        shape: if e.fortran {
-            e.shape.clone()
-        } else {
-            vec![n as usize]
-        },
-        start: 0,
-        len,
-        ..e.clone()
-    };
-    piece.array(name, &bytes)
-}
-
-/// Elements `from..from + n` (whole blocks) of the block-quantized GGUF tensor `e`
-/// of type `q`, dequantized into a one-axis float32 host array.
-async fn read_blocks<S: Source>(
-    shard: &Shard<S>,
-    e: &Entry,
-    q: crate::formats::GgmlType,
-    from: u64,
-    n: u64,
-) -> Result<AnyArray, Error> {
-    let (block, bytes) = (q.block as u64, q.block_bytes as u64);
-    let fail = |err: Error| Error::Format {
-        path: shard.source.name().to_owned(),
-        tensor: Some(e.name.clone()),
-        reason: match err {
-            Error::Format { reason, .. } => reason,
-            other => other.to_string(),
-        },
-    };
-    let b = shard
-        .source
-        .read(
-            e.start + from / block * bytes,
-            host_size(n / block * bytes)?,
-        )
-        .await
-        .map_err(fail)?;
-    let values = b
-        .read(|b| crate::quant::dequantize_ggml(q, b))?
-        .map_err(fail)?;
-    Ok(crate::array::Array::<f32>::from_vec(&[values.len()], values)?.into())
-}
-
-/// The elements of `e` (of `numel`) a piece reads: [`piece_elements`], whole blocks
-/// of a block-quantized GGUF tensor (a piece of float32 at most), a Fortran-order
-/// tensor whole.
-fn step_of(e: &Entry, numel: u64) -> u64 {
-    match e.ggml {
-        Some(q) => (piece_elements(DType::Float32) / q.block as u64).max(1) * q.block as u64,
-        None if e.fortran => numel.max(1),
-        None => piece_elements(e.dtype),
-    }
-}
-
-/// Elements `from..from + n` of `e` as a host array: [`read_piece`], or a
-/// block-quantized tensor's whole blocks dequantized ([`read_blocks`]).
-async fn read_any<S: Source>(
-    shard: &Shard<S>,
-    e: &Entry,
-    from: u64,
-    n: u64,
-) -> Result<AnyArray, Error> {
-    match e.ggml {
-        Some(q) => read_blocks(shard, e, q, from, n).await,
-        None => read_piece(shard, e, from, n).await,
-    }
 }
 
 /// `a` (on the host) cast into `to` in `mode` on `device`: the cast's output stays
