@@ -119,7 +119,7 @@ step "block-scaled checkpoints (DeepSeek-V3/V4's FP8 blocks and FP4 experts, gpt
 python3 tests/quant/dequant.py ./target/release/nxrig "$out/quant" host gpu
 
 step "GGUF files written by llama.cpp's gguf package: info's tensors and metadata against GGUFReader, the plain tensors converted into float16 against NumPy and ml_dtypes, 23 block-quantized types dequantized on the host and the GPU against gguf.quants.dequantize, a split file of three, the refusals (a type not dequantized, a split missing, a cut header, a tensor past the end, an unknown type, a bad alignment)"
-python3 tests/gguf/gguf_check.py ./target/release/nxrig "$out/gguf" host gpu
+python3 tests/gguf/gguf_check.py ./target/release/nxrig "$out/gguf" host gpu gpu:kernel
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
 python3 tests/checkpoint/shard.py split "$src" "$out/shards" 3

@@ -14,6 +14,10 @@ use nxrig::formats::{self, Format, Tensor, TensorFile};
 use nxrig::rig::Buffer;
 use nxrig::{AnyArray, Array, DType, Error, Rig};
 
+#[cfg(not(target_arch = "wasm32"))]
+#[path = "common/ggml_blocks.rs"]
+mod ggml_blocks;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -400,4 +404,112 @@ fn a_float6_tensor_is_unpacked_read_and_packed_written_across_pieces() {
         tail.to_bytes().unwrap(),
         (from..n).map(element).collect::<Vec<_>>()
     );
+}
+
+/// A GGUF file of one Q8_0 tensor `q` of `blocks` blocks (ne [32 * blocks]): block `k`'s
+/// float16 scale `scale(k)`, its int8s `code(k, j)`; the data at 32 bytes.
+fn q8_0_gguf(
+    blocks: usize,
+    scale: impl Fn(usize) -> f32,
+    code: impl Fn(usize, usize) -> i8,
+) -> Vec<u8> {
+    let string = |b: &mut Vec<u8>, s: &str| {
+        b.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        b.extend_from_slice(s.as_bytes());
+    };
+    let mut b = b"GGUF".to_vec();
+    b.extend_from_slice(&3u32.to_le_bytes());
+    b.extend_from_slice(&1u64.to_le_bytes()); // tensors
+    b.extend_from_slice(&0u64.to_le_bytes()); // key-values
+    string(&mut b, "q");
+    b.extend_from_slice(&1u32.to_le_bytes());
+    b.extend_from_slice(&(32 * blocks as u64).to_le_bytes());
+    b.extend_from_slice(&8u32.to_le_bytes()); // Q8_0
+    b.extend_from_slice(&0u64.to_le_bytes());
+    b.resize(b.len().next_multiple_of(32), 0);
+    for k in 0..blocks {
+        b.extend_from_slice(&half::f16::from_f32(scale(k)).to_le_bytes());
+        b.extend((0..32).map(|j| code(k, j) as u8));
+    }
+    b
+}
+
+/// A GGUF tensor's blocks into float16 on the host (dequantized and rounded a few
+/// blocks at a time, over several tasks): each value `d * q` (ggml's formula, the
+/// product exact in float32) rounded once, and the tally counts exactly those that
+/// became infinities (`d` of 1000 times an int8 past 65.5).
+#[test]
+fn gguf_blocks_into_float16_round_once_and_count_what_overflowed() {
+    let blocks = 5000;
+    let scale = |k: usize| {
+        if k % 7 == 3 {
+            1000.0
+        } else {
+            0.01 + k as f32 * 1e-3
+        }
+    };
+    let code = |k: usize, j: usize| ((k * 31 + j * 17) % 256) as u8 as i8;
+    let bytes = q8_0_gguf(blocks, scale, code);
+    let source = BufferSource::new("q.gguf", Buffer::of_vec(bytes));
+    let ck = ready(Checkpoint::open(source, Format::Gguf)).unwrap();
+    let (r, sink) = to_memory(&ck, DType::Float16, "out.safetensors");
+    let want: Vec<half::f16> = (0..blocks)
+        .flat_map(|k| {
+            let d = half::f16::from_f32(scale(k)).to_f32();
+            (0..32).map(move |j| half::f16::from_f32(d * code(k, j) as f32))
+        })
+        .collect();
+    let out = &sink.files[0].1;
+    let got = &out[out.len() - 2 * want.len()..];
+    assert!(
+        got == bytemuck::cast_slice::<half::f16, u8>(&want),
+        "the float16s differ from d * q rounded once"
+    );
+    let inf = want.iter().filter(|x| x.is_infinite()).count() as u64;
+    assert!(inf > 0);
+    let overflows = vec![convert::Overflow {
+        tensor: "q".into(),
+        dtype: DType::Float16,
+        tally: nxrig::dtype::Tally {
+            overflowed: inf,
+            infinities: inf,
+            nans: 0,
+        },
+    }];
+    assert_eq!(r.overflows, overflows);
+    // On a GPU (lavapipe here, told to as a GPU that is not a CPU adapter does) the
+    // blocks are dequantized by the device: the same file, the same tally (its peaks
+    // read back, then its values), and `load` the same float32s as the host's.
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::env::set_var("NXRIG_GGML_ON_CPU", "1");
+        let gpu =
+            Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+        let q8_0 = nxrig::formats::GgmlType::of_code(8).unwrap();
+        assert!(nxrig::quant::dequantizes_on(q8_0, &gpu));
+        let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors").unwrap();
+        let mut on_gpu = MemorySink::default();
+        let r =
+            pollster::block_on(convert::run(&ck, &plan, &mut on_gpu, &gpu, &mut |_| {})).unwrap();
+        assert!(
+            on_gpu.files == sink.files,
+            "the GPU's file differs from the host's"
+        );
+        assert_eq!(r.overflows, overflows);
+        let host = ready(convert::load(&ck, "q", &Rig::host())).unwrap();
+        let there = pollster::block_on(convert::load(&ck, "q", &gpu)).unwrap();
+        assert_eq!(there.rig(), &gpu);
+        assert!(there.to_bytes().unwrap() == host.to_bytes().unwrap());
+        let part = pollster::block_on(convert::load_range(&ck, "q", 64, 96, &gpu)).unwrap();
+        assert!(part.to_bytes().unwrap()[..] == host.to_bytes().unwrap()[256..640]);
+    }
+}
+
+/// Every GGUF block type's kernel on lavapipe (which a conversion does not choose: a CPU
+/// adapter dequantizes on the host) equal to the host's dequantization, bit for bit.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn every_ggml_type_dequantizes_on_a_gpu_as_on_the_host() {
+    let gpu = Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+    assert_eq!(pollster::block_on(ggml_blocks::every_type_on(&gpu)), 24);
 }

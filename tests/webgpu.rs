@@ -8,6 +8,8 @@
 #![cfg(target_arch = "wasm32")]
 
 mod common;
+#[path = "common/ggml_blocks.rs"]
+mod ggml_blocks;
 #[path = "common/zoo.rs"]
 mod zoo;
 
@@ -679,4 +681,12 @@ async fn operations_on_webgpu_equal_the_hosts() {
     let got = bits_back(&k::select(&on(&c), &on(&v), &on(&w)).unwrap()).await;
     assert_eq!(got, [0x3f80, 0x4000, 0x8000]);
     console_log!("{ran} operations and dtypes on WebGPU equal the host's");
+}
+
+/// Every GGUF block type's kernel compiled by the browser's WebGPU (Tint) and run on it,
+/// equal to the host's dequantization in wasm bit for bit.
+#[wasm_bindgen_test]
+async fn every_ggml_type_dequantizes_on_webgpu_as_on_the_host() {
+    let gpu = gpu().await;
+    assert_eq!(ggml_blocks::every_type_on(&gpu).await, 24);
 }

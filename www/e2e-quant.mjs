@@ -229,7 +229,7 @@ export async function quantFolders(b, { root, bin }) {
     assert.match(edge.stream, /a model's folder converts into several files/);
     console.log(`refusals: ${edge.missing}\n  ${edge.bare}\n  ${edge.quota}\n  ${edge.workerBytes}`);
 
-    step('a GGUF file of 23 block-quantized types (tests/gguf/gguf_check.py): Node from its path, Chromium from its File (in the Worker) and on WebGPU, each nxrig convert\'s');
+    step('a GGUF file of 24 block-quantized types (tests/gguf/gguf_check.py): Node from its path, Chromium from its File (in the Worker) and on WebGPU, each nxrig convert\'s');
     const gg = join(dir, 'gguf');
     execFileSync('python3', [join(root, 'tests/gguf/gguf_check.py'), '--write', gg], { stdio: 'inherit' });
     const gguf = join(gg, 'quant.gguf');

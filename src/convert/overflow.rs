@@ -94,11 +94,10 @@ fn tally_bytes(flat: &AnyArray, to: DType, mode: CastMode) -> Result<Option<Tall
     let Some(bytes) = flat.own_bytes().transpose()? else {
         return Ok(None);
     };
-    let mut t = Tally::default();
-    match from.bits() {
+    let t = match from.bits() {
         8 | 16 => {
             let runs = runs_of(from, to, mode);
-            t = bytes.read(
+            bytes.read(
                 |b| match (from.bits(), bytemuck::try_cast_slice::<u8, u16>(b)) {
                     (8, _) => count_runs(b, &runs),
                     (_, Ok(codes)) if cfg!(target_endian = "little") => count_runs(codes, &runs),
@@ -110,42 +109,22 @@ fn tally_bytes(flat: &AnyArray, to: DType, mode: CastMode) -> Result<Option<Tall
                         count_runs(&codes, &runs)
                     }
                 },
-            )?;
+            )?
         }
-        32 if from == DType::Float32 => bytes.read(|b| {
-            let values = |b: &[u8]| {
-                b.chunks_exact(4)
-                    .map(|c| (f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64, 1))
-                    .collect::<Vec<_>>()
-            };
-            let Some(cut) = crate::dtype::f32_cut(to) else {
-                t.count_weighted(to, mode, values(b));
-                return;
-            };
-            // A block at a time, its magnitudes against the least that may count (one
-            // comparison a value, vectorized); a block with one at or past it counted
-            // value by value.
-            let words: Option<&[u32]> = bytemuck::try_cast_slice(b)
-                .ok()
-                .filter(|_| cfg!(target_endian = "little"));
-            for (k, block) in b.chunks(4 * 1024).enumerate() {
-                let peak = match words {
-                    Some(w) => w[k * 1024..(k * 1024 + 1024).min(w.len())]
-                        .iter()
-                        .map(|&w| w & 0x7FFF_FFFF)
-                        .max(),
-                    None => block
+        32 if from == DType::Float32 => {
+            bytes.read(|b| match bytemuck::try_cast_slice::<u8, f32>(b) {
+                Ok(v) if cfg!(target_endian = "little") => tally_f32(v, to, mode),
+                _ => {
+                    let v: Vec<f32> = b
                         .chunks_exact(4)
-                        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & 0x7FFF_FFFF)
-                        .max(),
-                };
-                if peak.is_some_and(|p| p >= cut) {
-                    t.count_weighted(to, mode, values(block));
+                        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                        .collect();
+                    tally_f32(&v, to, mode)
                 }
-            }
-        })?,
+            })?
+        }
         _ => return Ok(None),
-    }
+    };
     Ok(Some(t))
 }
 
@@ -234,6 +213,30 @@ pub(crate) fn may_overflow(peak: f64, to: DType) -> bool {
     let signed = to.float_format().is_none_or(|f| f.signed());
     to != DType::Float64
         && (!signed || peak.is_infinite() || threshold(to).is_some_and(|t| t.overflows(peak)))
+}
+
+/// What float32 `values` become cast into `to` in `mode`: a block of 1024 at a time,
+/// its magnitudes against the least that may count (one comparison a value,
+/// vectorized), a block with one at or past it counted value by value.
+pub(crate) fn tally_f32(values: &[f32], to: DType, mode: CastMode) -> Tally {
+    let mut t = Tally::default();
+    if !tallied(DType::Float32, to) {
+        return t;
+    }
+    let weighted = |v: &[f32]| v.iter().map(|&x| (x as f64, 1)).collect::<Vec<_>>();
+    let Some(cut) = crate::dtype::f32_cut(to) else {
+        t.count_weighted(to, mode, weighted(values));
+        return t;
+    };
+    for block in values.chunks(1024) {
+        let peak = block
+            .iter()
+            .fold(0, |m, x| m.max(x.to_bits() & 0x7FFF_FFFF));
+        if peak >= cut {
+            t.count_weighted(to, mode, weighted(block));
+        }
+    }
+    t
 }
 
 #[cfg(test)]

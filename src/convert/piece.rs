@@ -5,7 +5,7 @@
 use super::checkpoint::Shard;
 use super::source::Source;
 use crate::array::AnyArray;
-use crate::dtype::DType;
+use crate::dtype::{CastMode, DType, Tally};
 use crate::error::Error;
 use crate::formats::{host_size, Entry};
 
@@ -79,6 +79,38 @@ pub(super) async fn read_piece<S: Source>(
     piece.array(name, &bytes)
 }
 
+/// `err` of the tensor `e` of `shard`: an [`Error::Format`] naming the file and the
+/// tensor.
+pub(super) fn in_tensor<S: Source>(shard: &Shard<S>, e: &Entry, err: Error) -> Error {
+    Error::Format {
+        path: shard.source.name().to_owned(),
+        tensor: Some(e.name.clone()),
+        reason: match err {
+            Error::Format { reason, .. } => reason,
+            other => other.to_string(),
+        },
+    }
+}
+
+/// The bytes of elements `from..from + n` (whole blocks) of the block-quantized GGUF
+/// tensor `e` of type `q`, read from `shard`.
+pub(super) async fn block_bytes<S: Source>(
+    shard: &Shard<S>,
+    e: &Entry,
+    q: crate::formats::GgmlType,
+    (from, n): (u64, u64),
+) -> Result<crate::rig::Buffer, Error> {
+    let (block, bytes) = (q.block as u64, q.block_bytes as u64);
+    shard
+        .source
+        .read(
+            e.start + from / block * bytes,
+            host_size(n / block * bytes)?,
+        )
+        .await
+        .map_err(|err| in_tensor(shard, e, err))
+}
+
 /// Elements `from..from + n` (whole blocks) of the block-quantized GGUF tensor `e`
 /// of type `q`, dequantized into a one-axis float32 host array.
 pub(super) async fn read_blocks<S: Source>(
@@ -88,27 +120,101 @@ pub(super) async fn read_blocks<S: Source>(
     from: u64,
     n: u64,
 ) -> Result<AnyArray, Error> {
-    let (block, bytes) = (q.block as u64, q.block_bytes as u64);
-    let fail = |err: Error| Error::Format {
-        path: shard.source.name().to_owned(),
-        tensor: Some(e.name.clone()),
-        reason: match err {
-            Error::Format { reason, .. } => reason,
-            other => other.to_string(),
-        },
-    };
-    let b = shard
-        .source
-        .read(
-            e.start + from / block * bytes,
-            host_size(n / block * bytes)?,
-        )
-        .await
-        .map_err(fail)?;
+    let b = block_bytes(shard, e, q, (from, n)).await?;
     let values = b
         .read(|b| crate::quant::dequantize_ggml(q, b))?
-        .map_err(fail)?;
+        .map_err(|err| in_tensor(shard, e, err))?;
     Ok(crate::array::Array::<f32>::from_vec(&[values.len()], values)?.into())
+}
+
+/// Elements `from..from + n` (whole blocks) of the block-quantized GGUF tensor `e`
+/// of type `q`, dequantized on `device` (a GPU that dequantizes `q`,
+/// [`crate::quant::dequantizes_on`]): a one-axis float32 array there, and its
+/// workgroups' greatest magnitudes ([`crate::quant::dequantize_ggml_into`]).
+pub(super) async fn read_blocks_on<S: Source>(
+    shard: &Shard<S>,
+    e: &Entry,
+    q: crate::formats::GgmlType,
+    (from, n): (u64, u64),
+    device: &crate::Rig,
+) -> Result<(AnyArray, AnyArray), Error> {
+    let b = block_bytes(shard, e, q, (from, n)).await?;
+    let b = b.read(|b| b.to_vec())?;
+    crate::quant::dequantize_ggml_on(q, &b, device)
+        .await
+        .map_err(|err| in_tensor(shard, e, err))
+}
+
+/// What float32 `values` on a GPU become cast into `to` in `mode`, where `peaks` are
+/// its workgroups' greatest magnitudes ([`read_blocks_on`]): the peaks read back, and
+/// the values too only where one of them may count.
+pub(super) async fn tally_on_device(
+    values: &AnyArray,
+    peaks: &AnyArray,
+    to: DType,
+    mode: CastMode,
+) -> Result<Tally, Error> {
+    if !crate::dtype::overflow::tallied(DType::Float32, to) {
+        return Ok(Tally::default());
+    }
+    let p = super::sink::host_bytes(peaks).await?;
+    let peak = p.read(|b| {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .max()
+            .unwrap_or(0)
+    })?;
+    if crate::dtype::f32_cut(to).is_some_and(|cut| peak < cut) {
+        return Ok(Tally::default());
+    }
+    let v = super::sink::host_bytes(values).await?;
+    let host = AnyArray::of_bytes(
+        DType::Float32,
+        &[values.layout().numel()],
+        v.read(|b| b.to_vec())?,
+    )?;
+    super::overflow::tally(&host, to, mode)
+}
+
+/// Whether a block-quantized tensor's pieces into `to` in `mode` on `device` are
+/// dequantized and rounded together ([`read_blocks_cast`]): on a device whose memory
+/// the host addresses, into a dtype other than float32, where saturating changes
+/// nothing or is not asked.
+pub(super) fn fuses(device: &crate::Rig, to: DType, mode: CastMode) -> bool {
+    device.host_addressable()
+        && to != DType::Float32
+        && (mode == CastMode::Default || !crate::dtype::overflow::saturates(DType::Float32, to))
+}
+
+/// Elements `from..from + n` (whole blocks) of the block-quantized GGUF tensor `e`
+/// of type `q`, dequantized and rounded once into `to` on the host a few blocks at a
+/// time (their float32 values never whole in memory, a cache's worth at a time): a
+/// one-axis host array of `to`, and the tally of what the rounding did to them.
+pub(super) async fn read_blocks_cast<S: Source>(
+    shard: &Shard<S>,
+    e: &Entry,
+    q: crate::formats::GgmlType,
+    (from, n): (u64, u64),
+    to: DType,
+    mode: CastMode,
+) -> Result<(AnyArray, Tally), Error> {
+    let b = block_bytes(shard, e, q, (from, n)).await?;
+    let mut out = vec![0u8; to.bytes(host_size(n)?)?];
+    let out_block = to.bytes(q.block as usize)?;
+    let convert = crate::dtype::lanes::converter(DType::Float32, to);
+    let tallies = b
+        .read(|b| {
+            crate::quant::dequantize_ggml_each(q, b, &mut out, out_block, |v, o| {
+                convert(bytemuck::cast_slice(v), 0, 1, o, 0, 1, v.len());
+                super::overflow::tally_f32(v, to, mode)
+            })
+        })?
+        .map_err(|err| in_tensor(shard, e, err))?;
+    let mut tally = Tally::default();
+    for t in tallies {
+        tally.add(t);
+    }
+    Ok((AnyArray::of_bytes(to, &[host_size(n)?], out)?, tally))
 }
 
 /// The elements of `e` (of `numel`) a piece reads: [`piece_elements`], whole blocks

@@ -4,7 +4,10 @@
 
 use super::checkpoint::{Checkpoint, Shard};
 use super::overflow::{self, Overflow};
-use super::piece::{byte_group, read_any, read_blocks, read_piece, step_of, PIECE_BYTES};
+use super::piece::{
+    block_bytes, byte_group, fuses, in_tensor, read_any, read_blocks, read_blocks_cast,
+    read_blocks_on, read_piece, step_of, tally_on_device, PIECE_BYTES,
+};
 use super::plan::{Extra, Item, Plan};
 use super::sink::Sink;
 use super::source::Source;
@@ -222,6 +225,36 @@ async fn write_out<K: Sink>(sink: &mut K, out: &AnyArray, to: DType) -> Result<(
     }
 }
 
+/// A piece's output on its way to the sink: `n` elements, whether the tensor's last,
+/// and for a piece dequantized on a GPU its float32 values and their peaks, tallied
+/// when it lands.
+struct Flying {
+    out: AnyArray,
+    n: u64,
+    last: bool,
+    check: Option<(AnyArray, AnyArray)>,
+}
+
+impl Flying {
+    /// The output written to the open file of `sink` (its device's work done by then),
+    /// and the values dequantized on the device tallied into `tally`.
+    async fn land<K: Sink>(
+        &self,
+        sink: &mut K,
+        to: DType,
+        mode: CastMode,
+        tally: &mut Tally,
+    ) -> Result<(), Error> {
+        write_out(sink, &self.out, to).await?;
+        if let Some((values, peaks)) = &self.check {
+            if values.dtype() != to {
+                tally.add(tally_on_device(values, peaks, to, mode).await?);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Where a conversion is: bytes done of all, and the overflows so far.
 struct At {
     total: u64,
@@ -256,30 +289,55 @@ async fn write_tensor<S: Source, K: Sink>(
     };
     // On a GPU one piece's output is in flight: it is read back and written after the
     // next piece is read, uploaded and its cast submitted, so that the device casts
-    // while the host reads. `(output, elements, whether the tensor's last)`.
-    let mut flight: Option<(AnyArray, u64, bool)> = None;
+    // while the host reads. With it, a piece dequantized on the device keeps its
+    // float32 values and their peaks until then, to be tallied.
+    let mut flight: Option<Flying> = None;
     let queued = !device.host_addressable();
     while from < numel {
         let n = step.min(numel - from);
-        let piece = read_any(shard, e, from, n).await?;
-        if piece.dtype() != to {
-            tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
-        }
+        let mut check = None;
+        let piece = match e.ggml {
+            // Dequantized and rounded a cache's worth at a time.
+            Some(q) if fuses(device, to, mode) => {
+                let (piece, t) = read_blocks_cast(shard, e, q, (from, n), to, mode).await?;
+                tally.add(t);
+                piece
+            }
+            // The blocks uploaded as they are, dequantized there.
+            Some(q) if crate::quant::dequantizes_on(q, device) => {
+                let (values, peaks) = read_blocks_on(shard, e, q, (from, n), device).await?;
+                check = Some((values.clone(), peaks));
+                values
+            }
+            _ => {
+                let piece = read_any(shard, e, from, n).await?;
+                if piece.dtype() != to {
+                    tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
+                }
+                piece
+            }
+        };
         let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
         from += n;
-        let ready = if queued {
-            flight.replace((out, n, from == numel))
-        } else {
-            Some((out, n, from == numel))
+        let flying = Flying {
+            out,
+            n,
+            last: from == numel,
+            check,
         };
-        if let Some((out, n, last)) = ready {
-            write_out(sink, &out, to).await?;
-            told(at, progress, e, file, n, last);
+        let ready = if queued {
+            flight.replace(flying)
+        } else {
+            Some(flying)
+        };
+        if let Some(f) = ready {
+            f.land(sink, to, mode, &mut tally).await?;
+            told(at, progress, e, file, f.n, f.last);
         }
     }
-    if let Some((out, n, last)) = flight {
-        write_out(sink, &out, to).await?;
-        told(at, progress, e, file, n, last);
+    if let Some(f) = flight {
+        f.land(sink, to, mode, &mut tally).await?;
+        told(at, progress, e, file, f.n, f.last);
     }
     if tally.any() {
         at.overflows.push(Overflow {
@@ -523,6 +581,9 @@ pub async fn load_range<S: Source>(
                 q.name
             ));
         }
+        if crate::quant::dequantizes_on(q, device) {
+            return Ok(read_blocks_on(shard, e, q, (from, n), device).await?.0);
+        }
         return read_blocks(shard, e, q, from, n).await?.to_device(device);
     }
     let group = byte_group(e);
@@ -557,8 +618,41 @@ pub async fn load<S: Source>(
     let step = step_of(e, numel);
     let mut from = 0;
     let mut queued = 0;
+    let on_device = e.ggml.filter(|&q| crate::quant::dequantizes_on(q, device));
+    let flat = match on_device {
+        Some(_) => Some(out.reshape(&[host_size(numel)?])?),
+        None => None,
+    };
     while from < numel {
         let n = step.min(numel - from);
+        if let (Some(q), Some(flat)) = (on_device, &flat) {
+            // The blocks uploaded as they are, dequantized into the array there.
+            let z = flat
+                .slice(&[crate::layout::Slice::new(
+                    Some(host_size(from)? as isize),
+                    Some(host_size(from + n)? as isize),
+                    1,
+                )])?
+                .bitcast(DType::Uint32)?
+                .ok_or_else(|| {
+                    in_tensor(
+                        shard,
+                        e,
+                        Error::Format {
+                            path: String::new(),
+                            tensor: None,
+                            reason: "nxrig bug: float32 does not view as uint32".into(),
+                        },
+                    )
+                })?;
+            let b = block_bytes(shard, e, q, (from, n)).await?;
+            let b = b.read(|b| b.to_vec())?;
+            crate::quant::dequantize_ggml_into(q, &b, &z)
+                .await
+                .map_err(|err| in_tensor(shard, e, err))?;
+            from += n;
+            continue;
+        }
         let piece = read_any(shard, e, from, n).await?;
         let at = (from * e.dtype.bits() as u64 / 8) as usize;
         let bytes = super::sink::host_bytes(&piece).await?;

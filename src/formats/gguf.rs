@@ -58,7 +58,7 @@ const fn t(
 }
 
 /// Every ggml type, as `gguf` 0.19's `GGML_QUANT_SIZES` gives them (`QK_K` = 256).
-pub const GGML_TYPES: [GgmlType; 33] = [
+pub const GGML_TYPES: [GgmlType; 34] = [
     t("F32", 0, 1, 4, Some(DType::Float32)),
     t("F16", 1, 1, 2, Some(DType::Float16)),
     t("Q4_0", 2, 32, 2 + 16, None),
@@ -92,6 +92,7 @@ pub const GGML_TYPES: [GgmlType; 33] = [
     t("TQ2_0", 35, 256, 2 + 64, None),
     t("MXFP4", 39, 32, 1 + 16, None),
     t("NVFP4", 40, 64, 4 + 32, None),
+    t("Q1_0", 41, 128, 2 + 16, None),
 ];
 
 impl GgmlType {

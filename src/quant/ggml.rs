@@ -57,7 +57,7 @@ fn h(b: &[u8], at: usize) -> f32 {
 const E2M1_DOUBLED: [i8; 16] = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
 
 /// IQ4_NL's and IQ4_XS's non-linear values.
-const IQ4_VALUES: [i8; 16] = [
+pub(super) const IQ4_VALUES: [i8; 16] = [
     -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113,
 ];
 
@@ -130,6 +130,17 @@ fn block(ty: &str, b: &[u8], y: &mut [f32]) {
                     d * q as f32 + h(b, 2)
                 } else {
                     d * (q as i8 - 16) as f32
+                };
+            }
+        }
+        "Q1_0" => {
+            // A sign bit a value (least significant first): d where set, -d where not.
+            let d = h(b, 0);
+            for (j, y) in y.iter_mut().enumerate() {
+                *y = if (b[2 + j / 8] >> (j % 8)) & 1 == 1 {
+                    d
+                } else {
+                    -d
                 };
             }
         }
@@ -384,7 +395,8 @@ fn block(ty: &str, b: &[u8], y: &mut [f32]) {
 pub fn dequantizes(ty: GgmlType) -> bool {
     matches!(
         ty.name,
-        "Q4_0"
+        "Q1_0"
+            | "Q4_0"
             | "Q4_1"
             | "Q5_0"
             | "Q5_1"
@@ -430,6 +442,34 @@ pub fn dequantizes(ty: GgmlType) -> bool {
 /// not whole blocks.
 pub fn dequantize_ggml(ty: GgmlType, blocks: &[u8]) -> Result<Vec<f32>, Error> {
     let bb = ty.block_bytes as usize;
+    let mut y = vec![0f32; blocks.len() / bb * ty.block as usize];
+    dequantize_ggml_each(
+        ty,
+        blocks,
+        bytemuck::cast_slice_mut(&mut y),
+        4 * ty.block as usize,
+        |v, o| o.copy_from_slice(bytemuck::cast_slice(v)),
+    )?;
+    Ok(y)
+}
+
+/// Whole blocks of `ty` dequantized a few at a time, their float32 values never whole
+/// in memory: `each(values, out)` is given each run of blocks' values (8192 or so, in
+/// order: a cache's worth) and its part of `out`, `out_block` bytes a block (the
+/// caller's rounding of them, written there), natively on rayon's pool; returns what
+/// each returned, in order.
+///
+/// # Errors
+/// As [`dequantize_ggml`]; `out` not `out_block` bytes a block.
+pub fn dequantize_ggml_each<R: Send>(
+    ty: GgmlType,
+    blocks: &[u8],
+    out: &mut [u8],
+    out_block: usize,
+    each: impl Fn(&[f32], &mut [u8]) -> R + Sync + Send,
+) -> Result<Vec<R>, Error> {
+    let bb = ty.block_bytes as usize;
+    let n = ty.block as usize;
     let fail = |reason: String| Error::Format {
         path: "ggml".into(),
         tensor: None,
@@ -448,27 +488,44 @@ pub fn dequantize_ggml(ty: GgmlType, blocks: &[u8]) -> Result<Vec<f32>, Error> {
             ty.name
         )));
     }
-    let n = ty.block as usize;
-    let mut y = vec![0f32; blocks.len() / bb * n];
-    let work = |(b, y): (&[u8], &mut [f32])| {
-        for (b, y) in b.chunks_exact(bb).zip(y.chunks_exact_mut(n)) {
-            block(ty.name, b, y);
+    if out.len() != blocks.len() / bb * out_block {
+        return Err(fail(format!(
+            "an output of {} bytes for {} blocks of {} at {out_block} bytes a block",
+            out.len(),
+            blocks.len() / bb,
+            ty.name
+        )));
+    }
+    // A run of about 8192 values (32 KiB of float32) at a time, a task of 64 KiB of
+    // blocks or more.
+    let per = (8192 / n).max(1);
+    let task = per * (65536 / (per * bb)).max(1);
+    let work = |(b, o): (&[u8], &mut [u8])| {
+        let mut y = vec![0f32; per * n];
+        let mut r = Vec::with_capacity(b.len().div_ceil(per * bb));
+        for (b, o) in b.chunks(per * bb).zip(o.chunks_mut(per * out_block)) {
+            let y = &mut y[..b.len() / bb * n];
+            for (b, y) in b.chunks_exact(bb).zip(y.chunks_exact_mut(n)) {
+                block(ty.name, b, y);
+            }
+            r.push(each(y, o));
         }
+        r
     };
-    // A task of 64 KiB of blocks or more.
-    let per = (65536 / bb).max(1);
     #[cfg(not(target_arch = "wasm32"))]
-    {
+    let r: Vec<Vec<R>> = {
         use rayon::prelude::*;
         blocks
-            .par_chunks(per * bb)
-            .zip(y.par_chunks_mut(per * n))
-            .for_each(work);
-    }
+            .par_chunks(task * bb)
+            .zip(out.par_chunks_mut(task * out_block))
+            .map(work)
+            .collect()
+    };
     #[cfg(target_arch = "wasm32")]
-    blocks
-        .chunks(per * bb)
-        .zip(y.chunks_mut(per * n))
-        .for_each(work);
-    Ok(y)
+    let r: Vec<Vec<R>> = blocks
+        .chunks(task * bb)
+        .zip(out.chunks_mut(task * out_block))
+        .map(work)
+        .collect();
+    Ok(r.into_iter().flatten().collect())
 }

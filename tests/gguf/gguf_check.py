@@ -17,8 +17,11 @@ F16, BF16, F64, I8 to I64) beside two block-quantized ones (Q8_0, Q4_0), then:
   scalar key-values in `__metadata__` as strings;
 - every block-quantized type nxrig dequantizes (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, TQ1_0,
   TQ2_0 and MXFP4 quantized by gguf; random blocks with finite scales of Q2_K to Q6_K,
-  IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ4_NL, IQ4_XS and NVFP4) converted into float32 on each DEVICE (`host` when none is
-  given): every value equal to `gguf.quants.dequantize`'s, bit for bit; into float16
+  IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ4_NL, IQ4_XS, NVFP4 and
+  Q1_0) converted into float32 on each DEVICE (`host` when none is given; `gpu:kernel`
+  the GPU with NXRIG_GGML_ON_CPU=1, its own kernels on a CPU adapter): every value
+  equal to `gguf.quants.dequantize`'s, bit for bit (Q1_0's, which gguf does not
+  dequantize, to ggml's formula in NumPy); into float16
   and bfloat16 equal to NumPy's and ml_dtypes' one rounding of them;
 - the same file split in three by GGUFWriter: listed as one checkpoint, converted into
   a folder of three shards and an index, byte for byte the single file's;
@@ -49,8 +52,8 @@ import numpy as np
 RNG = np.random.default_rng(7)
 
 
-def run(nxrig, *args):
-    p = subprocess.run([nxrig, *args], capture_output=True, text=True)
+def run(nxrig, *args, env=None):
+    p = subprocess.run([nxrig, *args], capture_output=True, text=True, env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -155,7 +158,7 @@ Q = gguf.GGMLQuantizationType
 QUANTIZED = [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q5_1, Q.Q8_0, Q.TQ1_0, Q.TQ2_0, Q.MXFP4]
 RANDOM = {Q.Q2_K: [80, 82], Q.Q3_K: [108], Q.Q4_K: [0, 2], Q.Q5_K: [0, 2], Q.Q6_K: [208],
           Q.IQ4_NL: [0], Q.IQ4_XS: [0], Q.NVFP4: [], Q.IQ2_XXS: [0], Q.IQ2_XS: [0],
-          Q.IQ2_S: [0], Q.IQ3_XXS: [0], Q.IQ3_S: [0], Q.IQ1_S: [0], Q.IQ1_M: []}
+          Q.IQ2_S: [0], Q.IQ3_XXS: [0], Q.IQ3_S: [0], Q.IQ1_S: [0], Q.IQ1_M: [], Q.Q1_0: [0]}
 
 
 def quant_tensors():
@@ -191,14 +194,34 @@ def write_quant(path, tensors, split_max_tensors=0):
     w.close()
 
 
+def q1_0(b):
+    """Q1_0 (ggml type 41, which gguf lists but does not dequantize), in NumPy from
+    ggml's `dequantize_row_q1_0`: a block of 128 is a float16 d and 16 bytes of sign
+    bits, least significant first; a set bit is d, a clear one -d."""
+    blocks = b.reshape(-1, 18)
+    d = blocks[:, :2].copy().view(np.float16).astype(np.float32)
+    bits = np.unpackbits(blocks[:, 2:], axis=1, bitorder="little")
+    return np.where(bits == 1, d, -d).reshape(b.shape[0], -1)
+
+
+def dequantized(b, ty):
+    """The float32 values of blocks `b` of `ty`: gguf's dequantization, or the
+    published formula where gguf has none."""
+    return q1_0(b) if ty == Q.Q1_0 else gguf.quants.dequantize(b, ty)
+
+
 def check_dequantized(nxrig, path, outdir, tensors, devices):
     """Every type into float32 (gguf.quants.dequantize's values, bit for bit), float16
     and bfloat16 (ml_dtypes' one rounding of them), on each device."""
-    want32 = {name: gguf.quants.dequantize(b, ty) for name, (ty, b) in tensors.items()}
+    want32 = {name: dequantized(b, ty) for name, (ty, b) in tensors.items()}
     for dev in devices:
         for to, code, np_t in [("float32", "F32", np.float32), ("float16", "F16", np.float16), ("bfloat16", "BF16", ml_dtypes.bfloat16)]:
-            out = os.path.join(outdir, f"quant-{dev}-{to}.safetensors")
-            c, _, err = run(nxrig, "convert", path, out, "--to", to, "--device", dev)
+            out = os.path.join(outdir, f"quant-{dev.replace(':', '-')}-{to}.safetensors")
+            # `gpu:kernel`: the GPU's own kernels, which a CPU adapter (lavapipe) runs
+            # only where NXRIG_GGML_ON_CPU=1 says so (else the host dequantizes).
+            name, _, kernel = dev.partition(":")
+            env = dict(os.environ, NXRIG_GGML_ON_CPU="1") if kernel else None
+            c, _, err = run(nxrig, "convert", path, out, "--to", to, "--device", name, env=env)
             if c != 0:
                 fail(f"convert {path} --to {to} on {dev}: {err}")
             got, _ = read_safetensors(out)
