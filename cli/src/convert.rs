@@ -40,6 +40,33 @@ pub fn choice(scheme: Option<&str>, nibbles: &str) -> Result<Choice, Error> {
     })
 }
 
+/// `e`, the refusal of `--to NAME`, saying so where `NAME` is one of GGUF's
+/// block-quantized types (Q8_0, Q4_K_M's Q4_K...), which nxrig reads but does not write.
+fn quantized_target(name: &str, e: Error) -> Error {
+    let upper = name.to_ascii_uppercase();
+    let base = upper
+        .strip_suffix("_M")
+        .or_else(|| upper.strip_suffix("_S"))
+        .or_else(|| upper.strip_suffix("_L"))
+        .unwrap_or(&upper);
+    match nxrig::formats::GGML_TYPES
+        .iter()
+        .find(|t| t.dtype.is_none() && (t.name == upper || t.name == base))
+    {
+        Some(t) => Error::Invalid {
+            op: "nxrig convert --to",
+            reason: format!(
+                "{} is one of GGUF's block-quantized types, which nxrig reads and \
+                 dequantizes but does not write: --to takes a dtype (float16, bfloat16, \
+                 float32, float8_e4m3fn, ...; `nxrig convert --help` lists them)",
+                t.name
+            ),
+            operands: String::new(),
+        },
+        None => e,
+    }
+}
+
 pub fn convert(a: Args<'_>) -> Result<(), Error> {
     let Args {
         input,
@@ -53,7 +80,7 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
         nibbles,
         keep_quantized,
     } = a;
-    let to = to.parse()?;
+    let to = to.parse().map_err(|e| quantized_target(to, e))?;
     let npy_dtype = npy_dtype.map(str::parse).transpose()?;
     let mode = if saturate {
         CastMode::Saturate

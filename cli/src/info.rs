@@ -17,6 +17,9 @@ pub type Listed = Vec<(Option<String>, Entry)>;
 /// A folder's scheme, in words, and its groups: `(output, shape, inputs)` each.
 type Schemed = Option<(&'static str, String, Vec<(String, Vec<usize>, Vec<String>)>)>;
 
+/// A GGUF file's version and alignment.
+type Gguf = Option<(u32, u64)>;
+
 /// The tensors of `file` (one file, every shard of an index, or a model's folder), with
 /// their shard, the metadata, and the scheme of its block-scaled weights with their
 /// groups.
@@ -24,7 +27,7 @@ fn tensors(
     file: &Path,
     npy_dtype: Option<&str>,
     scheme: Option<&str>,
-) -> Result<(Listed, serde_json::Value, Schemed), Error> {
+) -> Result<(Listed, serde_json::Value, Schemed, Gguf), Error> {
     let npy_dtype = npy_dtype.map(str::parse).transpose()?;
     let c = if file.is_dir() {
         Checkpoint::open_folder(file)?
@@ -67,6 +70,11 @@ fn tensors(
         .tensors()
         .map(|(s, e)| (sharded.then(|| s.name.clone()), e.clone()))
         .collect();
+    let gguf = c.shards[0]
+        .header
+        .gguf
+        .as_ref()
+        .map(|g| (g.version, g.alignment));
     let meta = match (c.index, &c.shards[0].header.gguf) {
         (Some((_, i)), _) => serde_json::Value::Object(i.metadata),
         // A GGUF file's every key-value, long arrays as their type and length.
@@ -75,7 +83,7 @@ fn tensors(
             serde_json::to_value(&c.shards[0].header.metadata).expect("strings serialize")
         }
     };
-    Ok((out, meta, schemed))
+    Ok((out, meta, schemed, gguf))
 }
 
 pub fn info(
@@ -84,7 +92,7 @@ pub fn info(
     npy_dtype: Option<&str>,
     scheme: Option<&str>,
 ) -> Result<(), Error> {
-    let (ts, metadata, schemed) = tensors(file, npy_dtype, scheme)?;
+    let (ts, metadata, schemed, gguf) = tensors(file, npy_dtype, scheme)?;
     let total: u64 = ts.iter().map(|(_, e)| e.len).sum();
     let mut out = Lines::new();
     if json {
@@ -175,6 +183,18 @@ pub fn info(
         ));
     }
     out.line(&format!("{} tensors, {} bytes", ts.len(), total));
+    if let (Some((version, alignment)), serde_json::Value::Object(values)) = (gguf, &metadata) {
+        // The file's `general.*` scalars (its architecture, name, quantization...).
+        out.line(&format!(
+            "GGUF version {version}, alignment {alignment}, {} key-values (--json gives every one)",
+            values.len()
+        ));
+        for (k, v) in values {
+            if k.starts_with("general.") && !v.is_array() && !v.is_object() {
+                out.line(&format!("  {} = {}", formats::escaped(k), js(v)));
+            }
+        }
+    }
     if let Some((_, what, groups)) = &schemed {
         out.line(&format!("scheme: {}", formats::escaped(what)));
         for (name, shape, inputs) in groups {

@@ -404,7 +404,9 @@ fn parse(bytes: &[u8], file_len: u64) -> Result<(Header, u64), Stop> {
                 None,
             ));
         }
-        if !v.is_array() && !v.is_object() {
+        // A split file's own `split.*` keys say where it is among its splits, which a
+        // conversion's output does not keep: they stay in the JSON only.
+        if !v.is_array() && !v.is_object() && !key.starts_with("split.") {
             let text = match &v {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),

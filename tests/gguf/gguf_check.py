@@ -25,7 +25,10 @@ F16, BF16, F64, I8 to I64) beside two block-quantized ones (Q8_0, Q4_0), then:
   and bfloat16 equal to NumPy's and ml_dtypes' one rounding of them;
 - the same file split in three by GGUFWriter: listed as one checkpoint, converted into
   a folder of three shards and an index, byte for byte the single file's;
-- refusals, exit 2 with one line naming the file (and the tensor): a type not
+- `nxrig info` without `--json`: the version, alignment and every `general.*` scalar;
+  a split's shards without the split's own `split.*` keys in `__metadata__`;
+- refusals, exit 2 with one line naming the file (and the tensor): a ggml block type
+  as `--to` (it is read, not written), a type not
   dequantized (Q8_K, which files do not hold), nothing written; a file cut inside its header, a tensor past the end,
   an unknown ggml type, an alignment that is not a power of two.
 
@@ -136,6 +139,16 @@ def check_info(nxrig, path):
             want = {"type": "string", "length": len(want)}
         if meta[key] != want:
             fail(f"metadata {key}: info says {meta[key]!r}, the reader {want!r}")
+    # Without --json: the version, alignment and every `general.*` scalar under the
+    # tensors.
+    code, text, err = run(nxrig, "info", path)
+    version = int(r.fields["GGUF.version"].contents())
+    if code != 0 or f"GGUF version {version}, alignment " not in text:
+        fail(f"info {path} does not say its version: {text[-300:]!r} {err}")
+    for key, field in r.fields.items():
+        v = field.contents()
+        if key.startswith("general.") and not isinstance(v, list) and f"  {key} = {json.dumps(v)}" not in text:
+            fail(f"info {path} does not print {key} = {json.dumps(v)}")
     print(f"info: {len(r.tensors)} tensors and {len(meta)} key-values equal to GGUFReader's")
 
 
@@ -265,7 +278,9 @@ def check_split(nxrig, outdir, tensors):
     got = {}
     for k in (1, 2, 3):
         shard = f"split-{k:05d}-of-00003.safetensors"
-        part, _ = read_safetensors(os.path.join(folder, shard))
+        part, meta = read_safetensors(os.path.join(folder, shard))
+        if any(k.startswith("split.") for k in meta):
+            fail(f"{shard} keeps the split's own keys: {sorted(meta)}")
         for name in part:
             if index["weight_map"].get(name) != shard:
                 fail(f"the index maps {name} to {index['weight_map'].get(name)}, not {shard}")
@@ -358,6 +373,7 @@ def main():
     check_info(nxrig, iq)
     out = os.path.join(outdir, "never.safetensors")
     refused(nxrig, "a type not dequantized", ["convert", iq, out, "--to", "float16"], "iq.gguf", "blk.0.attn_k.weight", "ggml type Q8_K")
+    refused(nxrig, "a block type as the target", ["convert", quant, out, "--to", "q4_k_m"], "Q4_K is one of GGUF's block-quantized types", "--to takes a dtype")
     if os.path.exists(out):
         fail("a refused conversion left its output")
     r = gguf.GGUFReader(plain)
