@@ -229,7 +229,7 @@ export async function quantFolders(b, { root, bin }) {
     assert.match(edge.stream, /a model's folder converts into several files/);
     console.log(`refusals: ${edge.missing}\n  ${edge.bare}\n  ${edge.quota}\n  ${edge.workerBytes}`);
 
-    step('a GGUF file of 24 block-quantized types (tests/gguf/gguf_check.py): Node from its path, Chromium from its File (in the Worker) and on WebGPU, each nxrig convert\'s');
+    step('a GGUF file of 24 block-quantized types (tests/gguf/gguf_check.py): Node from its path, Chromium from its File (in the Worker), its URL and on WebGPU, each nxrig convert\'s');
     const gg = join(dir, 'gguf');
     execFileSync('python3', [join(root, 'tests/gguf/gguf_check.py'), '--write', gg], { stdio: 'inherit' });
     const gguf = join(gg, 'quant.gguf');
@@ -268,6 +268,22 @@ export async function quantFolders(b, { root, bin }) {
     const [s0, e0] = header['r.q4_k'].data_offsets;
     const ref16 = want.subarray(8 + n + s0, 8 + n + e0);
     assert.deepEqual(ggot.q4k, Array.from(new Uint16Array(ref16.buffer.slice(ref16.byteOffset, ref16.byteOffset + ref16.length))), 'the Q4_K tensor on WebGPU, cast to float16, is nxrig convert\'s');
+    // The same file by its URL (HTTP Range requests: the header in growing reads, each
+    // piece's blocks), converted on the page's own thread (worker: false).
+    const byUrl = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const ck = await openCheckpoint('/data/gguf/quant.gguf');
+      const chunks = [];
+      await convertCheckpoint(ck, new WritableStream({ write(c) { chunks.push(c.slice()); } }), { to: 'float16', worker: false });
+      const all = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+      let at = 0;
+      for (const c of chunks) { all.set(c, at); at += c.length; }
+      let b64 = '';
+      for (let i = 0; i < all.length; i += 0x8000) b64 += String.fromCharCode(...all.subarray(i, i + 0x8000));
+      return { file: btoa(b64), types: ck.tensors.filter((t) => t.ggmlType).length };
+    });
+    assert.equal(byUrl.types, 24, 'the URL lists its 24 block-quantized tensors');
+    assert.ok(Buffer.from(byUrl.file, 'base64').equals(want), 'Chromium: the GGUF conversion from its URL is nxrig convert\'s');
     // The same tensors split in three files: one checkpoint, a folder of shards out.
     const splits = [1, 2, 3].map((k) => join(gg, `split-0000${k}-of-00003.gguf`));
     cli(splits[0], join(gg, 'ref-split'), '--to', 'float16');
@@ -283,7 +299,7 @@ export async function quantFolders(b, { root, bin }) {
     });
     assert.deepEqual(split.files, splits.map((p) => p.split('/').pop()), 'the splits, in order');
     sameFolder(Object.fromEntries(Object.entries(split.out).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(gg, 'ref-split'), 'Chromium: a split GGUF from its Files');
-    console.log('GGUF: Node and Chromium (File, in the Worker; Q4_K loaded onto WebGPU; a split of three into a folder) equal to nxrig convert');
+    console.log('GGUF: Node and Chromium (File, in the Worker; its URL, on the page; Q4_K loaded onto WebGPU; a split of three into a folder) equal to nxrig convert');
   } finally {
     await page?.close();
     await server?.close();
