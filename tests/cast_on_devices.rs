@@ -3,13 +3,16 @@
 //! `nx_kernels.cu` through NVRTC) against the committed oracle vectors: every source
 //! dtype into every target, all 1,021,255 records, any bit difference fails. A
 //! machine without an adapter fails: install lavapipe. `NXRIG_CAST_DEVICE` names
-//! another device for the first test (`scripts/device-check.sh`: `cuda0`).
+//! another device for the first test (`scripts/device-check.sh`: `cuda0`). On each
+//! CUDA device too, GGUF's block types (`nx_ggml.cu`) against the host's dequantization.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 #[path = "common/dut.rs"]
 #[macro_use]
 mod dut;
+#[path = "common/ggml_blocks.rs"]
+mod ggml_blocks;
 
 use nxrig::{AnyArray, DType, Rig};
 
@@ -74,4 +77,15 @@ fn check(gpu: &Rig) {
         }
     }
     assert!(bad.is_empty(), "on {}:\n{}", gpu.name(), bad.join("\n"));
+}
+
+cuda_test! {
+    /// GGUF's block types on every CUDA device (`nx_ggml.cu` compiled by NVRTC): each
+    /// element equal to the host's dequantization bit for bit, each 2048 elements'
+    /// peak their greatest magnitude.
+    fn the_ggml_kernel_on_cuda_writes_the_hosts_values() {
+        for c in dut::cudas() {
+            assert_eq!(pollster::block_on(ggml_blocks::every_type_on(&c)), 24);
+        }
+    }
 }

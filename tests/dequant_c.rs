@@ -314,3 +314,43 @@ fn the_cuda_kernel_writes_the_hosts_bytes_for_every_packing() {
     }
     assert_eq!(packings.len(), 6, "every packing: {packings:?}");
 }
+
+/// GGUF's block types through the CUDA kernel (`src/quant/nx_ggml.cu`) compiled for the
+/// host: random blocks (every byte, so every scale code, NaNs and infinities too), 40 of
+/// each type nxrig dequantizes, each element's float32 bits equal to the host's
+/// dequantization (a NaN to a NaN) and each 2048 elements' peak the greatest magnitude
+/// among them.
+#[test]
+fn the_cuda_ggml_kernel_writes_the_hosts_values_for_every_type() {
+    use nxrig::formats::GGML_TYPES;
+    use nxrig::quant::{dequantize_ggml, dequantizes, ggml_tables};
+    let exe = common::compile_c("tests/c/check_ggml.c", "check_ggml");
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut records = Vec::new();
+    let mut types = 0;
+    for ty in GGML_TYPES.iter().copied().filter(|&t| dequantizes(t)) {
+        let b = rng.bytes(40 * ty.block_bytes as usize);
+        let want = dequantize_ggml(ty, &b).unwrap();
+        let peaks: Vec<u32> = want
+            .chunks(2048)
+            .map(|c| c.iter().map(|x| x.to_bits() & 0x7FFF_FFFF).max().unwrap())
+            .collect();
+        let w = words_of(&b);
+        let g = ggml_tables(ty);
+        let head = [
+            ty.code,
+            ty.block,
+            ty.block_bytes,
+            w.len() as u32,
+            g.len() as u32,
+            want.len() as u32,
+        ];
+        let want: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+        for v in [&head[..], &w, &g, &want, &peaks] {
+            records.extend(v.iter().flat_map(|w| w.to_le_bytes()));
+        }
+        types += 1;
+    }
+    assert_eq!(types, 24);
+    common::check_records(&exe, &[], "ggml", &records);
+}

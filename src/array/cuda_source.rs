@@ -87,7 +87,7 @@ pub(crate) fn ptx(source: &str) -> String {
     use std::process::Command;
 
     // What NVRTC provides and clang's CUDA mode without CUDA's headers does not: the
-    // qualifiers as attributes, the launch indices, the two atomics the source uses.
+    // qualifiers as attributes, the launch indices, the three atomics the sources use.
     const PRELUDE: &str = r#"
     #define __global__ __attribute__((global))
     #define __device__ __attribute__((device))
@@ -95,6 +95,7 @@ pub(crate) fn ptx(source: &str) -> String {
     #include "__clang_cuda_builtin_vars.h"
     __device__ unsigned int atomicAnd(unsigned int *a, unsigned int v) { return __nvvm_atom_and_gen_i((int *)a, (int)v); }
     __device__ unsigned int atomicOr(unsigned int *a, unsigned int v) { return __nvvm_atom_or_gen_i((int *)a, (int)v); }
+    __device__ unsigned int atomicMax(unsigned int *a, unsigned int v) { return __nvvm_atom_max_gen_ui(a, v); }
     "#;
     let dir = tempfile::tempdir().unwrap();
     let (src, pre, ptx) = (

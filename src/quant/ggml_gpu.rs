@@ -1,10 +1,11 @@
-//! GGUF's block-quantized tensors dequantized on a GPU through wgpu (Vulkan, Metal,
-//! DX12, the browser's WebGPU): the blocks' bytes uploaded as they are in the file (a
-//! quarter to an eighth of their float32s), a raw kernel of the type
-//! ([`super::ggml_wgsl`]) writing each element's float32, equal bit for bit to the
-//! host's ([`super::ggml`]), and each workgroup's greatest magnitude, from which a
+//! GGUF's block-quantized tensors dequantized on a GPU: the blocks' bytes uploaded as
+//! they are in the file (a quarter to an eighth of their float32s), a kernel of the
+//! type writing each element's float32, equal bit for bit to the host's
+//! ([`super::ggml`]), and each 2048 elements' greatest magnitude, from which a
 //! conversion knows whether any value may overflow its target without reading the
-//! values back.
+//! values back. Through wgpu (Vulkan, Metal, DX12, the browser's WebGPU) a raw kernel
+//! whose WGSL is [`super::ggml_wgsl`]'s; on CUDA `nx_ggml.cu` (`ggml_cuda.rs`), which
+//! writes a contiguous `z` (a conversion's and a load's are).
 
 use super::ggml::{dequantizes, IQ4_VALUES};
 use super::ggml_grids::*;
@@ -30,9 +31,9 @@ const EACH: u32 = 8;
 /// (lavapipe, SwiftShader) runs the kernel ([`dequantize_ggml_on`] on it is exact too)
 /// slower than the host's own dequantization: Q4_K into float16 through lavapipe,
 /// 256 MiB of blocks, 26.6 s against 5.4 s with the blocks dequantized on the host and
-/// the cast on lavapipe. CUDA devices and the host dequantize on the host. Where the
-/// environment has `NXRIG_GGML_ON_CPU=1` (natively), a CPU adapter dequantizes too:
-/// the tests' way through the device's path on lavapipe.
+/// the cast on lavapipe. A CUDA device dequantizes there too (`nx_ggml.cu`); the host
+/// on the host. Where the environment has `NXRIG_GGML_ON_CPU=1` (natively), a CPU
+/// adapter dequantizes too: the tests' way through the device's path on lavapipe.
 pub fn dequantizes_on(ty: GgmlType, rig: &Rig) -> bool {
     #[cfg(not(target_arch = "wasm32"))]
     let cpu_too = std::env::var("NXRIG_GGML_ON_CPU").is_ok_and(|v| v == "1");
@@ -41,13 +42,19 @@ pub fn dequantizes_on(ty: GgmlType, rig: &Rig) -> bool {
     runs_on(ty, rig)
         && rig
             .wgpu()
-            .is_some_and(|g| cpu_too || g.info().device_type != "Cpu")
+            .is_none_or(|g| cpu_too || g.info().device_type != "Cpu")
 }
 
-/// Whether [`dequantize_ggml_into`] runs on `rig`: a GPU through wgpu, and a type nxrig
-/// dequantizes.
+/// Whether [`dequantize_ggml_into`] runs on `rig`: a GPU (through wgpu, or CUDA), and a
+/// type nxrig dequantizes.
 fn runs_on(ty: GgmlType, rig: &Rig) -> bool {
-    matches!(rig.backend(), Backend::Wgpu(_)) && dequantizes(ty) && value(ty.name).is_some()
+    let gpu = match rig.backend() {
+        Backend::Host(_) => false,
+        Backend::Wgpu(_) => true,
+        #[cfg(feature = "cuda")]
+        Backend::Cuda(_) => true,
+    };
+    gpu && dequantizes(ty) && value(ty.name).is_some()
 }
 
 /// The module of `ty`'s kernel: invocation `k` of workgroup `w` writes the `EACH`
@@ -90,9 +97,11 @@ fn main(@builtin(local_invocation_index) k: u32, @builtin(workgroup_id) w: vec3<
     )
 }
 
-/// The words `ty`'s kernel reads as `g`: 16 of its values as float32 bits (IQ4's
-/// non-linear values, an IQ grid's), then its grid's entries.
-fn tables(ty: GgmlType) -> Vec<u32> {
+/// The words a GPU's kernel of `ty` reads as its tables (`g`): 16 of the type's values
+/// as float32 bits (IQ4's non-linear values, an IQ grid's), then its grid's entries
+/// (each 8 or 4 value indices of 2 or 3 bits, the first in the lowest bits); one 0
+/// for a type with none.
+pub fn ggml_tables(ty: GgmlType) -> Vec<u32> {
     fn of<T: Copy + Into<f32>>(values: &[T], grid: &[u32]) -> Vec<u32> {
         let mut t = vec![0u32; 16];
         for (t, &v) in t.iter_mut().zip(values) {
@@ -194,16 +203,23 @@ pub async fn dequantize_ggml_into(
     let mut words = blocks.to_vec();
     words.resize(blocks.len().next_multiple_of(4).max(4), 0);
     let w = AnyArray::of_bytes(DType::Uint32, &[words.len() / 4], words)?.to_device(rig)?;
-    let t = tables(ty);
+    let t = ggml_tables(ty);
     let g = AnyArray::from(crate::Array::from_vec(&[t.len()], t)?).to_device(rig)?;
     let m = AnyArray::create(rig, DType::Uint32, &[groups])?;
-    let k = RawKernel::<u32>::new(&format!("dequantize {}", ty.name))
-        .input("w", DType::Uint32)
-        .input("g", DType::Uint32)
-        .output("z", DType::Uint32)
-        .output("m", DType::Uint32)
-        .wgsl(&module(ty, body));
-    k.call_async(&[&w, &g], &[z, &m], [count, 1, 1]).await?;
+    match rig.backend() {
+        Backend::Host(_) => unreachable!("refused by runs_on"),
+        Backend::Wgpu(_) => {
+            let k = RawKernel::<u32>::new(&format!("dequantize {}", ty.name))
+                .input("w", DType::Uint32)
+                .input("g", DType::Uint32)
+                .output("z", DType::Uint32)
+                .output("m", DType::Uint32)
+                .wgsl(&module(ty, body));
+            k.call_async(&[&w, &g], &[z, &m], [count, 1, 1]).await?;
+        }
+        #[cfg(feature = "cuda")]
+        Backend::Cuda(c) => super::ggml_cuda::run(&c.0, ty, [&w, &g], z, &m)?,
+    }
     Ok(m)
 }
 

@@ -43,6 +43,8 @@ mod dequant;
 mod detect;
 mod exact;
 mod ggml;
+#[cfg(feature = "cuda")]
+mod ggml_cuda;
 mod ggml_gpu;
 mod ggml_grids;
 mod ggml_wgsl;
@@ -56,7 +58,7 @@ mod tables;
 pub use band::{Read, BAND_ELEMENTS};
 pub use detect::{Choice, Quantization};
 pub use ggml::{dequantize_ggml, dequantize_ggml_each, dequantizes};
-pub use ggml_gpu::{dequantize_ggml_into, dequantize_ggml_on, dequantizes_on};
+pub use ggml_gpu::{dequantize_ggml_into, dequantize_ggml_on, dequantizes_on, ggml_tables};
 pub use group::{Group, Grouping, Part};
 pub use lut::Lut;
 pub use scheme::{GlobalOp, Nibbles, Packing, Scheme, SCHEMES};
