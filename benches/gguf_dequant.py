@@ -5,6 +5,9 @@ dequantization (`gguf.quants.dequantize`, then `astype(float16)`), side by side:
     cargo build --release -p nxrig-cli --example convert_in_memory
     python3 benches/gguf_dequant.py [--mib 256] [--rounds 3] [--dir /tmp]
 
+(`npm run bench:gguf` sets the browser's and Node's conversions of the same files
+beside NumPy: benches/web/gguf.mjs, which calls `--make DIR` and `--numpy FILE TYPE`.)
+
 Makes one GGUF file a type (Q4_K, Q8_0) of `--mib` MiB of blocks at run time (random
 blocks, their float16 scales set finite; removed after). Rounds alternate:
 `examples/convert_in_memory FILE float16` (a new process: the header read, the blocks
@@ -79,7 +82,17 @@ def main():
     ap.add_argument("--mib", type=int, default=256)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", default=tempfile.gettempdir())
+    # For benches/web/gguf.mjs: write the files into a folder, or time NumPy once.
+    ap.add_argument("--make", metavar="DIR")
+    ap.add_argument("--numpy", nargs=2, metavar=("FILE", "TYPE"))
     a = ap.parse_args()
+    if a.make:
+        for ty in SCALES:
+            make(os.path.join(a.make, f"{ty.name}.gguf"), ty, a.mib)
+        return
+    if a.numpy:
+        print(numpy(a.numpy[0], Q[a.numpy[1]]))
+        return
     work = tempfile.mkdtemp(prefix="nxrig-gguf-bench-", dir=a.dir)
     try:
         print("| type | bytes in | nxrig in memory s | NumPy s | nxrig convert s | nxrig in memory GB/s | NumPy GB/s | NumPy / nxrig in memory |")

@@ -530,7 +530,10 @@ export interface ConvertOptions {
    * the output's pieces to the sink), where it can: on the host, from a checkpoint
    * opened from a `File`, `Blob`, URL, file system handle or list of `File`s. `false`
    * converts on the calling thread; `true` refuses a conversion that cannot run in one.
-   * In a Worker and in Node the conversion runs where it is called.
+   * In Node, a conversion of a checkpoint opened from a path into a path runs in a
+   * worker thread of its own (`node:worker_threads`: the thread opens the checkpoint
+   * again, converts and writes; the caller's event loop stays free), unless `false`
+   * or a `device` is given. In a Worker the conversion runs where it is called.
    */
   worker?: boolean;
 }

@@ -105,7 +105,7 @@ async function asModelFolder(ck, dir) {
 export async function openCheckpoint(source, options) {
   try {
     source = fileUrlPath(source);
-    if (isPath(source)) return from(await openPath(source, options), source);
+    if (isPath(source)) return from(await openPath(source, options), source, options);
     if (source && typeof source.fd === 'number' && typeof source.read === 'function' && typeof source.stat === 'function') {
       return await openAny(await handleSource(source, 'the file'), options);
     }
@@ -122,10 +122,12 @@ function fileUrlPath(x) {
   return x;
 }
 
-/** `ck` marked as read from the path `path` (a file or a folder): a conversion into
- * the same place is refused. */
-function from(ck, path) {
+/** `ck` marked as read from the path `path` (a file or a folder) with `options`: a
+ * conversion into the same place is refused, and one into a path runs in a worker
+ * thread that opens it again from there. */
+function from(ck, path, options) {
   Object.defineProperty(ck, '__nxFrom', { value: resolve(path), configurable: true });
+  Object.defineProperty(ck, '__nxOpenOptions', { value: options, configurable: true });
   return ck;
 }
 
@@ -247,7 +249,93 @@ export async function convertCheckpoint(checkpoint, sink, options) {
       throw new Error(`convertCheckpoint: ${sink}: the output exists and is not a folder (${checkpoint.folder ? "a model's folder" : 'a sharded checkpoint'} converts into a folder)`);
     }
     const name = options?.fileName ?? sink;
+    const thread = threadOptions(checkpoint, options);
+    if (thread) return convertInThread(checkpoint, sink, thread, options);
     return convertAny(checkpoint, pathSink(sink, sharded), { ...options, fileName: name });
   }
   return convertAny(checkpoint, sink, options);
+}
+
+/** The options a worker thread converts `checkpoint` with (those that cross: no
+ * `signal`, `onProgress` or `device`), or `null` where it converts on this thread:
+ * `options.worker` false, a checkpoint not opened from a path, a device given (Node's
+ * one device is the host, which a thread has too), options that are not a plain object
+ * (the main thread's checks then say why). */
+function threadOptions(checkpoint, options) {
+  if (options === null || typeof options !== 'object' || options.worker === false || options.device !== undefined) return null;
+  if (!(checkpoint instanceof Checkpoint) || !checkpoint.__wbg_ptr || !checkpoint.__nxFrom) return null;
+  const { signal, onProgress, worker, ...rest } = options;
+  if (worker !== undefined && worker !== true) return null;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return null;
+  if (onProgress !== undefined && typeof onProgress !== 'function') return null;
+  try {
+    structuredClone([rest, checkpoint.__nxOpenOptions]);
+  } catch {
+    return null;
+  }
+  return rest;
+}
+
+/** Node's options `argv` (process.execArgv) a worker thread of a file can take: the
+ * caller's, but what only a script given as text takes (`--input-type`, `-e`, `-p`
+ * and their values), which a thread refuses. */
+function threadArgv(argv) {
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--input-type' || ['-e', '--eval', '-p', '--print'].includes(a)) i++;
+    else if (!a.startsWith('--input-type=') && !/^--(eval|print)=/.test(a)) out.push(a);
+  }
+  return out;
+}
+
+/**
+ * Converts `checkpoint` (opened from a path) into the path `sink` in a worker thread
+ * (js/node-worker.js): the thread opens the checkpoint again, converts and writes;
+ * `options.onProgress` is told here, `options.signal` aborts it. Resolves to the
+ * thread's report; rejects with its error (a TypeError stays one), the signal's
+ * reason, or what onProgress threw. The thread is ended either way.
+ */
+async function convertInThread(checkpoint, sink, cloned, { signal, onProgress } = {}) {
+  signal?.throwIfAborted();
+  const { Worker } = await import('node:worker_threads');
+  const worker = new Worker(new URL('./node-worker.js', import.meta.url), {
+    name: 'nxrig convertCheckpoint',
+    execArgv: threadArgv(process.execArgv),
+    workerData: { source: checkpoint.__nxFrom, openOptions: checkpoint.__nxOpenOptions, sink, options: cloned, progress: onProgress !== undefined },
+  });
+  let failed;
+  const onAbort = () => worker.postMessage({ kind: 'abort' });
+  try {
+    return await new Promise((resolve, reject) => {
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.on('message', (data) => {
+        if (data.kind === 'progress') {
+          if (failed !== undefined) return;
+          try {
+            onProgress?.({ bytesDone: data.bytesDone, bytesTotal: data.bytesTotal, tensor: data.tensor });
+          } catch (e) {
+            failed = { e };
+            onAbort();
+          }
+        } else if (data.kind === 'done') {
+          Object.defineProperty(data.report, '__nxWasmBytes', { value: data.wasmBytes });
+          resolve(data.report);
+        } else if (data.kind === 'failed') {
+          if (signal?.aborted) return reject(signal.reason ?? new DOMException('The conversion was aborted', 'AbortError'));
+          if (failed !== undefined) {
+            const m = failed.e instanceof Error ? failed.e.message : String(failed.e);
+            return reject(new Error(`convertCheckpoint: options.onProgress threw: ${m} (the conversion stopped and its output was aborted)`, { cause: failed.e }));
+          }
+          const E = data.error.name === 'TypeError' ? TypeError : Error;
+          reject(data.error.name === 'AbortError' ? new DOMException(data.error.message, 'AbortError') : new E(data.error.message.replace(/^openCheckpoint: /, 'convertCheckpoint: ')));
+        }
+      });
+      worker.on('error', (e) => reject(new Error(`convertCheckpoint: the conversion's worker thread failed: ${e?.message ?? e} (convertCheckpoint(ck, path, { worker: false }) converts on this thread)`, { cause: e })));
+      worker.on('exit', (code) => reject(new Error(`convertCheckpoint: the conversion's worker thread exited (code ${code}) before it finished`)));
+    });
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    await worker.terminate();
+  }
 }

@@ -70,7 +70,7 @@ export function originOf(source, options) {
 /** Why a conversion of `checkpoint` on `device` cannot run in a Worker here, or `null`
  * where it can. */
 export function whyNotInWorker(checkpoint, device) {
-  if (typeof Worker !== 'function' || typeof document === 'undefined') return 'this is no page with Workers (in a Worker or in Node the conversion runs where it is called)';
+  if (typeof Worker !== 'function' || typeof document === 'undefined') return 'this is no page with Workers (in a Worker it runs where it is called; in Node a conversion from a path into a path runs in a worker thread)';
   if (device?.isGpu) return 'the device is a GPU (a GPUDevice does not cross to a Worker)';
   if (wasmForWorkers === null) return 'init() was given a Response (give it the .wasm\'s URL, its bytes or a WebAssembly.Module)';
   if (!checkpoint.__nxCtx?.origin) return 'the checkpoint was opened from bytes or a source object (a Worker opens a File, a Blob, a URL, a file system handle or a list of Files)';

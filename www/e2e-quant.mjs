@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { checkpointServer } from './e2e-server.mjs';
 import { step } from './e2e-step.mjs';
+import { writeCheckpoint } from './e2e-checkpoint.mjs';
 
 /** The files of the folder `dir`, by name. */
 function filesOf(dir) {
@@ -238,8 +239,25 @@ export async function quantFolders(b, { root, bin }) {
     const gck = await node.openCheckpoint(gguf);
     const q4k = gck.tensors.find((t) => t.name === 'r.q4_k');
     assert.deepEqual([q4k.ggmlType, q4k.dtype, q4k.shape], ['Q4_K', 'float32', [3, 512]], 'a Q4_K tensor listed with its ggml type');
-    await node.convertCheckpoint(gck, join(gg, 'node.safetensors'), { to: 'float16' });
+    // From a path into a path: in a worker thread of its own (its wasm memory reported),
+    // progress told here; worker: false on this thread; both nxrig convert's bytes.
+    const told = [];
+    const inThread = await node.convertCheckpoint(gck, join(gg, 'node.safetensors'), { to: 'float16', onProgress: (p) => told.push(p.bytesDone) });
     assert.ok(readFileSync(join(gg, 'node.safetensors')).equals(want), 'Node: the GGUF conversion is nxrig convert\'s');
+    assert.ok(inThread.__nxWasmBytes > 0, 'Node: a conversion from a path into a path ran in a worker thread');
+    assert.ok(told.length > 1 && told.every((b, i) => i === 0 || b > told[i - 1]), `Node: the worker thread's progress told here, growing: ${told}`);
+    const here = await node.convertCheckpoint(gck, join(gg, 'node-here.safetensors'), { to: 'float16', worker: false });
+    assert.equal(here.__nxWasmBytes, undefined, 'worker: false converts on the calling thread');
+    assert.ok(readFileSync(join(gg, 'node-here.safetensors')).equals(want), 'Node: worker: false gives the same bytes');
+    // An abort from here stops the thread: the promise rejects with the signal's
+    // reason, nothing is left; an option's error is the thread's TypeError.
+    // (64 MiB of float32: four pieces, the abort at the first.)
+    writeCheckpoint(join(gg, 'big.safetensors'), [['w', 'F32', [4096, 4096]]]);
+    const ac = new AbortController();
+    await assert.rejects(node.convertCheckpoint(await node.openCheckpoint(join(gg, 'big.safetensors')), join(gg, 'aborted.safetensors'), { to: 'float16', signal: ac.signal, onProgress: () => ac.abort() }), (e) => e.name === 'AbortError');
+    assert.ok(!readdirSync(gg).some((n) => n === 'aborted.safetensors' || n.endsWith('.tmp')), 'an aborted thread leaves no file');
+    await assert.rejects(node.convertCheckpoint(gck, join(gg, 'bad.safetensors'), { to: 'float17' }), (e) => e instanceof Error && /^convertCheckpoint: .*float17/.test(e.message));
+    await assert.rejects(node.convertCheckpoint(gck, join(gg, 'bad.safetensors'), { to: 'float16', tensors: 3 }), (e) => e instanceof TypeError && /options\.tensors/.test(e.message));
     await page.setInputFiles('#qfiles', [gguf]);
     const ggot = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;

@@ -1,0 +1,85 @@
+// GGUF dequantization into float16 in the browser and in Node, beside llama.cpp's own
+// NumPy dequantization (`gguf.quants.dequantize`, then `astype(float16)`) in one run,
+// rounds alternating (this machine is shared and noisy): a Q4_K and a Q8_0 file of
+// NXRIG_BENCH_MIB (default 256) MiB of blocks made by benches/gguf_dequant.py --make
+// (random blocks, finite scales) in a temporary folder, removed after; each converted
+// with convertCheckpoint from its File into a stream that drops its bytes, in nxrig's
+// Worker (the default) and on the page's thread (worker: false), and in Node from its
+// path into a path; NumPy over the same file (nothing written). Best of
+// NXRIG_BENCH_ROUNDS (default 3) each, seconds. Needs `npm run build` and Python with
+// `gguf` (scripts/setup.sh installs it).
+//     npm run bench:gguf
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { FLAGS } from '../../www/e2e.mjs';
+import { checkpointServer } from '../../www/e2e-server.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const mib = Number(process.env.NXRIG_BENCH_MIB ?? 256);
+const rounds = Number(process.env.NXRIG_BENCH_ROUNDS ?? 3);
+const script = join(root, 'benches/gguf_dequant.py');
+const dir = mkdtempSync(join(tmpdir(), 'nxrig-bench-gguf-'));
+const types = ['Q4_K', 'Q8_0'];
+try {
+  execFileSync('python3', [script, '--make', dir, '--mib', String(mib)]);
+  const files = types.map((t) => join(dir, `${t}.gguf`));
+  const server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads: dir });
+  const ctx = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
+  const page = ctx.pages()[0] ?? await ctx.newPage();
+  await page.goto(`${server.url}/index.html`);
+  await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
+  await page.evaluate(() => {
+    const input = document.createElement('input');
+    input.type = 'file';
+    input.multiple = true;
+    input.id = 'bench';
+    document.body.append(input);
+  });
+  await page.setInputFiles('#bench', files);
+  const best = {};
+  const keep = (k, s) => { best[k] = Math.min(best[k] ?? Infinity, s); };
+  for (let r = 0; r < rounds; r++) {
+    const got = await page.evaluate(async (n) => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const out = {};
+      for (let k = 0; k < n; k++) {
+        const f = document.getElementById('bench').files[k];
+        for (const [name, worker] of [['worker', true], ['page', false]]) {
+          const ck = await openCheckpoint(f);
+          const t = performance.now();
+          await convertCheckpoint(ck, new WritableStream({ write() {} }), { to: 'float16', worker });
+          out[`${k}:${name}`] = (performance.now() - t) / 1e3;
+          ck.free();
+        }
+      }
+      return out;
+    }, types.length);
+    for (const [k, v] of Object.entries(got)) keep(k, v);
+    for (const [k, t] of types.entries()) {
+      let at = Date.now();
+      execFileSync(process.execPath, ['--input-type=module', '-e', `
+        import { init, openCheckpoint, convertCheckpoint } from ${JSON.stringify(join(root, 'js/node.js'))};
+        await init();
+        await convertCheckpoint(await openCheckpoint(${JSON.stringify(files[k])}), ${JSON.stringify(join(dir, 'node.safetensors'))}, { to: 'float16' });`]);
+      keep(`${k}:node`, (Date.now() - at) / 1e3);
+      rmSync(join(dir, 'node.safetensors'), { force: true });
+      keep(`${k}:numpy`, Number(execFileSync('python3', [script, '--numpy', files[k], t]).toString()));
+    }
+  }
+  await ctx.close();
+  await server.close();
+  const f = (v) => v.toFixed(2);
+  console.log(`${mib} MiB of blocks a file, into float16, best of ${rounds} rounds, seconds (lower is better)\n`);
+  console.log('| type | bytes in | NumPy | Chromium, Worker | Chromium, page | Node (file written) | NumPy / Worker |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const [k, t] of types.entries()) {
+    const w = best[`${k}:worker`];
+    console.log(`| ${t} | ${statSync(files[k]).size} | ${f(best[`${k}:numpy`])} | ${f(w)} | ${f(best[`${k}:page`])} | ${f(best[`${k}:node`])} | ${(best[`${k}:numpy`] / w).toFixed(1)}x |`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
