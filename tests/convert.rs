@@ -434,12 +434,15 @@ fn q8_0_gguf(
     b
 }
 
-/// A GGUF tensor's blocks into float16 on the host (dequantized and rounded a few
-/// blocks at a time, over several tasks): each value `d * q` (ggml's formula, the
-/// product exact in float32) rounded once, and the tally counts exactly those that
-/// became infinities (`d` of 1000 times an int8 past 65.5).
-#[test]
-fn gguf_blocks_into_float16_round_once_and_count_what_overflowed() {
+/// The Q8_0 checkpoint of the GGUF tests: 5000 blocks, block `k`'s scale 1000 where
+/// `k % 7 == 3` (so some values overflow float16), else small; its codes a walk of
+/// every int8. With it, the float16s ggml's formula gives (`d * q`, the product exact
+/// in float32, rounded once), and the tally they make.
+fn q8_0_checkpoint() -> (
+    Checkpoint<BufferSource>,
+    Vec<half::f16>,
+    Vec<convert::Overflow>,
+) {
     let blocks = 5000;
     let scale = |k: usize| {
         if k % 7 == 3 {
@@ -452,19 +455,12 @@ fn gguf_blocks_into_float16_round_once_and_count_what_overflowed() {
     let bytes = q8_0_gguf(blocks, scale, code);
     let source = BufferSource::new("q.gguf", Buffer::of_vec(bytes));
     let ck = ready(Checkpoint::open(source, Format::Gguf)).unwrap();
-    let (r, sink) = to_memory(&ck, DType::Float16, "out.safetensors");
     let want: Vec<half::f16> = (0..blocks)
         .flat_map(|k| {
             let d = half::f16::from_f32(scale(k)).to_f32();
             (0..32).map(move |j| half::f16::from_f32(d * code(k, j) as f32))
         })
         .collect();
-    let out = &sink.files[0].1;
-    let got = &out[out.len() - 2 * want.len()..];
-    assert!(
-        got == bytemuck::cast_slice::<half::f16, u8>(&want),
-        "the float16s differ from d * q rounded once"
-    );
     let inf = want.iter().filter(|x| x.is_infinite()).count() as u64;
     assert!(inf > 0);
     let overflows = vec![convert::Overflow {
@@ -476,33 +472,53 @@ fn gguf_blocks_into_float16_round_once_and_count_what_overflowed() {
             nans: 0,
         },
     }];
+    (ck, want, overflows)
+}
+
+/// A GGUF tensor's blocks into float16 on the host (dequantized and rounded a few
+/// blocks at a time, over several tasks): each value `d * q` rounded once, and the
+/// tally counts exactly those that became infinities (`d` of 1000 times an int8 past
+/// 65.5).
+#[test]
+fn gguf_blocks_into_float16_round_once_and_count_what_overflowed() {
+    let (ck, want, overflows) = q8_0_checkpoint();
+    let (r, sink) = to_memory(&ck, DType::Float16, "out.safetensors");
+    let out = &sink.files[0].1;
+    let got = &out[out.len() - 2 * want.len()..];
+    assert!(
+        got == bytemuck::cast_slice::<half::f16, u8>(&want),
+        "the float16s differ from d * q rounded once"
+    );
     assert_eq!(r.overflows, overflows);
-    // On a GPU (lavapipe here, told to as a GPU that is not a CPU adapter does) the
-    // blocks are dequantized by the device: the same file, the same tally (its peaks
-    // read back, then its values), and `load` the same float32s as the host's.
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        std::env::set_var("NXRIG_GGML_ON_CPU", "1");
-        let gpu =
-            Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
-        let q8_0 = nxrig::formats::GgmlType::of_code(8).unwrap();
-        assert!(nxrig::quant::dequantizes_on(q8_0, &gpu));
-        let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors").unwrap();
-        let mut on_gpu = MemorySink::default();
-        let r =
-            pollster::block_on(convert::run(&ck, &plan, &mut on_gpu, &gpu, &mut |_| {})).unwrap();
-        assert!(
-            on_gpu.files == sink.files,
-            "the GPU's file differs from the host's"
-        );
-        assert_eq!(r.overflows, overflows);
-        let host = ready(convert::load(&ck, "q", &Rig::host())).unwrap();
-        let there = pollster::block_on(convert::load(&ck, "q", &gpu)).unwrap();
-        assert_eq!(there.rig(), &gpu);
-        assert!(there.to_bytes().unwrap() == host.to_bytes().unwrap());
-        let part = pollster::block_on(convert::load_range(&ck, "q", 64, 96, &gpu)).unwrap();
-        assert!(part.to_bytes().unwrap()[..] == host.to_bytes().unwrap()[256..640]);
-    }
+}
+
+/// On a GPU (lavapipe here, told to as a GPU that is not a CPU adapter does) a GGUF
+/// tensor's blocks are dequantized by the device: the same file as the host's, the
+/// same tally (its peaks read back, then its values), and `load` and `load_range` the
+/// same float32s as the host's.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn gguf_blocks_on_a_gpu_convert_and_load_as_on_the_host() {
+    let (ck, _, overflows) = q8_0_checkpoint();
+    let (_, sink) = to_memory(&ck, DType::Float16, "out.safetensors");
+    std::env::set_var("NXRIG_GGML_ON_CPU", "1");
+    let gpu = Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+    let q8_0 = nxrig::formats::GgmlType::of_code(8).unwrap();
+    assert!(nxrig::quant::dequantizes_on(q8_0, &gpu));
+    let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors").unwrap();
+    let mut on_gpu = MemorySink::default();
+    let r = pollster::block_on(convert::run(&ck, &plan, &mut on_gpu, &gpu, &mut |_| {})).unwrap();
+    assert!(
+        on_gpu.files == sink.files,
+        "the GPU's file differs from the host's"
+    );
+    assert_eq!(r.overflows, overflows);
+    let host = ready(convert::load(&ck, "q", &Rig::host())).unwrap();
+    let there = pollster::block_on(convert::load(&ck, "q", &gpu)).unwrap();
+    assert_eq!(there.rig(), &gpu);
+    assert!(there.to_bytes().unwrap() == host.to_bytes().unwrap());
+    let part = pollster::block_on(convert::load_range(&ck, "q", 64, 96, &gpu)).unwrap();
+    assert!(part.to_bytes().unwrap()[..] == host.to_bytes().unwrap()[256..640]);
 }
 
 /// Every GGUF block type's kernel on lavapipe (which a conversion does not choose: a CPU

@@ -13,10 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { FLAGS } from '../../www/e2e.mjs';
 import { writeCheckpoint } from '../../www/e2e-checkpoint.mjs';
-import { checkpointServer } from '../../www/e2e-server.mjs';
+import { benchPage } from './page.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'target/release/nxrig');
@@ -27,18 +25,7 @@ const n = Math.round((gib * 2 ** 30) / 4 / 4096) * 4096;
 try {
   writeCheckpoint(join(dir, 'f32.safetensors'), [['w', 'F32', [n / 4096, 4096]]]);
   writeCheckpoint(join(dir, 'bf16.safetensors'), [['w', 'BF16', [n / 2048, 4096]]]);
-  const server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads: dir });
-  const ctx = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
-  const page = ctx.pages()[0] ?? await ctx.newPage();
-  await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
-  await page.evaluate(() => {
-    const input = document.createElement('input');
-    input.type = 'file';
-    input.multiple = true;
-    input.id = 'bench';
-    document.body.append(input);
-  });
+  const { page, close } = await benchPage(root, dir);
   await page.setInputFiles('#bench', [join(dir, 'f32.safetensors'), join(dir, 'bf16.safetensors')]);
   const best = {};
   const keep = (k, gbs) => { best[k] = Math.max(best[k] ?? 0, gbs); };
@@ -78,8 +65,7 @@ try {
       keep(`${key}:cli`, (n * (file === 'f32' ? 4 : 2)) / (Date.now() - t) / 1e6);
     }
   }
-  await ctx.close();
-  await server.close();
+  await close();
   const f = (v) => v.toFixed(2);
   console.log(`${gib} GiB a checkpoint, best of ${rounds} rounds, GB/s of input (higher is better)\n`);
   console.log('| conversion | read-only pass (File) | host (wasm), page | host, Worker | Worker / read | WebGPU | Node | nxrig convert | Node / CLI |');

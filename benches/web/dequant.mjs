@@ -12,9 +12,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { FLAGS } from '../../www/e2e.mjs';
-import { checkpointServer } from '../../www/e2e-server.mjs';
+import { benchPage } from './page.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const gib = Number(process.env.NXRIG_BENCH_GIB ?? 1);
@@ -24,18 +22,7 @@ const PAIRS = [['fp8-block', 'fp8-cast'], ['mxfp4', 'mxfp4-cast']];
 
 try {
   execFileSync('python3', [join(root, 'benches/dequant.py'), '--gib', String(gib), '--make', dir], { stdio: 'inherit' });
-  const server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads: dir });
-  const ctx = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
-  const page = ctx.pages()[0] ?? await ctx.newPage();
-  await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
-  await page.evaluate(() => {
-    const input = document.createElement('input');
-    input.type = 'file';
-    input.multiple = true;
-    input.id = 'bench';
-    document.body.append(input);
-  });
+  const { page, close } = await benchPage(root, dir);
   const browser = async (name) => {
     await page.setInputFiles('#bench', readdirSync(join(dir, name)).map((f) => join(dir, name, f)));
     return page.evaluate(async () => {
@@ -75,8 +62,7 @@ try {
       console.log(`${where.padEnd(9)} ${scheme.padEnd(10)} ${String(bytes).padStart(11)} ${best.dequant.toFixed(3).padStart(10)} ${best.cast.toFixed(3).padStart(8)} ${(best.dequant / best.cast).toFixed(2).padStart(13)}x ${(bytes / best.dequant / 1e9).toFixed(2).padStart(8)}`);
     }
   }
-  await ctx.close();
-  await server.close();
+  await close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

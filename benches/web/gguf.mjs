@@ -14,9 +14,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { FLAGS } from '../../www/e2e.mjs';
-import { checkpointServer } from '../../www/e2e-server.mjs';
+import { benchPage } from './page.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const mib = Number(process.env.NXRIG_BENCH_MIB ?? 256);
@@ -27,18 +25,7 @@ const types = ['Q4_K', 'Q8_0'];
 try {
   execFileSync('python3', [script, '--make', dir, '--mib', String(mib)]);
   const files = types.map((t) => join(dir, `${t}.gguf`));
-  const server = await checkpointServer({ www: join(root, 'www'), data: dir, uploads: dir });
-  const ctx = await chromium.launchPersistentContext(join(dir, 'profile'), { executablePath: '/usr/bin/chromium', headless: true, args: FLAGS });
-  const page = ctx.pages()[0] ?? await ctx.newPage();
-  await page.goto(`${server.url}/index.html`);
-  await page.waitForFunction(() => window.nxrigReady === true, null, { timeout: 60000 });
-  await page.evaluate(() => {
-    const input = document.createElement('input');
-    input.type = 'file';
-    input.multiple = true;
-    input.id = 'bench';
-    document.body.append(input);
-  });
+  const { page, close } = await benchPage(root, dir);
   await page.setInputFiles('#bench', files);
   const best = {};
   const keep = (k, s) => { best[k] = Math.min(best[k] ?? Infinity, s); };
@@ -70,8 +57,7 @@ try {
       keep(`${k}:numpy`, Number(execFileSync('python3', [script, '--numpy', files[k], t]).toString()));
     }
   }
-  await ctx.close();
-  await server.close();
+  await close();
   const f = (v) => v.toFixed(2);
   console.log(`${mib} MiB of blocks a file, into float16, best of ${rounds} rounds, seconds (lower is better)\n`);
   console.log('| type | bytes in | NumPy | Chromium, Worker | Chromium, page | Node (file written) | NumPy / Worker |');
