@@ -1,10 +1,31 @@
-// The page the browser benches run in: the demo page served with `dir` as /data, in a
-// headless Chromium of its own profile (the flags of the e2e test), nxrig loaded, and
-// an `<input type=file multiple id=bench>` to give it files by `page.setInputFiles`.
-import { join } from 'node:path';
+// Opens a benchmark page of this repository in headless Chromium (the tests' flags)
+// and resolves to the `window.result` it sets; throws the page's error, if any. And
+// the checkpoint benches' page (`benchPage`): the demo page served with a folder as
+// /data, in a Chromium of its own profile, nxrig loaded, and an
+// `<input type=file multiple id=bench>` to give it files by `page.setInputFiles`.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { FLAGS } from '../../www/e2e.mjs';
+import { FLAGS, browser, serve } from '../../www/e2e.mjs';
 import { checkpointServer } from '../../www/e2e-server.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export async function pageResult(path) {
+  const [url, server] = await serve(root);
+  const b = await browser();
+  try {
+    const page = await b.newPage();
+    page.on('console', (m) => console.log(`page: ${m.text()}`));
+    await page.goto(`${url}/${path}`);
+    const r = await (await page.waitForFunction(() => window.result, null, { timeout: 900000 })).jsonValue();
+    if (r.error) throw new Error(r.error);
+    return r;
+  } finally {
+    await b.close();
+    server.kill();
+  }
+}
 
 /** Resolves to `{ page, close }`: the page ready, and what ends its browser and server. */
 export async function benchPage(root, dir) {
