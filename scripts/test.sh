@@ -118,7 +118,7 @@ python3 tests/checkpoint/saturate.py ./target/release/nxrig "$out" host gpu
 step "block-scaled checkpoints (DeepSeek-V3/V4's FP8 blocks and FP4 experts, gpt-oss' MXFP4, ModelOpt's NVFP4, compressed-tensors' FP8, NVFP4, MXFP4 and integer groups, GPTQ v1 and v2, AWQ): model folders dequantized into bfloat16, float16 and float32 on the host and the GPU (its kernels asserted to run), every byte against an exact oracle; the refusals, nothing written"
 python3 tests/quant/dequant.py ./target/release/nxrig "$out/quant" host gpu
 
-step "GGUF files written by llama.cpp's gguf package: info's tensors and metadata against GGUFReader, the plain tensors converted into float16 against NumPy and ml_dtypes, 23 block-quantized types dequantized on the host and the GPU against gguf.quants.dequantize, a split file of three, the refusals (a type not dequantized, a split missing, a cut header, a tensor past the end, an unknown type, a bad alignment)"
+step "GGUF files written by llama.cpp's gguf package: info's tensors and metadata against GGUFReader, the plain tensors converted into float16 against NumPy and ml_dtypes, 24 block-quantized types dequantized on the host, the GPU and the GPU's own kernels against gguf.quants.dequantize (Q1_0 against its formula), a split file of three, the refusals (a block type as --to, a type not dequantized, a split missing, a cut header, a tensor past the end, an unknown type, a bad alignment)"
 python3 tests/gguf/gguf_check.py ./target/release/nxrig "$out/gguf" host gpu gpu:kernel
 
 step "a sharded checkpoint: the MiniLM split into three shards, converted through its index, every byte against ml_dtypes"
