@@ -1,5 +1,6 @@
 //! GGUF's block-quantized tensors dequantized on a GPU: the blocks' bytes uploaded as
-//! they are in the file (a quarter to an eighth of their float32s), a kernel of the
+//! they are in the file (Q8_0's a quarter of their float32s, Q4_K's a seventh, Q1_0's
+//! a twenty-eighth), a kernel of the
 //! type writing each element's float32, equal bit for bit to the host's
 //! ([`super::ggml`]), and each 2048 elements' greatest magnitude, from which a
 //! conversion knows whether any value may overflow its target without reading the
