@@ -299,11 +299,23 @@ function threadArgv(argv) {
 async function convertInThread(checkpoint, sink, cloned, { signal, onProgress } = {}) {
   signal?.throwIfAborted();
   const { Worker } = await import('node:worker_threads');
-  const worker = new Worker(new URL('./node-worker.js', import.meta.url), {
+  const url = new URL('./node-worker.js', import.meta.url);
+  const made = {
     name: 'nxrig convertCheckpoint',
-    execArgv: threadArgv(process.execArgv),
     workerData: { source: checkpoint.__nxFrom, openOptions: checkpoint.__nxOpenOptions, sink, options: cloned, progress: onProgress !== undefined },
-  });
+  };
+  // A thread inherits the caller's Node flags; those of a script given as text are
+  // left out, and where Node refuses the rest given by name (V8's and the process's,
+  // such as --max-old-space-size), the thread starts without them.
+  const argv = threadArgv(process.execArgv);
+  if (argv.length !== process.execArgv.length) made.execArgv = argv;
+  let worker;
+  try {
+    worker = new Worker(url, made);
+  } catch (e) {
+    if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+    worker = new Worker(url, { ...made, execArgv: [] });
+  }
   let failed;
   const onAbort = () => worker.postMessage({ kind: 'abort' });
   try {

@@ -54,11 +54,11 @@ fn quantized_target(name: &str, e: Error) -> Error {
         .find(|t| t.dtype.is_none() && (t.name == upper || t.name == base))
     {
         Some(t) => Error::Invalid {
-            op: "nxrig convert --to",
+            op: "--to",
             reason: format!(
                 "{} is one of GGUF's block-quantized types, which nxrig reads and \
                  dequantizes but does not write: --to takes a dtype (float16, bfloat16, \
-                 float32, float8_e4m3fn, ...; `nxrig convert --help` lists them)",
+                 float32, float8_e4m3fn, ...; an unknown name is answered with the list)",
                 t.name
             ),
             operands: String::new(),
