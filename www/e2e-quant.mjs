@@ -17,7 +17,7 @@
 // Chromium and one tensor loaded onto WebGPU, each nxrig convert's.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -246,6 +246,21 @@ export async function quantFolders(b, { root, bin }) {
     assert.ok(readFileSync(join(gg, 'node.safetensors')).equals(want), 'Node: the GGUF conversion is nxrig convert\'s');
     assert.ok(inThread.__nxWasmBytes > 0, 'Node: a conversion from a path into a path ran in a worker thread');
     assert.ok(told.length > 1 && told.every((b, i) => i === 0 || b > told[i - 1]), `Node: the worker thread's progress told here, growing: ${told}`);
+    // Node's own flags: a V8 flag (which Node refuses a thread by name) and a script
+    // given as text (whose flags a thread refuses): the thread still converts.
+    for (const flags of [['--max-old-space-size=512'], ['--max-old-space-size=512', '--input-type=module', '-e']]) {
+      const script = `import { init, openCheckpoint, convertCheckpoint } from ${JSON.stringify(join(root, 'js/node.js'))};
+        await init();
+        const r = await convertCheckpoint(await openCheckpoint(${JSON.stringify(gguf)}), ${JSON.stringify(join(gg, 'node-flags.safetensors'))}, { to: 'float16' });
+        if (!(r.__nxWasmBytes > 0)) throw new Error('not in a thread');`;
+      const file = join(gg, 'flags.mjs');
+      if (flags.includes('-e')) execFileSync(process.execPath, [...flags, script]);
+      else {
+        writeFileSync(file, script);
+        execFileSync(process.execPath, [...flags, file]);
+      }
+      assert.ok(readFileSync(join(gg, 'node-flags.safetensors')).equals(want), `Node ${flags.join(' ')}: the thread's conversion is nxrig convert's`);
+    }
     const here = await node.convertCheckpoint(gck, join(gg, 'node-here.safetensors'), { to: 'float16', worker: false });
     assert.equal(here.__nxWasmBytes, undefined, 'worker: false converts on the calling thread');
     assert.ok(readFileSync(join(gg, 'node-here.safetensors')).equals(want), 'Node: worker: false gives the same bytes');
