@@ -15,17 +15,7 @@
 #include <string.h>
 
 #include "../../src/quant/nx_ggml.cu"
-
-/* n words read from f into a fresh allocation (one word at least). */
-static uint32_t *words(FILE *f, uint32_t n)
-{
-    uint32_t *v = (uint32_t *)calloc(n ? n : 1, 4);
-    if (!v || fread(v, 4, n, f) != n) {
-        fprintf(stderr, "short record\n");
-        exit(2);
-    }
-    return v;
-}
+#include "records.h"
 
 /* Whether two float32s' bits are equal, or both NaNs. */
 static int same(uint32_t a, uint32_t b)
