@@ -431,7 +431,7 @@ export type CheckpointInput =
 /** A checkpoint opened from its headers (no tensor's bytes read): one file, or a sharded checkpoint. */
 export class Checkpoint {
   private constructor();
-  /** Every tensor, shard by shard in order of name. */
+  /** Every tensor: the shards in order of name, each shard's tensors in the order of their bytes in the file. */
   readonly tensors: TensorInfo[];
   /** A file's `__metadata__`, or a sharded checkpoint's index `metadata`. */
   readonly metadata: Record<string, unknown>;

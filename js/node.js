@@ -201,7 +201,14 @@ function pathSink(target, sharded) {
         path = join(target, name);
       }
       const tmp = join(dirname(path), `.nxrig-${process.pid}-${temps++}.tmp`);
-      current = { path, tmp, fh: await open(tmp, 'wx') };
+      let fh;
+      try {
+        fh = await open(tmp, 'wx');
+      } catch (e) {
+        if (e?.code !== 'ENOENT') throw e;
+        throw new Error(`${path}: its folder ${dirname(path)} does not exist`, { cause: e });
+      }
+      current = { path, tmp, fh };
     },
     async write(bytes) {
       let at = 0;

@@ -490,6 +490,7 @@ fn gguf_blocks_into_float16_round_once_and_count_what_overflowed() {
         "the float16s differ from d * q rounded once"
     );
     assert_eq!(r.overflows, overflows);
+    assert_eq!((r.dequantized, r.dequantized_on_device), (1, 0));
 }
 
 /// On a GPU (lavapipe here, told to as a GPU that is not a CPU adapter does) a GGUF
@@ -513,6 +514,7 @@ fn gguf_blocks_on_a_gpu_convert_and_load_as_on_the_host() {
         "the GPU's file differs from the host's"
     );
     assert_eq!(r.overflows, overflows);
+    assert_eq!((r.dequantized, r.dequantized_on_device), (1, 1));
     let host = ready(convert::load(&ck, "q", &Rig::host())).unwrap();
     let there = pollster::block_on(convert::load(&ck, "q", &gpu)).unwrap();
     assert_eq!(there.rig(), &gpu);

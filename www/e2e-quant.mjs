@@ -246,6 +246,15 @@ export async function quantFolders(b, { root, bin }) {
     assert.ok(readFileSync(join(gg, 'node.safetensors')).equals(want), 'Node: the GGUF conversion is nxrig convert\'s');
     assert.ok(inThread.__nxWasmBytes > 0, 'Node: a conversion from a path into a path ran in a worker thread');
     assert.ok(told.length > 1 && told.every((b, i) => i === 0 || b > told[i - 1]), `Node: the worker thread's progress told here, growing: ${told}`);
+    const blockTensors = gck.tensors.filter((t) => t.ggmlType).length;
+    assert.ok(blockTensors >= 24 && inThread.dequantized === blockTensors, `Node: the report counts the ${blockTensors} block-quantized tensors dequantized: ${inThread.dequantized}`);
+    // A block type as the target, and an output in a folder that is not there: one
+    // sentence each, naming the option and the output (not a temporary).
+    await assert.rejects(node.convertCheckpoint(gck, join(gg, 'q.safetensors'), { to: 'q4_k_m' }),
+      (e) => e.message.startsWith("convertCheckpoint: Q4_K is one of GGUF's block-quantized types") && e.message.includes('options.to takes a dtype'));
+    const gone = join(gg, 'gone', 'o.safetensors');
+    await assert.rejects(node.convertCheckpoint(gck, gone, { to: 'float16' }),
+      (e) => e.message === `convertCheckpoint: ${gone}: its folder ${join(gg, 'gone')} does not exist`);
     // Node's own flags: a V8 flag (which Node refuses a thread by name) and a script
     // given as text (whose flags a thread refuses): the thread still converts.
     for (const flags of [['--max-old-space-size=512'], ['--max-old-space-size=512', '--input-type=module', '-e']]) {

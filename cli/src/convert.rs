@@ -40,33 +40,6 @@ pub fn choice(scheme: Option<&str>, nibbles: &str) -> Result<Choice, Error> {
     })
 }
 
-/// `e`, the refusal of `--to NAME`, saying so where `NAME` is one of GGUF's
-/// block-quantized types (Q8_0, Q4_K_M's Q4_K...), which nxrig reads but does not write.
-fn quantized_target(name: &str, e: Error) -> Error {
-    let upper = name.to_ascii_uppercase();
-    let base = upper
-        .strip_suffix("_M")
-        .or_else(|| upper.strip_suffix("_S"))
-        .or_else(|| upper.strip_suffix("_L"))
-        .unwrap_or(&upper);
-    match nxrig::formats::GGML_TYPES
-        .iter()
-        .find(|t| t.dtype.is_none() && (t.name == upper || t.name == base))
-    {
-        Some(t) => Error::Invalid {
-            op: "--to",
-            reason: format!(
-                "{} is one of GGUF's block-quantized types, which nxrig reads and \
-                 dequantizes but does not write: --to takes a dtype (float16, bfloat16, \
-                 float32, float8_e4m3fn, ...; an unknown name is answered with the list)",
-                t.name
-            ),
-            operands: String::new(),
-        },
-        None => e,
-    }
-}
-
 pub fn convert(a: Args<'_>) -> Result<(), Error> {
     let Args {
         input,
@@ -80,7 +53,7 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
         nibbles,
         keep_quantized,
     } = a;
-    let to = to.parse().map_err(|e| quantized_target(to, e))?;
+    let to = nxrig::convert::target_dtype(to)?;
     let npy_dtype = npy_dtype.map(str::parse).transpose()?;
     let mode = if saturate {
         CastMode::Saturate
@@ -168,18 +141,17 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
         if report.tensors == 1 { "" } else { "s" },
         report.converted,
         pick.to,
-        match &plan.quantization {
-            Some(q) if report.dequantized > 0 => format!(
-                ", {} dequantized from {}{}",
-                report.dequantized,
-                q.scheme.name,
+        match (&plan.quantization, report.dequantized) {
+            (_, 0) => String::new(),
+            (q, n) => format!(
+                ", {n} dequantized from {}{}",
+                q.as_ref().map_or("GGUF blocks", |q| q.scheme.name),
                 match report.dequantized_on_device {
                     0 => String::new(),
-                    n if n == report.dequantized => format!(" on {device_name}"),
-                    n => format!(" ({n} on {device_name})"),
+                    d if d == n => format!(" on {device_name}"),
+                    d => format!(" ({d} on {device_name})"),
                 }
             ),
-            _ => String::new(),
         },
         report.bytes_in,
         report.bytes_out,

@@ -306,6 +306,15 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
     fails(d, &p, "o.safetensors", "f4", &["float32", "float4_e2m1fn"]);
     fails(d, &p, "o.npy", "bfloat16", &["o.npy", "\"w\"", "bfloat16"]);
     fails(d, &p, "o.txt", "float16", &["o.txt"]);
+    // An output in a folder that is not there: named, not the temporary beside it.
+    fails(
+        d,
+        &p,
+        "gone/o.safetensors",
+        "float16",
+        &["gone/o.safetensors: its folder", "does not exist"],
+    );
+    assert!(!d.join("gone").exists());
     std::fs::remove_file(&p).unwrap();
     // A missing input.
     fails(

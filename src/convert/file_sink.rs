@@ -108,6 +108,15 @@ impl Sink for FileSink {
                 reason: "the output exists and is not a regular file".into(),
             });
         }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !dir.is_dir() {
+                return Err(Error::Format {
+                    path: path.display().to_string(),
+                    tensor: None,
+                    reason: format!("its folder {} does not exist", dir.display()),
+                });
+            }
+        }
         let tmp = Temp::beside(&path).map_err(FileSink::io(&path))?;
         self.open = Some((tmp, path));
         Ok(())

@@ -51,25 +51,33 @@ mod checkpoint;
 #[cfg(not(target_arch = "wasm32"))]
 mod file_sink;
 mod folder;
+mod load;
 #[cfg(not(target_arch = "wasm32"))]
 mod open_folder;
 mod overflow;
 mod piece;
 mod plan;
+mod progress;
 mod run;
 mod sink;
 mod source;
+mod target;
 mod unpacked;
+mod write_group;
+mod write_tensor;
 
 pub use checkpoint::{gguf_split, Checkpoint, Shard};
 #[cfg(not(target_arch = "wasm32"))]
 pub use file_sink::FileSink;
 pub use folder::{parse_config, rewrite_config, Folder};
+pub use load::{load, load_range};
 pub use overflow::Overflow;
 pub use piece::PIECE_BYTES;
 pub use plan::{Extra, Item, OutFile, Pick, Plan};
-pub use run::{load, load_range, run, Progress, Report};
+pub use progress::Progress;
+pub use run::{run, Report};
 #[cfg(target_arch = "wasm32")]
 pub(crate) use sink::bytes_of;
 pub use sink::{MemorySink, Sink};
 pub use source::{BufferSource, Source};
+pub use target::target_dtype;

@@ -597,7 +597,7 @@ pub fn convert_checkpoint_into(
     };
     let rig = device.rig.clone();
     future_to_promise(async move {
-        let to = to.parse().map_err(js_error)?;
+        let to = convert::target_dtype(&to).map_err(option_error)?;
         let mode = if saturate {
             crate::dtype::CastMode::Saturate
         } else {

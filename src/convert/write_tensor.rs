@@ -1,0 +1,168 @@
+//! A tensor written into the open file of a sink, a piece at a time: read, on a GPU
+//! dequantized or cast there with one piece in flight while the next is read, tallied
+//! against the target's range, written.
+
+use super::checkpoint::Shard;
+use super::overflow::{self, Overflow};
+use super::piece::{fuses, read_any, read_blocks_cast, read_blocks_on, step_of, tally_on_device};
+use super::progress::{told, At, Progress};
+use super::sink::Sink;
+use super::source::Source;
+use crate::array::AnyArray;
+use crate::dtype::{CastMode, DType, Tally};
+use crate::error::Error;
+use crate::formats::Entry;
+use crate::rig::Rig;
+
+/// `a` (on the host) cast into `to` in `mode` on `device`: the cast's output stays
+/// there.
+pub(super) fn cast_on(
+    a: AnyArray,
+    device: &Rig,
+    to: DType,
+    mode: CastMode,
+) -> Result<AnyArray, Error> {
+    if a.dtype() == to {
+        return Ok(a);
+    }
+    if a.rig() == device || device.host_addressable() {
+        return a.cast_with(to, mode);
+    }
+    a.to_device(device)?.cast_with(to, mode)
+}
+
+/// `out` (of `to`) written to the open file of `sink`: packed where `to` is (every
+/// output that holds a float6 packs it, `.safetensors`).
+pub(super) async fn write_out<K: Sink>(
+    sink: &mut K,
+    out: &AnyArray,
+    to: DType,
+) -> Result<(), Error> {
+    if to.is_padded() {
+        let b = super::sink::host_bytes(out).await?;
+        let p = b.read(|b| crate::formats::packed::pack(to, b))?;
+        sink.write_bytes(&p).await
+    } else {
+        sink.write_array(out).await
+    }
+}
+
+/// A piece's output on its way to the sink: `n` elements, whether the tensor's last,
+/// and for a piece dequantized on a GPU its float32 values and their peaks, tallied
+/// when it lands.
+struct Flying {
+    out: AnyArray,
+    n: u64,
+    last: bool,
+    check: Option<(AnyArray, AnyArray)>,
+}
+
+impl Flying {
+    /// The output written to the open file of `sink` (its device's work done by then),
+    /// and the values dequantized on the device tallied into `tally`.
+    async fn land<K: Sink>(
+        &self,
+        sink: &mut K,
+        to: DType,
+        mode: CastMode,
+        tally: &mut Tally,
+    ) -> Result<(), Error> {
+        write_out(sink, &self.out, to).await?;
+        if let Some((values, peaks)) = &self.check {
+            if values.dtype() != to {
+                tally.add(tally_on_device(values, peaks, to, mode).await?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The tensor `e` of `shard` cast into `to`, a piece at a time, into the open file
+/// `file` of `sink`.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn write_tensor<S: Source, K: Sink>(
+    shard: &Shard<S>,
+    e: &Entry,
+    to: DType,
+    mode: CastMode,
+    file: &str,
+    sink: &mut K,
+    device: &Rig,
+    at: &mut At,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), Error> {
+    let numel = crate::formats::planned_numel(&e.shape).unwrap_or(0);
+    let step = step_of(e, numel);
+    let mut from = 0;
+    let mut tally = Tally::default();
+    let in_tensor = |err: Error| Error::Format {
+        path: shard.source.name().to_owned(),
+        tensor: Some(e.name.clone()),
+        reason: err.to_string(),
+    };
+    // On a GPU one piece's output is in flight: it is read back and written after the
+    // next piece is read, uploaded and its cast submitted, so that the device casts
+    // while the host reads. With it, a piece dequantized on the device keeps its
+    // float32 values and their peaks until then, to be tallied.
+    let mut flight: Option<Flying> = None;
+    let queued = !device.host_addressable();
+    while from < numel {
+        let n = step.min(numel - from);
+        let mut check = None;
+        let piece = match e.ggml {
+            // Dequantized and rounded a cache's worth at a time.
+            Some(q) if fuses(device, to, mode) => {
+                let (piece, t) = read_blocks_cast(shard, e, q, (from, n), to, mode).await?;
+                tally.add(t);
+                piece
+            }
+            // The blocks uploaded as they are, dequantized there.
+            Some(q) if crate::quant::dequantizes_on(q, device) => {
+                let (values, peaks) = read_blocks_on(shard, e, q, (from, n), device).await?;
+                check = Some((values.clone(), peaks));
+                values
+            }
+            _ => {
+                let piece = read_any(shard, e, from, n).await?;
+                if piece.dtype() != to {
+                    tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
+                }
+                piece
+            }
+        };
+        let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
+        from += n;
+        let flying = Flying {
+            out,
+            n,
+            last: from == numel,
+            check,
+        };
+        let ready = if queued {
+            flight.replace(flying)
+        } else {
+            Some(flying)
+        };
+        if let Some(f) = ready {
+            f.land(sink, to, mode, &mut tally).await?;
+            told(at, progress, e, file, f.n, f.last);
+        }
+    }
+    if let Some(f) = flight {
+        f.land(sink, to, mode, &mut tally).await?;
+        told(at, progress, e, file, f.n, f.last);
+    }
+    if e.ggml
+        .is_some_and(|q| !fuses(device, to, mode) && crate::quant::dequantizes_on(q, device))
+    {
+        at.on_device += 1;
+    }
+    if tally.any() {
+        at.overflows.push(Overflow {
+            tensor: e.name.clone(),
+            dtype: to,
+            tally,
+        });
+    }
+    Ok(())
+}
