@@ -2,7 +2,7 @@
 """GGUF dequantization into float16: `nxrig convert` against llama.cpp's own NumPy
 dequantization (`gguf.quants.dequantize`, then `astype(float16)`), side by side:
 
-    cargo build --release -p nxrig-cli --example convert_in_memory
+    cargo build --release -p nxrig-cli && cargo build --release --example convert_in_memory
     python3 benches/gguf_dequant.py [--mib 256] [--rounds 3] [--dir /tmp]
 
 (`npm run bench:gguf` sets the browser's and Node's conversions of the same files

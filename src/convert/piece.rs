@@ -120,11 +120,9 @@ pub(super) async fn read_blocks<S: Source>(
     from: u64,
     n: u64,
 ) -> Result<AnyArray, Error> {
-    let b = block_bytes(shard, e, q, (from, n)).await?;
-    let values = b
-        .read(|b| crate::quant::dequantize_ggml(q, b))?
-        .map_err(|err| in_tensor(shard, e, err))?;
-    Ok(crate::array::Array::<f32>::from_vec(&[values.len()], values)?.into())
+    let (values, _) =
+        read_blocks_cast(shard, e, q, (from, n), DType::Float32, CastMode::Default).await?;
+    Ok(values)
 }
 
 /// Elements `from..from + n` (whole blocks) of the block-quantized GGUF tensor `e`
@@ -199,22 +197,25 @@ pub(super) async fn read_blocks_cast<S: Source>(
     mode: CastMode,
 ) -> Result<(AnyArray, Tally), Error> {
     let b = block_bytes(shard, e, q, (from, n)).await?;
-    let mut out = vec![0u8; to.bytes(host_size(n)?)?];
+    // From the host's pool: memory an earlier piece had, its pages already there.
+    let out = AnyArray::create_to_fill(&crate::Rig::host(), to, &[host_size(n)?])?;
     let out_block = to.bytes(q.block as usize)?;
     let convert = crate::dtype::lanes::converter(DType::Float32, to);
     let tallies = b
         .read(|b| {
-            crate::quant::dequantize_ggml_each(q, b, &mut out, out_block, |v, o| {
-                convert(bytemuck::cast_slice(v), 0, 1, o, 0, 1, v.len());
-                super::overflow::tally_f32(v, to, mode)
+            out.buffer().write(|o| {
+                crate::quant::dequantize_ggml_each(q, b, o, out_block, |v, o| {
+                    convert(bytemuck::cast_slice(v), 0, 1, o, 0, 1, v.len());
+                    super::overflow::tally_f32(v, to, mode)
+                })
             })
-        })?
+        })??
         .map_err(|err| in_tensor(shard, e, err))?;
     let mut tally = Tally::default();
     for t in tallies {
         tally.add(t);
     }
-    Ok((AnyArray::of_bytes(to, &[host_size(n)?], out)?, tally))
+    Ok((out, tally))
 }
 
 /// The elements of `e` (of `numel`) a piece reads: [`piece_elements`], whole blocks
