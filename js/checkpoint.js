@@ -236,7 +236,10 @@ export async function openCheckpoint(source, options = {}) {
   return ck;
 }
 
-const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName', 'scheme', 'nibbles', 'keepQuantized', 'worker'];
+const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName', 'scheme', 'nibbles', 'keepQuantized', 'worker', 'workers'];
+
+/** The most Workers one conversion takes. */
+const MAX_WORKERS = 8;
 
 /** The sink for what the caller gave. */
 function sinkOf(sink, ck, ctx) {
@@ -264,7 +267,9 @@ function sinkOf(sink, ck, ctx) {
  * scheme its configuration names; `scheme` names one, or `'none'`; `nibbles`
  * `'high-first'` for a float4 layout with the even element in the high nibble;
  * `keepQuantized` a glob of weights left packed), `config.json` rewritten, its other
- * files copied. Memory stays bounded by a piece (16 MiB in, its cast out, a few in flight). Option errors are TypeErrors, every other refusal an Error, each
+ * files copied. On a page it runs in a Worker where it can (`worker`), or shared
+ * among `workers` Workers (1 when absent), the output written in order either way.
+ * Memory stays bounded by a piece (16 MiB in, its cast out, a few in flight). Option errors are TypeErrors, every other refusal an Error, each
  * naming convertCheckpoint.
  */
 export async function convertCheckpoint(checkpoint, sink, options) {
@@ -273,8 +278,8 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (!checkpoint.__wbg_ptr) throw new Error(`${fn}: the checkpoint was disposed: open it again with openCheckpoint`);
   if (options === undefined) throw optionError(fn, "options are required: at least { to }, the dtype to convert into (convertCheckpoint(checkpoint, sink, { to: 'bfloat16' }))");
   if (options === null || typeof options !== 'object') throw optionError(fn, `options must be an object with at least { to }, got: ${described(options)}`);
-  for (const k of Object.keys(options)) if (!OPTIONS.includes(k)) throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
-  const { to, tensors, saturate, device, onProgress, signal, fileName, scheme, nibbles, keepQuantized, worker } = options;
+  for (const k of Object.keys(options)) if (!OPTIONS.includes(k) && k !== '__nxShare') throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
+  const { to, tensors, saturate, device, onProgress, signal, fileName, scheme, nibbles, keepQuantized, worker, workers, __nxShare: share } = options;
   if (typeof to !== 'string') throw optionError(fn, `options.to must be a dtype's name, got: ${described(to)}`);
   if (tensors !== undefined && typeof tensors !== 'string') throw optionError(fn, `options.tensors must be a glob string, got: ${described(tensors)}`);
   if (saturate !== undefined && typeof saturate !== 'boolean') throw optionError(fn, `options.saturate must be a boolean, got: ${described(saturate)}`);
@@ -287,6 +292,7 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (nibbles !== undefined && nibbles !== 'low-first' && nibbles !== 'high-first') throw optionError(fn, `options.nibbles must be 'low-first' or 'high-first', got: ${described(nibbles)}`);
   if (keepQuantized !== undefined && typeof keepQuantized !== 'string') throw optionError(fn, `options.keepQuantized must be a glob string, got: ${described(keepQuantized)}`);
   if (worker !== undefined && typeof worker !== 'boolean') throw optionError(fn, `options.worker must be a boolean, got: ${described(worker)}`);
+  if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS)) throw optionError(fn, `options.workers must be a whole number from 1 to ${MAX_WORKERS}, got: ${described(workers)}`);
   const notHere = worker === false ? 'worker: false' : whyNotInWorker(checkpoint, device);
   if (worker === true && notHere) throw optionError(fn, `options.worker is true, but the conversion cannot run in a Worker: ${notHere}`);
   signal?.throwIfAborted();
@@ -297,7 +303,7 @@ export async function convertCheckpoint(checkpoint, sink, options) {
     const own = sinkOf(sink, checkpoint, ctx);
     if (!notHere) {
       const cloned = { to, tensors, saturate, fileName, scheme, nibbles, keepQuantized };
-      return await convertInWorker(checkpoint, own, cloned, onProgress, signal, ctx, sink);
+      return await convertInWorker(checkpoint, own, cloned, onProgress, signal, ctx, sink, { workers: workers ?? 1, host: device === undefined || !device.isGpu });
     }
     const s = pipelined(own, ctx);
     // What onProgress throws stops the conversion (the next read, or the commit, fails
@@ -311,7 +317,7 @@ export async function convertCheckpoint(checkpoint, sink, options) {
       }
     });
     const name = fileName ?? (checkpoint.sharded || checkpoint.folder ? 'the output folder' : 'output.safetensors');
-    return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress, saturate === true, scheme, nibbles, keepQuantized);
+    return await convertCheckpointInto(checkpoint, s, to, tensors, device ?? Device.host(), name, progress, saturate === true, scheme, nibbles, keepQuantized, share);
   } catch (e) {
     if (signal?.aborted) throw signal.reason ?? new DOMException('The conversion was aborted', 'AbortError');
     if (ctx.failed !== undefined) {

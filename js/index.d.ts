@@ -536,6 +536,15 @@ export interface ConvertOptions {
    * or a `device` is given. In a Worker the conversion runs where it is called.
    */
   worker?: boolean;
+  /**
+   * On a page, how many Workers share a conversion on the host (1 to 8; 1 when
+   * absent): each its own nxrig instance and wasm memory (30 to 50 MiB each), the
+   * pieces dealt among them in turn and written in order, the report the one a single
+   * Worker gives. No cross-origin isolation is needed. Worth it where cores are idle:
+   * on a 2-core machine the browser's own reading and copying already keep both busy
+   * and two Workers were slower than one. An OPFS folder is written by one Worker.
+   */
+  workers?: number;
 }
 
 /** What a conversion wrote. */

@@ -78,72 +78,140 @@ export function whyNotInWorker(checkpoint, device) {
 }
 
 /**
- * Runs a conversion of `checkpoint` into `sink` (a sink object on this page) in a
- * new Worker, with `options` (cloneable: to, tensors, saturate, fileName, scheme,
- * nibbles, keepQuantized), `onProgress` told here, `signal` aborting it. Resolves to
- * the worker's report; rejects with its error, `signal`'s reason, or what
- * `onProgress` threw (as `ctx.failed`). The worker is ended either way.
+ * Runs a conversion of `checkpoint` into `sink` (a sink object on this page) in new
+ * Workers, with `options` (cloneable: to, tensors, saturate, fileName, scheme,
+ * nibbles, keepQuantized), `onProgress` told here, `signal` aborting it. On the host,
+ * into a sink of this page, `workers` Workers share it (each its own wasm instance and
+ * memory, the pieces dealt in turn: `convert::Share`); their sink steps are put in
+ * the order of the conversion's steps (each worker counts the steps another does), so
+ * the sink sees what one worker would write. An OPFS folder is written by one worker,
+ * from its wasm memory. Resolves to the report (the workers' overflow tallies added
+ * up); rejects with the first worker's error, `signal`'s reason, or what
+ * `onProgress` threw (as `ctx.failed`). Every worker is ended either way.
  */
-export async function convertInWorker(checkpoint, sink, options, onProgress, signal, ctx, given) {
+export async function convertInWorker(checkpoint, sink, options, onProgress, signal, ctx, given, { workers = 1, host = true } = {}) {
   // An OPFS folder the worker writes itself, through sync access handles.
   const sinkDir = given?.kind === 'directory' && (await inOpfs(given)) ? given : undefined;
-  return inWorker(checkpoint, sink, options, onProgress, signal, ctx, sinkDir);
+  const count = sinkDir || !host ? 1 : workers;
+  return inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, count);
 }
 
-function inWorker(checkpoint, sink, options, onProgress, signal, ctx, sinkDir) {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'nxrig convertCheckpoint' });
+function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, count) {
   const { source, options: openOptions } = checkpoint.__nxCtx.origin;
+  const all = Array.from({ length: count }, () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'nxrig convertCheckpoint' }));
   let queue = Promise.resolve();
-  const onAbort = () => worker.postMessage({ kind: 'abort' });
+  // The sink's steps by their number in the conversion, until their turn.
+  const waiting = new Map();
+  let next = 1;
+  let aborted = false;
+  const abortSink = () => {
+    if (!aborted) {
+      aborted = true;
+      queue = queue.then(() => sink.abort());
+    }
+    return queue;
+  };
+  const reports = new Array(count);
+  const wasmBytes = new Array(count).fill(0);
+  const done = new Array(count).fill(0);
+  let finished = 0;
+  const onAbort = () => all.forEach((w) => w.postMessage({ kind: 'abort' }));
   return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (e) => {
+      if (settled) return;
+      settled = true;
+      onAbort();
+      abortSink().then(() => reject(e), () => reject(e));
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.onmessage = ({ data }) => {
-      if (data.kind === 'sink') {
-        // The sink's steps in the order they came, each answered when done.
-        queue = queue.then(async () => {
-          try {
-            // `reserve` is a sink's where it can tell whether the output fits.
-            if (data.op !== 'reserve' || typeof sink.reserve === 'function') await sink[data.op](...data.args);
-            worker.postMessage({ kind: 'reply', id: data.id });
-          } catch (e) {
-            worker.postMessage({ kind: 'reply', id: data.id, error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+    all.forEach((worker, k) => {
+      const reply = (id, e) => worker.postMessage({ kind: 'reply', id, ...(e === undefined ? {} : { error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } }) });
+      worker.onmessage = ({ data }) => {
+        if (data.kind === 'sink') {
+          if (data.op === 'abort') {
+            // The worker failed: its error follows; nothing more is written.
+            abortSink().then(() => reply(data.id));
+            return;
           }
-        });
-      } else if (data.kind === 'progress') {
-        if (ctx.failed !== undefined) return;
-        try {
-          onProgress?.({ bytesDone: data.bytesDone, bytesTotal: data.bytesTotal, tensor: data.tensor });
-        } catch (e) {
-          ctx.failed = e;
-          onAbort();
+          waiting.set(data.step, { data, reply });
+          // The steps whose turn has come, in order, each answered when done.
+          while (waiting.has(next)) {
+            const { data: d, reply: r } = waiting.get(next);
+            waiting.delete(next++);
+            queue = queue.then(async () => {
+              try {
+                if (aborted) throw new Error('the conversion was stopped');
+                // `reserve` is a sink's where it can tell whether the output fits.
+                if (d.op !== 'reserve' || typeof sink.reserve === 'function') await sink[d.op](...d.args);
+                r(d.id);
+              } catch (e) {
+                r(d.id, e);
+              }
+            });
+          }
+        } else if (data.kind === 'progress') {
+          if (ctx.failed !== undefined) return;
+          done[k] = data.bytesDone;
+          try {
+            onProgress?.({ bytesDone: done.reduce((a, b) => a + b, 0), bytesTotal: data.bytesTotal, tensor: data.tensor });
+          } catch (e) {
+            ctx.failed = e;
+            onAbort();
+          }
+        } else if (data.kind === 'done') {
+          reports[k] = data.report;
+          wasmBytes[k] = data.wasmBytes;
+          if (++finished < count) return;
+          const report = merged(reports, checkpoint);
+          // The workers' wasm memory at the end, together: not the report's own.
+          Object.defineProperty(report, '__nxWasmBytes', { value: wasmBytes.reduce((a, b) => a + b, 0) });
+          Object.defineProperty(report, '__nxWrote', { value: data.wrote });
+          Object.defineProperty(report, '__nxWorkers', { value: count });
+          queue.then(() => {
+            settled = true;
+            resolve(report);
+          });
+        } else if (data.kind === 'failed') {
+          const E = data.error.name === 'TypeError' ? TypeError : Error;
+          fail(data.error.name === 'AbortError' ? new DOMException(data.error.message, 'AbortError') : new E(data.error.message.replace(/^openCheckpoint: /, 'convertCheckpoint: ')));
         }
-      } else if (data.kind === 'done') {
-        // The worker's wasm memory, for the test's bound: not the report's own.
-        Object.defineProperty(data.report, '__nxWasmBytes', { value: data.wasmBytes });
-        Object.defineProperty(data.report, '__nxWrote', { value: data.wrote });
-        queue.then(() => resolve(data.report));
-      } else if (data.kind === 'failed') {
-        const E = data.error.name === 'TypeError' ? TypeError : Error;
-        const e = data.error.name === 'AbortError' ? new DOMException(data.error.message, 'AbortError') : new E(data.error.message.replace(/^openCheckpoint: /, 'convertCheckpoint: '));
-        queue.then(() => reject(e));
-      }
-    };
-    worker.onerror = (e) => {
-      e.preventDefault?.();
-      queue.then(() => sink.abort()).finally(() => reject(new Error(`convertCheckpoint: the conversion's Worker failed: ${e.message ?? 'it could not be started'} (convertCheckpoint(ck, sink, { worker: false }) converts on this thread)`)));
-    };
-    worker.postMessage({
-      kind: 'convert',
-      wasm: wasmForWorkers.default ? undefined : { module_or_path: wasmForWorkers.module ?? wasmForWorkers.url },
-      origin: source,
-      openOptions,
-      sinkDir,
-      folder: !!(checkpoint.sharded || checkpoint.folder),
-      options,
-      progress: onProgress !== undefined,
+      };
+      worker.onerror = (e) => {
+        e.preventDefault?.();
+        fail(new Error(`convertCheckpoint: the conversion's Worker failed: ${e.message ?? 'it could not be started'} (convertCheckpoint(ck, sink, { worker: false }) converts on this thread)`));
+      };
+      worker.postMessage({
+        kind: 'convert',
+        wasm: wasmForWorkers.default ? undefined : { module_or_path: wasmForWorkers.module ?? wasmForWorkers.url },
+        origin: source,
+        openOptions,
+        sinkDir,
+        folder: !!(checkpoint.sharded || checkpoint.folder),
+        options,
+        share: count > 1 ? [k, count] : undefined,
+        progress: onProgress !== undefined,
+      });
     });
   }).finally(() => {
     signal?.removeEventListener('abort', onAbort);
-    worker.terminate();
+    for (const w of all) w.terminate();
   });
+}
+
+/** The report of a conversion the workers shared: the first's, each tensor's overflow
+ * tallies added up over the workers (in the order of the checkpoint's tensors). */
+function merged(reports, checkpoint) {
+  if (reports.length === 1) return reports[0];
+  const by = new Map();
+  for (const r of reports) {
+    for (const o of r.overflows) {
+      const t = by.get(o.tensor);
+      if (!t) by.set(o.tensor, { ...o });
+      else for (const k of ['overflowed', 'infinities', 'nans']) t[k] += o[k];
+    }
+  }
+  const order = new Map(checkpoint.tensors.map((t, i) => [t.name, i]));
+  const overflows = [...by.values()].sort((a, b) => (order.get(a.tensor) ?? 0) - (order.get(b.tensor) ?? 0));
+  return { ...reports[0], dequantizedOnDevice: 0, overflows };
 }

@@ -205,6 +205,7 @@ export function pipelined(sink, ctx) {
       close: step('close'),
       commit: step('commit'),
       abort: (...a) => sink.abort(...a),
+      skip: sink.skip && step('skip'),
     };
   }
   const queue = [];
@@ -219,26 +220,30 @@ export function pipelined(sink, ctx) {
     checked(ctx);
     return sink[k](...args);
   };
+  // A write, or a step another Worker does (`skip`), after those before it, without
+  // waiting for them (WRITES_AHEAD at most in flight).
+  const queued = (k) => async (...args) => {
+    checked(ctx);
+    await drain(WRITES_AHEAD - 1);
+    const before = queue[queue.length - 1];
+    queue.push((async () => {
+      await before;
+      if (broken) return;
+      try {
+        await sink[k](...args);
+      } catch (e) {
+        broken ??= { e };
+      }
+    })());
+  };
   return {
     reserve: sink.reserve && (async (bytes) => {
       checked(ctx);
       return sink.reserve(bytes);
     }),
     open: step('open'),
-    async write(bytes) {
-      checked(ctx);
-      await drain(WRITES_AHEAD - 1);
-      const before = queue[queue.length - 1];
-      queue.push((async () => {
-        await before;
-        if (broken) return;
-        try {
-          await sink.write(bytes);
-        } catch (e) {
-          broken ??= { e };
-        }
-      })());
-    },
+    write: queued('write'),
+    skip: sink.skip && queued('skip'),
     close: step('close'),
     commit: step('commit'),
     async abort(...a) {

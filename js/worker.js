@@ -10,13 +10,17 @@ import { syncDirectorySink } from './sinks.js';
 /** The page's replies to this worker's calls of its sink, by call number. */
 const replies = new Map();
 let calls = 0;
+/** The conversion's steps so far, this worker's and those another worker does: the
+ * page puts the steps of several workers in this order. */
+let steps = 0;
 
 /** Calls the page's sink: `op` with `args`, resolving with its reply. */
 function call(op, args = [], transfer = []) {
   const id = ++calls;
+  const step = ++steps;
   return new Promise((resolve, reject) => {
     replies.set(id, { resolve, reject });
-    self.postMessage({ kind: 'sink', id, op, args }, transfer);
+    self.postMessage({ kind: 'sink', id, step, op, args }, transfer);
   });
 }
 
@@ -33,6 +37,10 @@ const sink = {
   close: () => call('close'),
   commit: () => call('commit'),
   abort: () => call('abort'),
+  // A step of the conversion another worker does.
+  skip() {
+    steps++;
+  },
 };
 
 const stop = new AbortController();
@@ -56,6 +64,7 @@ self.onmessage = async ({ data }) => {
       const report = await convertCheckpoint(ck, out, {
         ...data.options,
         worker: false,
+        __nxShare: data.share,
         signal: stop.signal,
         onProgress: data.progress ? (p) => self.postMessage({ kind: 'progress', ...p }) : undefined,
       });

@@ -531,3 +531,164 @@ fn every_ggml_type_dequantizes_on_a_gpu_as_on_the_host() {
     let gpu = Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
     assert_eq!(pollster::block_on(ggml_blocks::every_type_on(&gpu)), 24);
 }
+
+/// A sink's steps as a conversion calls them, a skipped step too.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    Open(String),
+    Bytes(Vec<u8>),
+    Close,
+    Commit,
+    Skip,
+}
+
+#[derive(Default)]
+struct Steps(Vec<Step>);
+
+impl convert::Sink for Steps {
+    async fn open(&mut self, name: &str) -> Result<(), Error> {
+        self.0.push(Step::Open(name.into()));
+        Ok(())
+    }
+    async fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.0.push(Step::Bytes(bytes.to_vec()));
+        Ok(())
+    }
+    async fn write_array(&mut self, a: &AnyArray) -> Result<(), Error> {
+        self.0.push(Step::Bytes(a.to_bytes()?));
+        Ok(())
+    }
+    async fn close(&mut self) -> Result<(), Error> {
+        self.0.push(Step::Close);
+        Ok(())
+    }
+    async fn commit(&mut self) -> Result<(), Error> {
+        self.0.push(Step::Commit);
+        Ok(())
+    }
+    async fn abort(&mut self) {}
+    async fn skip(&mut self) -> Result<(), Error> {
+        self.0.push(Step::Skip);
+        Ok(())
+    }
+}
+
+/// Two and three runs sharing one plan (`run_share`, as JavaScript's Workers do): at
+/// each step exactly one run writes and the others skip, so their steps put in that
+/// order are the whole run's files byte for byte (two shards and their index, written
+/// by the first run only); every run casts some pieces, and their overflow tallies add
+/// up to the whole's.
+#[test]
+fn runs_sharing_a_conversion_write_between_them_what_one_run_writes() {
+    let shard = |tensors: &[(&str, Vec<f32>)]| {
+        let f = TensorFile {
+            tensors: tensors
+                .iter()
+                .map(|(name, v)| Tensor {
+                    name: (*name).into(),
+                    array: AnyArray::from(Array::<f32>::of_array(&[v.len()], v).unwrap()),
+                })
+                .collect(),
+            metadata: None,
+        };
+        Buffer::of_vec(formats::encode(Format::Safetensors, "s", &f).unwrap())
+    };
+    let v = |n: usize, big: f32| -> Vec<f32> {
+        (0..n)
+            .map(|i| i as f32 * 0.5 + big * (i % 3) as f32)
+            .collect()
+    };
+    let one = shard(&[("a", v(100, 0.0)), ("b", v(64, 1e6)), ("c", v(7, 0.0))]);
+    let two = shard(&[("d", v(33, 7e4)), ("e", v(5, 0.0))]);
+    let index = r#"{"metadata":{"total_size":836},"weight_map":{"a":"s1.safetensors","b":"s1.safetensors","c":"s1.safetensors","d":"s2.safetensors","e":"s2.safetensors"}}"#;
+    let ck = ready(Checkpoint::open_sharded(
+        "m/model.safetensors.index.json",
+        index,
+        |n| {
+            Ok(BufferSource::new(
+                n,
+                if n == "s1.safetensors" {
+                    one.clone()
+                } else {
+                    two.clone()
+                },
+            ))
+        },
+    ))
+    .unwrap();
+    let (whole, sink) = to_memory(&ck, DType::Float16, "out");
+    assert_eq!(whole.overflows.len(), 2, "b and d overflow float16");
+    let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out").unwrap();
+    for count in [2, 3] {
+        let runs: Vec<(convert::Report, Steps)> = (0..count)
+            .map(|k| {
+                let mut steps = Steps::default();
+                let share = convert::Share::new(k, count).unwrap();
+                let r = ready(convert::run_share(
+                    &ck,
+                    &plan,
+                    &mut steps,
+                    &Rig::host(),
+                    share,
+                    &mut |_| {},
+                ));
+                (r.unwrap(), steps)
+            })
+            .collect();
+        let len = runs[0].1 .0.len();
+        assert!(
+            runs.iter().all(|(_, s)| s.0.len() == len),
+            "every run sees the same steps"
+        );
+        let mut merged = MemorySink::default();
+        for i in 0..len {
+            let done: Vec<&Step> = runs
+                .iter()
+                .map(|(_, s)| &s.0[i])
+                .filter(|s| **s != Step::Skip)
+                .collect();
+            assert_eq!(
+                done.len(),
+                1,
+                "{count} runs: step {i} is one run's: {done:?}"
+            );
+            ready(async {
+                match done[0] {
+                    Step::Open(n) => convert::Sink::open(&mut merged, n).await,
+                    Step::Bytes(b) => convert::Sink::write_bytes(&mut merged, b).await,
+                    Step::Close => convert::Sink::close(&mut merged).await,
+                    Step::Commit => convert::Sink::commit(&mut merged).await,
+                    Step::Skip => unreachable!(),
+                }
+            })
+            .unwrap();
+        }
+        assert!(
+            merged.files == sink.files,
+            "{count} runs: the files differ from one run's"
+        );
+        for (k, (_, s)) in runs.iter().enumerate().skip(1) {
+            assert!(
+                s.0.iter().any(|s| matches!(s, Step::Bytes(_))),
+                "run {k} of {count} cast no piece"
+            );
+            assert!(
+                !s.0.iter()
+                    .any(|s| matches!(s, Step::Open(_) | Step::Commit)),
+                "run {k} of {count} opened or committed"
+            );
+        }
+        let mut tallies: Vec<convert::Overflow> = Vec::new();
+        for o in runs.iter().flat_map(|(r, _)| &r.overflows) {
+            match tallies.iter_mut().find(|t| t.tensor == o.tensor) {
+                Some(t) => t.tally.add(o.tally),
+                None => tallies.push(o.clone()),
+            }
+        }
+        tallies.sort_by(|a, b| a.tensor.cmp(&b.tensor));
+        assert_eq!(
+            tallies, whole.overflows,
+            "{count} runs: the tallies add up to one run's"
+        );
+    }
+}

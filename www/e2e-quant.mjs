@@ -16,6 +16,7 @@
 // type nxrig dequantizes (tests/gguf/gguf_check.py --write), converted in Node and in
 // Chromium and one tensor loaded onto WebGPU, each nxrig convert's.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -342,6 +343,67 @@ export async function quantFolders(b, { root, bin }) {
     assert.deepEqual(split.files, splits.map((p) => p.split('/').pop()), 'the splits, in order');
     sameFolder(Object.fromEntries(Object.entries(split.out).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(gg, 'ref-split'), 'Chromium: a split GGUF from its Files');
     console.log('GGUF: Node and Chromium (File, in the Worker; its URL, on the page; Q4_K loaded onto WebGPU; a split of three into a folder) equal to nxrig convert');
+
+    step('two Workers sharing a conversion (workers: 2): the bytes, the report and its overflow tallies one Worker gives; a split into a folder; an abort');
+    cli(join(gg, 'big.safetensors'), join(gg, 'big-ref.safetensors'), '--to', 'float16');
+    const sha = (b) => createHash('sha256').update(b).digest('hex');
+    const bigWant = sha(readFileSync(join(gg, 'big-ref.safetensors')));
+    await page.setInputFiles('#qfiles', [join(gg, 'big.safetensors'), gguf]);
+    const shared = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const [big, quant] = document.getElementById('qfiles').files;
+      const hex = async (chunks) => {
+        const all = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+        let at = 0;
+        for (const c of chunks) { all.set(c, at); at += c.length; }
+        return Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', all)), (b) => b.toString(16).padStart(2, '0')).join('');
+      };
+      const run = async (file, workers, signal) => {
+        const chunks = [];
+        const told = [];
+        let aborted = false;
+        const sink = new WritableStream({ write(c) { chunks.push(c.slice()); }, abort() { aborted = true; } });
+        try {
+          const report = await convertCheckpoint(await openCheckpoint(file), sink, { to: 'float16', workers, signal: signal?.signal, onProgress: (p) => { told.push([p.bytesDone, p.bytesTotal]); signal?.abort(); } });
+          return { sha: await hex(chunks), report: JSON.parse(JSON.stringify(report)), workers: report.__nxWorkers, told };
+        } catch (e) {
+          return { error: e.name, aborted };
+        }
+      };
+      let refused;
+      try {
+        await convertCheckpoint(await openCheckpoint(big), new WritableStream(), { to: 'float16', workers: 0 });
+      } catch (e) {
+        refused = `${e.name}: ${e.message}`;
+      }
+      return {
+        refused,
+        one: await run(big, 1),
+        two: await run(big, 2),
+        quant: await run(quant, 2),
+        stopped: await run(big, 2, new AbortController()),
+      };
+    });
+    assert.match(shared.refused, /^TypeError: convertCheckpoint: options\.workers must be a whole number from 1 to 8, got: 0/);
+    assert.equal(shared.two.workers, 2, 'two Workers converted');
+    assert.equal(shared.two.sha, bigWant, 'two Workers: the bytes are nxrig convert\'s');
+    assert.equal(shared.one.sha, bigWant, 'one Worker: the bytes are nxrig convert\'s');
+    assert.ok(shared.one.report.overflows.length === 1 && shared.one.report.overflows[0].overflowed > 0, `float32 -> float16 overflows: ${JSON.stringify(shared.one.report.overflows)}`);
+    assert.deepEqual(shared.two.report, shared.one.report, 'two Workers: the report one gives, its overflow tallies added up');
+    const last = shared.two.told[shared.two.told.length - 1];
+    assert.ok(shared.two.told.length >= 4 && last[0] === last[1] && shared.two.told.every((t, i) => i === 0 || t[0] > shared.two.told[i - 1][0]), `two Workers' progress grows to the end: ${JSON.stringify(shared.two.told)}`);
+    assert.equal(shared.quant.sha, sha(want), 'two Workers: the GGUF file\'s 24 block types are nxrig convert\'s');
+    assert.deepEqual(shared.stopped, { error: 'AbortError', aborted: true }, 'an abort stops both Workers, the stream aborted');
+    await page.setInputFiles('#qfiles', splits);
+    const split2 = await page.evaluate(async () => {
+      const { openCheckpoint, convertCheckpoint } = window.nxrig;
+      const f = window.memoryFolder();
+      const r = await convertCheckpoint(await openCheckpoint(document.getElementById('qfiles').files), f.sink, { to: 'float16', workers: 3 });
+      return { out: f.base64(), workers: r.__nxWorkers };
+    });
+    assert.equal(split2.workers, 3);
+    sameFolder(Object.fromEntries(Object.entries(split2.out).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(gg, 'ref-split'), 'three Workers: a split GGUF into a folder, its index once');
+    console.log(`workers: 2 and 3 equal to one Worker and to nxrig convert (${shared.two.told.length} progress events)`);
   } finally {
     await page?.close();
     await server?.close();

@@ -1,8 +1,8 @@
 // The checkpoint converter's rate in the browser and in Node, side by side in one
 // run, rounds alternating (this machine is shared and noisy): convertCheckpoint of a
 // File, float32 -> bfloat16, bfloat16 -> float16 and float32 -> float8_e4m3fn, on the
-// host (wasm) on the page's thread (worker: false) and in nxrig's Worker (the default),
-// and on WebGPU, into a stream that drops its bytes, beside a read-only pass over the
+// host (wasm) on the page's thread (worker: false), in nxrig's Worker (the default) and
+// in two Workers sharing it (workers: 2), and on WebGPU, into a stream that drops its bytes, beside a read-only pass over the
 // same File in the same page (the source's own limit); and in Node convertCheckpoint from a path
 // into a path beside `nxrig convert`. Checkpoints of NXRIG_BENCH_GIB (default 1) GiB
 // made in a temporary folder, removed after. Needs `npm run build` and the release
@@ -40,10 +40,10 @@ try {
         let t = performance.now();
         for (let a = 0; a < f.size; a += 64 << 20) await f.slice(a, a + (64 << 20)).arrayBuffer();
         out[`${k}:read`] = f.size / (performance.now() - t) / 1e6;
-        for (const [name, device, worker] of [['host', Device.host(), false], ['worker', Device.host(), true], ['webgpu', gpu, false]]) {
+        for (const [name, device, worker, workers] of [['host', Device.host(), false], ['worker', Device.host(), true, 1], ['workers2', Device.host(), true, 2], ['webgpu', gpu, false]]) {
           const ck = await openCheckpoint(f);
           t = performance.now();
-          await convertCheckpoint(ck, drop(), { to, device, worker });
+          await convertCheckpoint(ck, drop(), { to, device, worker, workers });
           out[`${k}:${name}`] = f.size / (performance.now() - t) / 1e6;
           ck.free();
         }
@@ -68,11 +68,11 @@ try {
   await close();
   const f = (v) => v.toFixed(2);
   console.log(`${gib} GiB a checkpoint, best of ${rounds} rounds, GB/s of input (higher is better)\n`);
-  console.log('| conversion | read-only pass (File) | host (wasm), page | host, Worker | Worker / read | WebGPU | Node | nxrig convert | Node / CLI |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| conversion | read-only pass (File) | host (wasm), page | host, Worker | Worker / read | host, 2 Workers | WebGPU | Node | nxrig convert | Node / CLI |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const [k, label, file] of [[0, 'float32 -> bfloat16', 'f32'], [1, 'bfloat16 -> float16', 'bf16'], [2, 'float32 -> float8_e4m3fn', 'e4m3']]) {
     const read = best[`${k}:read`];
-    console.log(`| ${label} | ${f(read)} | ${f(best[`${k}:host`])} | ${f(best[`${k}:worker`])} | ${f(best[`${k}:worker`] / read)} | ${f(best[`${k}:webgpu`])} | ${f(best[`${file}:node`])} | ${f(best[`${file}:cli`])} | ${f(best[`${file}:node`] / best[`${file}:cli`])} |`);
+    console.log(`| ${label} | ${f(read)} | ${f(best[`${k}:host`])} | ${f(best[`${k}:worker`])} | ${f(best[`${k}:worker`] / read)} | ${f(best[`${k}:workers2`])} | ${f(best[`${k}:webgpu`])} | ${f(best[`${file}:node`])} | ${f(best[`${file}:cli`])} | ${f(best[`${file}:node`] / best[`${file}:cli`])} |`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -59,6 +59,7 @@ mod piece;
 mod plan;
 mod progress;
 mod run;
+mod share;
 mod sink;
 mod source;
 mod target;
@@ -75,7 +76,8 @@ pub use overflow::Overflow;
 pub use piece::PIECE_BYTES;
 pub use plan::{Extra, Item, OutFile, Pick, Plan};
 pub use progress::Progress;
-pub use run::{run, Report};
+pub use run::{run, run_share, Report};
+pub use share::Share;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use sink::bytes_of;
 pub use sink::{MemorySink, Sink};

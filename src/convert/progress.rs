@@ -1,6 +1,7 @@
 //! Where a conversion is: the progress told after each piece, and the bytes done.
 
 use super::overflow::Overflow;
+use super::share::Dealt;
 use crate::formats::Entry;
 
 /// Where a conversion is: after each piece.
@@ -45,6 +46,8 @@ pub(super) struct At {
     /// The block-scaled groups every band of which the device dequantized, and the
     /// GGUF tensors whose blocks it dequantized.
     pub(super) on_device: usize,
+    /// Which pieces are this run's.
+    pub(super) dealt: Dealt,
 }
 
 /// `n` elements of `e` written (the tensor's last where `last`): `at` moved on and

@@ -6,6 +6,7 @@ use super::overflow::Overflow;
 use super::piece::PIECE_BYTES;
 use super::plan::{Extra, Item, Plan};
 use super::progress::{At, Progress};
+use super::share::{Dealt, Led, Share};
 use super::sink::Sink;
 use super::source::Source;
 use super::write_group::write_group;
@@ -70,8 +71,37 @@ pub async fn run<S: Source, K: Sink>(
     device: &Rig,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Report, Error> {
-    let done = match write_all(checkpoint, plan, sink, device, progress).await {
-        Ok(at) => sink.commit().await.map(|()| at),
+    run_share(checkpoint, plan, sink, device, Share::WHOLE, progress).await
+}
+
+/// [`run`] doing the share `share` of the work, where several runs of `plan` (each
+/// on a thread or a wasm instance of its own) share it: this run reads, casts and
+/// writes its pieces only, and where it is not the first (`share.index() > 0`) it
+/// opens, closes and commits no file; each step it leaves to another run is
+/// [`Sink::skip`]ped, so that every run's sink sees the same steps in the same order
+/// and a sink that merges them (JavaScript's Workers) puts the writes in place by it.
+/// `progress` is told of this run's pieces; the report's `overflows` are of this
+/// run's pieces (the runs' tallies of a tensor add up to the whole's), its other
+/// fields the whole's.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_share<S: Source, K: Sink>(
+    checkpoint: &Checkpoint<S>,
+    plan: &Plan,
+    sink: &mut K,
+    device: &Rig,
+    share: Share,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Report, Error> {
+    let done = match write_all(checkpoint, plan, sink, device, share, progress).await {
+        Ok(at) => {
+            let mut led = Led {
+                sink: &mut *sink,
+                leads: share.leads(),
+            };
+            led.commit().await.map(|()| at)
+        }
         Err(e) => Err(e),
     };
     let at = match done {
@@ -98,6 +128,7 @@ async fn write_all<S: Source, K: Sink>(
     plan: &Plan,
     sink: &mut K,
     device: &Rig,
+    share: Share,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<At, Error> {
     let mut at = At {
@@ -105,14 +136,21 @@ async fn write_all<S: Source, K: Sink>(
         done: 0,
         overflows: Vec::new(),
         on_device: 0,
+        dealt: Dealt::new(share),
     };
+    // The steps that are not pieces: the first run's.
+    let leads = share.leads();
     for g in &plan.groups {
         super::unpacked::check_unpacked_shape(checkpoint, g).await?;
     }
     for f in &plan.files {
         let shard = &checkpoint.shards[f.shard];
-        sink.open(&f.name).await?;
-        sink.write_bytes(&f.header).await?;
+        let mut led = Led {
+            sink: &mut *sink,
+            leads,
+        };
+        led.open(&f.name).await?;
+        led.write_bytes(&f.header).await?;
         for &(item, to) in &f.order {
             match item {
                 Item::Tensor(i) => {
@@ -131,17 +169,23 @@ async fn write_all<S: Source, K: Sink>(
                 }
             }
         }
-        sink.close().await?;
+        Led {
+            sink: &mut *sink,
+            leads,
+        }
+        .close()
+        .await?;
     }
+    let mut led = Led { sink, leads };
     if let Some((name, text)) = &plan.index {
-        sink.open(name).await?;
-        sink.write_bytes(text.as_bytes()).await?;
-        sink.close().await?;
+        led.open(name).await?;
+        led.write_bytes(text.as_bytes()).await?;
+        led.close().await?;
     }
     for (name, extra) in &plan.extras {
-        sink.open(name).await?;
+        led.open(name).await?;
         match extra {
-            Extra::Text(t) => sink.write_bytes(t.as_bytes()).await?,
+            Extra::Text(t) => led.write_bytes(t.as_bytes()).await?,
             Extra::Copy(k) => {
                 let folder = checkpoint.folder.as_ref().ok_or_else(|| Error::Format {
                     path: name.clone(),
@@ -152,14 +196,20 @@ async fn write_all<S: Source, K: Sink>(
                 let mut from = 0u64;
                 while from < source.size() {
                     let n = (source.size() - from).min(PIECE_BYTES as u64);
-                    let b = source.read(from, host_size(n)?).await?;
-                    let bytes = b.read(|b| b.to_vec())?;
-                    sink.write_bytes(&bytes).await?;
+                    // Read by the run that writes it.
+                    let bytes = match leads {
+                        true => source
+                            .read(from, host_size(n)?)
+                            .await?
+                            .read(|b| b.to_vec())?,
+                        false => Vec::new(),
+                    };
+                    led.write_bytes(&bytes).await?;
                     from += n;
                 }
             }
         }
-        sink.close().await?;
+        led.close().await?;
     }
     Ok(at)
 }

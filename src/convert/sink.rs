@@ -63,6 +63,17 @@ pub trait Sink {
 
     /// Drops every file written or being written: nothing is left.
     fn abort(&mut self) -> impl Future<Output = ()>;
+
+    /// A step that another run of a shared conversion does ([`super::Share`]): a
+    /// piece another run writes, or any step but a piece where this run does not
+    /// lead. Nothing to write; a sink that merges the runs' writes counts it (each
+    /// run's sink sees the same steps in the same order). The default does nothing.
+    ///
+    /// # Errors
+    /// None by default.
+    fn skip(&mut self) -> impl Future<Output = Result<(), Error>> {
+        async { Ok(()) }
+    }
 }
 
 /// The bytes of `a` (C-contiguous from a byte) on the host: a view of them where `a`

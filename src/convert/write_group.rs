@@ -62,7 +62,20 @@ pub(super) async fn write_group<S: Source, K: Sink>(
     let mut tally = Tally::default();
     let mut counted = 0u64;
     let mut on_device = 0;
+    let mut mine = 0;
     for (b, band) in bands.iter().enumerate() {
+        let share = if b + 1 == bands.len() {
+            group_bytes - counted
+        } else {
+            group_bytes * band.end as u64 / rows.max(1) as u64 - counted
+        };
+        counted += share;
+        if !at.dealt.mine() {
+            // Another run's band.
+            sink.skip().await?;
+            continue;
+        }
+        mine += 1;
         let mut bytes = vec![Vec::new(); inputs.len()];
         for r in g.reads(band) {
             let p = inputs[r.input];
@@ -138,12 +151,6 @@ pub(super) async fn write_group<S: Source, K: Sink>(
             }
         };
         write_out(sink, &out, to).await?;
-        let share = if b + 1 == bands.len() {
-            group_bytes - counted
-        } else {
-            group_bytes * band.end as u64 / rows.max(1) as u64 - counted
-        };
-        counted += share;
         at.done += share;
         progress(Progress {
             done: at.done,
@@ -153,7 +160,7 @@ pub(super) async fn write_group<S: Source, K: Sink>(
             tensor_done: b + 1 == bands.len(),
         });
     }
-    if on_device == bands.len() {
+    if mine > 0 && on_device == mine {
         at.on_device += 1;
     }
     if tally.any() {

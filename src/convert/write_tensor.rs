@@ -108,6 +108,16 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
     let queued = !device.host_addressable();
     while from < numel {
         let n = step.min(numel - from);
+        if !at.dealt.mine() {
+            // Another run's piece: the one in flight lands first, in order.
+            if let Some(f) = flight.take() {
+                f.land(sink, to, mode, &mut tally).await?;
+                told(at, progress, e, file, f.n, f.last);
+            }
+            sink.skip().await?;
+            from += n;
+            continue;
+        }
         let mut check = None;
         let piece = match e.ggml {
             // Dequantized and rounded a cache's worth at a time.

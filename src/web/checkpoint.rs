@@ -227,6 +227,14 @@ impl Sink for JsSink {
     async fn abort(&mut self) {
         let _ = call(&self.name, &self.obj, "abort", &[]).await;
     }
+
+    async fn skip(&mut self) -> Result<(), Error> {
+        // A sink of one of several Workers counts the steps another does.
+        if Reflect::get(&self.obj, &"skip".into()).is_ok_and(|f| f.is_function()) {
+            call(&self.name, &self.obj, "skip", &[]).await?;
+        }
+        Ok(())
+    }
 }
 
 /// A checkpoint opened from its headers: one file, or a sharded checkpoint's index
@@ -573,7 +581,9 @@ impl Dequantize {
 /// `dequantizedOnDevice` those the device dequantized wholly; `overflows`:
 /// `{ tensor, dtype, overflowed, infinities, nans }` of each tensor some of whose
 /// values overflowed or became an infinity or a NaN). Called by `convertCheckpoint`
-/// in `js/checkpoint.js`.
+/// in `js/checkpoint.js`. `share`: `[index, count]`, this Worker's share of a
+/// conversion several Workers share ([`convert::Share`]; the sink's `skip()` told of
+/// each step another does), the whole when absent.
 #[wasm_bindgen(js_name = convertCheckpointInto)]
 #[allow(clippy::too_many_arguments)]
 pub fn convert_checkpoint_into(
@@ -588,6 +598,7 @@ pub fn convert_checkpoint_into(
     scheme: Option<String>,
     nibbles: Option<String>,
     keep_quantized: Option<String>,
+    share: Option<Vec<u32>>,
 ) -> Promise {
     let ck = checkpoint.ck.clone();
     let dequantize = Dequantize {
@@ -607,20 +618,33 @@ pub fn convert_checkpoint_into(
             .and_then(|p| dequantize.apply(p.with_mode(mode)))
             .map_err(option_error)?;
         let plan = Plan::new(&ck, &pick, &output).map_err(option_error)?;
-        // A sink that can tell whether the output fits (an OPFS folder, against the
-        // origin's quota) is told its size before a byte is written.
-        if Reflect::get(&sink, &"reserve".into()).is_ok_and(|f| f.is_function()) {
-            let bytes = plan.bytes_out(&ck) as f64;
-            call(&output, &sink, "reserve", &[bytes.into()])
-                .await
-                .map_err(js_error)?;
-        }
+        let share = match share.as_deref() {
+            None => convert::Share::WHOLE,
+            Some(&[index, count]) => {
+                convert::Share::new(index as usize, count as usize).map_err(js_error)?
+            }
+            Some(_) => {
+                return Err(super::js_invalid("nxrig bug: a share is [index, count]").into());
+            }
+        };
         let at_once = Reflect::get(&sink, &"writesAtOnce".into()).is_ok_and(|v| v.is_truthy());
+        let reserves = Reflect::get(&sink, &"reserve".into()).is_ok_and(|f| f.is_function());
         let mut sink = JsSink {
             obj: sink,
             name: output,
             at_once,
         };
+        // A sink that can tell whether the output fits (an OPFS folder, against the
+        // origin's quota) is told its size before a byte is written (by the first
+        // of several Workers).
+        if reserves && share.index() == 0 {
+            let bytes = plan.bytes_out(&ck) as f64;
+            call(&sink.name, &sink.obj, "reserve", &[bytes.into()])
+                .await
+                .map_err(js_error)?;
+        } else if reserves {
+            sink.skip().await.map_err(js_error)?;
+        }
         let mut tell = |p: convert::Progress<'_>| {
             if let Some(f) = &progress {
                 let _ = f.call3(
@@ -633,7 +657,7 @@ pub fn convert_checkpoint_into(
         };
         // A band's refusal may name an option too (`--scheme gptq` settles a GPTQ
         // checkpoint's format).
-        let r = convert::run(&ck, &plan, &mut sink, &rig, &mut tell)
+        let r = convert::run_share(&ck, &plan, &mut sink, &rig, share, &mut tell)
             .await
             .map_err(option_error)?;
         let o = js_sys::Object::new();
