@@ -1,7 +1,7 @@
 // openCheckpoint and convertCheckpoint: the npm package's way to checkpoints of any
 // size. Sources and sinks are made here from what the caller gives (js/sources.js,
 // js/sinks.js); the headers, the plan and the conversion are nxrig's, in wasm
-// (src/web/checkpoint.rs over src/convert), so the bytes are `nxrig convert`'s.
+// (src/web/checkpoint.rs and convert_into.rs over src/convert), so the bytes are `nxrig convert`'s.
 import {
   Checkpoint,
   Device,

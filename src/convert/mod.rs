@@ -16,7 +16,7 @@
 //! a memory map ([`BufferSource`]) and the sink a temporary renamed once whole
 //! (`FileSink`, native only); in the browser the source is a `File`, a `Blob`, a URL read with
 //! HTTP Range requests or a Node file handle, and the sink a `WritableStream`
-//! (`src/web/checkpoint.rs`). The output's bytes do not depend on the source, the
+//! (`src/web/js_io.rs`). The output's bytes do not depend on the source, the
 //! sink, the device or the piece size.
 //!
 //! Sits above [`crate::formats`] (headers, the index) and [`crate::kernels`] (cast).
