@@ -82,7 +82,9 @@ pub async fn run<S: Source, K: Sink>(
 /// and a sink that merges them (JavaScript's Workers) puts the writes in place by it.
 /// `progress` is told of this run's pieces; the report's `overflows` are of this
 /// run's pieces (the runs' tallies of a tensor add up to the whole's), its other
-/// fields the whole's.
+/// fields the whole's. The sink of a run other than the first is given its pieces'
+/// writes with no file opened: a sink that hands them to the merge, not a
+/// `FileSink` or a `MemorySink` of its own.
 ///
 /// # Errors
 /// As [`run`].
