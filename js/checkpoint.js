@@ -278,7 +278,9 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (!checkpoint.__wbg_ptr) throw new Error(`${fn}: the checkpoint was disposed: open it again with openCheckpoint`);
   if (options === undefined) throw optionError(fn, "options are required: at least { to }, the dtype to convert into (convertCheckpoint(checkpoint, sink, { to: 'bfloat16' }))");
   if (options === null || typeof options !== 'object') throw optionError(fn, `options must be an object with at least { to }, got: ${described(options)}`);
-  for (const k of Object.keys(options)) if (!OPTIONS.includes(k) && k !== '__nxShare') throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
+  // `__nxShare`: a Worker's share of a conversion several share (js/offload.js).
+  const shared = typeof WorkerGlobalScope === 'function' && globalThis instanceof WorkerGlobalScope;
+  for (const k of Object.keys(options)) if (!OPTIONS.includes(k) && !(shared && k === '__nxShare')) throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
   const { to, tensors, saturate, device, onProgress, signal, fileName, scheme, nibbles, keepQuantized, worker, workers, __nxShare: share } = options;
   if (typeof to !== 'string') throw optionError(fn, `options.to must be a dtype's name, got: ${described(to)}`);
   if (tensors !== undefined && typeof tensors !== 'string') throw optionError(fn, `options.tensors must be a glob string, got: ${described(tensors)}`);

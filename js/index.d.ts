@@ -552,7 +552,7 @@ export interface ConvertReport {
   readonly files: number;
   readonly tensors: number;
   readonly converted: number;
-  /** The block-scaled weights dequantized. */
+  /** The block-scaled weights dequantized: a block-scaled checkpoint's, and a GGUF file's block-quantized tensors. */
   readonly dequantized: number;
   /** Those dequantized wholly on `device` (a WebGPU device gathers each band's values from tables the host rounds; a band whose values may overflow is dequantized on the host, which counts them). */
   readonly dequantizedOnDevice: number;

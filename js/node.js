@@ -205,8 +205,9 @@ function pathSink(target, sharded) {
       try {
         fh = await open(tmp, 'wx');
       } catch (e) {
-        if (e?.code !== 'ENOENT') throw e;
-        throw new Error(`${path}: its folder ${dirname(path)} does not exist`, { cause: e });
+        const why = { ENOENT: 'does not exist', ENOTDIR: 'is not a folder' }[e?.code];
+        if (!why) throw e;
+        throw new Error(`${path}: its folder ${dirname(path)} ${why}`, { cause: e });
       }
       current = { path, tmp, fh };
     },

@@ -104,10 +104,13 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
   const waiting = new Map();
   let next = 1;
   let aborted = false;
+  // A step of the sink failed: the steps after it are refused (the worker told of the
+  // failure fails with it; the others with STOPPED, which is not the cause).
+  let broken = false;
   const abortSink = () => {
     if (!aborted) {
       aborted = true;
-      queue = queue.then(() => sink.abort());
+      queue = queue.then(() => sink.abort()).catch(() => {});
     }
     return queue;
   };
@@ -119,7 +122,8 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (e) => {
-      if (settled) return;
+      // A worker stopped because another failed: that one's error follows.
+      if (settled || e.message.includes(STOPPED)) return;
       settled = true;
       onAbort();
       abortSink().then(() => reject(e), () => reject(e));
@@ -131,7 +135,7 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
         if (data.kind === 'sink') {
           if (data.op === 'abort') {
             // The worker failed: its error follows; nothing more is written.
-            abortSink().then(() => reply(data.id));
+            abortSink().finally(() => reply(data.id));
             return;
           }
           waiting.set(data.step, { data, reply });
@@ -141,11 +145,12 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
             waiting.delete(next++);
             queue = queue.then(async () => {
               try {
-                if (aborted) throw new Error('the conversion was stopped');
+                if (aborted || broken) throw new Error(STOPPED);
                 // `reserve` is a sink's where it can tell whether the output fits.
                 if (d.op !== 'reserve' || typeof sink.reserve === 'function') await sink[d.op](...d.args);
                 r(d.id);
               } catch (e) {
+                broken = true;
                 r(d.id, e);
               }
             });
@@ -163,7 +168,7 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
           reports[k] = data.report;
           wasmBytes[k] = data.wasmBytes;
           if (++finished < count) return;
-          const report = merged(reports, checkpoint);
+          const report = merged(reports);
           // The workers' wasm memory at the end, together: not the report's own.
           Object.defineProperty(report, '__nxWasmBytes', { value: wasmBytes.reduce((a, b) => a + b, 0) });
           Object.defineProperty(report, '__nxWrote', { value: data.wrote });
@@ -199,9 +204,14 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
   });
 }
 
+/** What a step refused after another worker's failure says (never the cause). */
+const STOPPED = 'nxrig: stopped: another Worker of this conversion failed';
+
 /** The report of a conversion the workers shared: the first's, each tensor's overflow
- * tallies added up over the workers (in the order of the checkpoint's tensors). */
-function merged(reports, checkpoint) {
+ * tallies added up over the workers, in the order written (each worker's overflows
+ * carry their tensor's place in the output, `__nxAt`, dropped here);
+ * `dequantizedOnDevice` 0 (workers convert on the host). */
+function merged(reports) {
   if (reports.length === 1) return reports[0];
   const by = new Map();
   for (const r of reports) {
@@ -211,7 +221,6 @@ function merged(reports, checkpoint) {
       else for (const k of ['overflowed', 'infinities', 'nans']) t[k] += o[k];
     }
   }
-  const order = new Map(checkpoint.tensors.map((t, i) => [t.name, i]));
-  const overflows = [...by.values()].sort((a, b) => (order.get(a.tensor) ?? 0) - (order.get(b.tensor) ?? 0));
+  const overflows = [...by.values()].sort((a, b) => a.__nxAt - b.__nxAt).map(({ __nxAt, ...o }) => o);
   return { ...reports[0], dequantizedOnDevice: 0, overflows };
 }

@@ -348,10 +348,13 @@ export async function quantFolders(b, { root, bin }) {
     cli(join(gg, 'big.safetensors'), join(gg, 'big-ref.safetensors'), '--to', 'float16');
     const sha = (b) => createHash('sha256').update(b).digest('hex');
     const bigWant = sha(readFileSync(join(gg, 'big-ref.safetensors')));
-    await page.setInputFiles('#qfiles', [join(gg, 'big.safetensors'), gguf]);
+    // Two tensors whose output order (by name) is not the file's: the overflows are
+    // told in the order written.
+    writeCheckpoint(join(gg, 'two.safetensors'), [['z', 'F32', [1024, 1024]], ['a', 'F32', [1024, 1024]]]);
+    await page.setInputFiles('#qfiles', [join(gg, 'big.safetensors'), gguf, join(gg, 'two.safetensors')]);
     const shared = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint } = window.nxrig;
-      const [big, quant] = document.getElementById('qfiles').files;
+      const [big, quant, two] = document.getElementById('qfiles').files;
       const hex = async (chunks) => {
         const all = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
         let at = 0;
@@ -381,6 +384,7 @@ export async function quantFolders(b, { root, bin }) {
         one: await run(big, 1),
         two: await run(big, 2),
         quant: await run(quant, 2),
+        order: [await run(two, 1), await run(two, 2)],
         stopped: await run(big, 2, new AbortController()),
       };
     });
@@ -392,15 +396,39 @@ export async function quantFolders(b, { root, bin }) {
     assert.deepEqual(shared.two.report, shared.one.report, 'two Workers: the report one gives, its overflow tallies added up');
     const last = shared.two.told[shared.two.told.length - 1];
     assert.ok(shared.two.told.length >= 4 && last[0] === last[1] && shared.two.told.every((t, i) => i === 0 || t[0] > shared.two.told[i - 1][0]), `two Workers' progress grows to the end: ${JSON.stringify(shared.two.told)}`);
+    assert.deepEqual(shared.order[0].report.overflows.map((o) => o.tensor), ['a', 'z'], 'one Worker tells the overflows in the order written');
+    assert.deepEqual(shared.order[1].report, shared.order[0].report, 'two Workers: the overflows in the order written');
     assert.equal(shared.quant.sha, sha(want), 'two Workers: the GGUF file\'s 24 block types are nxrig convert\'s');
     assert.deepEqual(shared.stopped, { error: 'AbortError', aborted: true }, 'an abort stops both Workers, the stream aborted');
     await page.setInputFiles('#qfiles', splits);
     const split2 = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint } = window.nxrig;
       const f = window.memoryFolder();
-      const r = await convertCheckpoint(await openCheckpoint(document.getElementById('qfiles').files), f.sink, { to: 'float16', workers: 3 });
-      return { out: f.base64(), workers: r.__nxWorkers };
+      const files = document.getElementById('qfiles').files;
+      const r = await convertCheckpoint(await openCheckpoint(files), f.sink, { to: 'float16', workers: 3 });
+      // A sink whose writes into the second shard fail, and whose abort throws too: the
+      // promise rejects with that write's error naming the shard (whichever Worker
+      // wrote it), the sink aborted once, nothing committed.
+      const names = [];
+      let aborts = 0;
+      let committed = false;
+      const failing = {
+        open(name) { names.push(name); },
+        write() { if (names.length === 2) throw new Error('the disk is full'); },
+        close() {},
+        commit() { committed = true; },
+        abort() { aborts++; throw new Error('and the abort failed'); },
+      };
+      let failed;
+      try {
+        await convertCheckpoint(await openCheckpoint(files), failing, { to: 'float16', workers: 3 });
+      } catch (e) {
+        failed = e.message;
+      }
+      return { out: f.base64(), workers: r.__nxWorkers, failed, shard: names[1], aborts, committed };
     });
+    assert.ok(split2.failed?.startsWith(`convertCheckpoint: ${split2.shard}: `) && split2.failed.endsWith('the disk is full'), `a failed write names its shard: ${split2.failed}`);
+    assert.deepEqual([split2.aborts, split2.committed], [1, false], 'the sink aborted once, nothing committed');
     assert.equal(split2.workers, 3);
     sameFolder(Object.fromEntries(Object.entries(split2.out).map(([n, s]) => [n, Buffer.from(s, 'base64')])), join(gg, 'ref-split'), 'three Workers: a split GGUF into a folder, its index once');
     console.log(`workers: 2 and 3 equal to one Worker and to nxrig convert (${shared.two.told.length} progress events)`);

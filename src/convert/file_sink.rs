@@ -109,11 +109,16 @@ impl Sink for FileSink {
             });
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.is_dir() {
+            let why = match std::fs::metadata(dir) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("does not exist"),
+                Ok(m) if !m.is_dir() => Some("is not a folder"),
+                _ => None,
+            };
+            if let Some(why) = why {
                 return Err(Error::Format {
                     path: path.display().to_string(),
                     tensor: None,
-                    reason: format!("its folder {} does not exist", dir.display()),
+                    reason: format!("its folder {} {why}", dir.display()),
                 });
             }
         }

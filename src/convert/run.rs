@@ -81,8 +81,9 @@ pub async fn run<S: Source, K: Sink>(
 /// [`Sink::skip`]ped, so that every run's sink sees the same steps in the same order
 /// and a sink that merges them (JavaScript's Workers) puts the writes in place by it.
 /// `progress` is told of this run's pieces; the report's `overflows` are of this
-/// run's pieces (the runs' tallies of a tensor add up to the whole's), its other
-/// fields the whole's. The sink of a run other than the first is given its pieces'
+/// run's pieces (the runs' tallies of a tensor add up to the whole's), and
+/// `dequantized_on_device` counts the groups and GGUF tensors of which this run
+/// dequantized every piece it had on the device; its other fields are the whole's. The sink of a run other than the first is given its pieces'
 /// writes with no file opened: a sink that hands them to the merge, not a
 /// `FileSink` or a `MemorySink` of its own.
 ///

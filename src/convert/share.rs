@@ -90,7 +90,7 @@ impl<K: Sink> Sink for Led<'_, K> {
     async fn open(&mut self, name: &str) -> Result<(), Error> {
         match self.leads {
             true => self.sink.open(name).await,
-            false => self.sink.skip().await,
+            false => self.sink.skip_open(name).await,
         }
     }
 

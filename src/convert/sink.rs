@@ -74,6 +74,17 @@ pub trait Sink {
     fn skip(&mut self) -> impl Future<Output = Result<(), Error>> {
         async { Ok(()) }
     }
+
+    /// The opening of the file `name`, a step another run does ([`Sink::skip`]): a
+    /// sink that names the file in its errors (its pieces are this run's) learns its
+    /// name. The default is [`Sink::skip`].
+    ///
+    /// # Errors
+    /// As [`Sink::skip`].
+    fn skip_open(&mut self, name: &str) -> impl Future<Output = Result<(), Error>> {
+        let _ = name;
+        self.skip()
+    }
 }
 
 /// The bytes of `a` (C-contiguous from a byte) on the host: a view of them where `a`

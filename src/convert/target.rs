@@ -38,10 +38,15 @@ fn block_type(name: &str) -> Option<Error> {
     Some(Error::Invalid {
         op: "--to",
         reason: format!(
-            "{} is one of GGUF's block-quantized types, which nxrig reads and \
-             dequantizes but does not write: --to takes a dtype (float16, bfloat16, \
-             float32, float8_e4m3fn, ...; an unknown name is answered with the list)",
-            t.name
+            "{} is one of GGUF's block-quantized types, which nxrig {} but does not \
+             write: --to takes a dtype (float16, bfloat16, float32, float8_e4m3fn, ...; \
+             an unknown name is answered with the list)",
+            t.name,
+            if crate::quant::dequantizes(*t) {
+                "reads and dequantizes"
+            } else {
+                "lists"
+            }
         ),
         operands: String::new(),
     })

@@ -160,7 +160,7 @@ pub(super) async fn write_group<S: Source, K: Sink>(
             tensor_done: b + 1 == bands.len(),
         });
     }
-    if mine > 0 && on_device == mine {
+    if on_device == mine && (mine > 0 || bands.is_empty()) {
         at.on_device += 1;
     }
     if tally.any() {

@@ -105,6 +105,8 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
     // while the host reads. With it, a piece dequantized on the device keeps its
     // float32 values and their peaks until then, to be tallied.
     let mut flight: Option<Flying> = None;
+    // This run's pieces of the tensor.
+    let mut mine = 0;
     let queued = !device.host_addressable();
     while from < numel {
         let n = step.min(numel - from);
@@ -118,6 +120,7 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
             from += n;
             continue;
         }
+        mine += 1;
         let mut check = None;
         let piece = match e.ggml {
             // Dequantized and rounded a cache's worth at a time.
@@ -162,8 +165,9 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
         f.land(sink, to, mode, &mut tally).await?;
         told(at, progress, e, file, f.n, f.last);
     }
-    if e.ggml
-        .is_some_and(|q| !fuses(device, to, mode) && crate::quant::dequantizes_on(q, device))
+    if (mine > 0 || numel == 0)
+        && e.ggml
+            .is_some_and(|q| !fuses(device, to, mode) && crate::quant::dequantizes_on(q, device))
     {
         at.on_device += 1;
     }

@@ -78,7 +78,8 @@ impl Dequantize {
 /// `nibbles`, `keep_quantized`: a block-scaled checkpoint's scheme as the caller
 /// settles it (the command line's `--scheme`, `--nibbles`, `--keep-quantized`).
 /// Resolves to `{ files, tensors, converted, dequantized, bytesIn, bytesOut,
-/// overflows }` (`dequantized`: the block-scaled weights dequantized,
+/// overflows }` (`dequantized`: the block-scaled weights dequantized, a GGUF file's
+/// block-quantized tensors among them,
 /// `dequantizedOnDevice` those the device dequantized wholly; `overflows`:
 /// `{ tensor, dtype, overflowed, infinities, nans }` of each tensor some of whose
 /// values overflowed or became an infinity or a NaN). Called by `convertCheckpoint`
@@ -173,12 +174,34 @@ pub fn convert_checkpoint_into(
         ] {
             let _ = Reflect::set(&o, &k.into(), &v.into());
         }
+        // Where several Workers share the conversion, each overflow's place in the
+        // output, by which the page puts their tallies in the order written.
+        let at: Vec<&str> = match share.count() {
+            1 => Vec::new(),
+            _ => plan
+                .files
+                .iter()
+                .flat_map(|f| {
+                    let ck = &ck;
+                    let plan = &plan;
+                    f.order.iter().map(move |&(item, _)| match item {
+                        convert::Item::Tensor(i) => {
+                            ck.shards[f.shard].header.entries[i].name.as_str()
+                        }
+                        convert::Item::Group(g) => plan.groups[g].name.as_str(),
+                    })
+                })
+                .collect(),
+        };
         let overflows: js_sys::Array = r
             .overflows
             .iter()
             .map(|v| {
                 let t = js_sys::Object::new();
                 let _ = Reflect::set(&t, &"tensor".into(), &v.tensor.as_str().into());
+                if let Some(k) = at.iter().position(|n| *n == v.tensor) {
+                    let _ = Reflect::set(&t, &"__nxAt".into(), &(k as f64).into());
+                }
                 let _ = Reflect::set(&t, &"dtype".into(), &v.dtype.name().into());
                 for (k, n) in [
                     ("overflowed", v.tally.overflowed),

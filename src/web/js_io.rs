@@ -227,6 +227,11 @@ impl Sink for JsSink {
         let _ = call(&self.name, &self.obj, "abort", &[]).await;
     }
 
+    async fn skip_open(&mut self, name: &str) -> Result<(), Error> {
+        self.name = name.to_owned();
+        self.skip().await
+    }
+
     async fn skip(&mut self) -> Result<(), Error> {
         // A sink of one of several Workers counts the steps another does.
         if Reflect::get(&self.obj, &"skip".into()).is_ok_and(|f| f.is_function()) {
