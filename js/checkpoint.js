@@ -297,7 +297,12 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (workers !== undefined && !(Number.isInteger(workers) && workers >= 1 && workers <= MAX_WORKERS)) throw optionError(fn, `options.workers must be a whole number from 1 to ${MAX_WORKERS}, got: ${described(workers)}`);
   const notHere = worker === false ? 'worker: false' : whyNotInWorker(checkpoint, device);
   if (worker === true && notHere) throw optionError(fn, `options.worker is true, but the conversion cannot run in a Worker: ${notHere}`);
-  signal?.throwIfAborted();
+  if (workers > 1 && worker === false) throw optionError(fn, `options.workers is ${workers}, but worker: false converts on this thread: give one of them`);
+  if (signal?.aborted) {
+    // Aborted before it began: the caller's stream is aborted as a later abort would.
+    if (isStream(sink) && !sink.locked) await sink.abort(signal.reason).catch(() => {});
+    signal.throwIfAborted();
+  }
   const ctx = checkpoint.__nxCtx ?? { signal: undefined };
   ctx.signal = signal;
   ctx.failed = undefined;

@@ -156,7 +156,8 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
             });
           }
         } else if (data.kind === 'progress') {
-          if (ctx.failed !== undefined) return;
+          // Nothing told after an abort, a failure or the end.
+          if (ctx.failed !== undefined || settled || aborted || signal?.aborted) return;
           done[k] = data.bytesDone;
           try {
             onProgress?.({ bytesDone: done.reduce((a, b) => a + b, 0), bytesTotal: data.bytesTotal, tensor: data.tensor });

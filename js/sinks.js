@@ -54,11 +54,19 @@ export function streamsSink(streamOf, ctx, discard, beforeCommit) {
 /** A sink of one file into `stream`. */
 export function streamSink(stream, ctx) {
   let given = false;
-  return streamsSink((name) => {
+  const sink = streamsSink((name) => {
     if (given) throw new Error(`${name}: a sharded checkpoint converts into several files: give a FileSystemDirectoryHandle or a function from file name to WritableStream`);
     given = true;
     return stream;
   }, ctx);
+  const abort = sink.abort;
+  // A conversion stopped before its first byte aborts the caller's stream too: it
+  // ends either way.
+  sink.abort = async () => {
+    await abort();
+    if (!given && !stream.locked) await stream.abort(ctx?.signal?.reason ?? new DOMException('The conversion failed', 'AbortError')).catch(() => {});
+  };
+  return sink;
 }
 
 /** A sink of files into a `FileSystemDirectoryHandle` (File System Access or OPFS):

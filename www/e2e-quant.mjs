@@ -370,7 +370,7 @@ export async function quantFolders(b, { root, bin }) {
           const report = await convertCheckpoint(await openCheckpoint(file), sink, { to: 'float16', workers, signal: signal?.signal, onProgress: (p) => { told.push([p.bytesDone, p.bytesTotal]); signal?.abort(); } });
           return { sha: await hex(chunks), report: JSON.parse(JSON.stringify(report)), workers: report.__nxWorkers, told };
         } catch (e) {
-          return { error: e.name, aborted };
+          return { error: e.name, aborted, told: told.length };
         }
       };
       let refused;
@@ -386,6 +386,13 @@ export async function quantFolders(b, { root, bin }) {
         quant: await run(quant, 2),
         order: [await run(two, 1), await run(two, 2)],
         stopped: await run(big, 2, new AbortController()),
+        // Aborted before it began, and contradictory options.
+        early: await (async () => {
+          let aborted = false;
+          const error = await convertCheckpoint(await openCheckpoint(big), new WritableStream({ abort() { aborted = true; } }), { to: 'float16', signal: AbortSignal.abort() }).catch((e) => e.name);
+          return { error, aborted };
+        })(),
+        both: await convertCheckpoint(await openCheckpoint(big), new WritableStream(), { to: 'float16', workers: 2, worker: false }).catch((e) => `${e.name}: ${e.message}`),
       };
     });
     assert.match(shared.refused, /^TypeError: convertCheckpoint: options\.workers must be a whole number from 1 to 8, got: 0/);
@@ -399,7 +406,9 @@ export async function quantFolders(b, { root, bin }) {
     assert.deepEqual(shared.order[0].report.overflows.map((o) => o.tensor), ['a', 'z'], 'one Worker tells the overflows in the order written');
     assert.deepEqual(shared.order[1].report, shared.order[0].report, 'two Workers: the overflows in the order written');
     assert.equal(shared.quant.sha, sha(want), 'two Workers: the GGUF file\'s 24 block types are nxrig convert\'s');
-    assert.deepEqual(shared.stopped, { error: 'AbortError', aborted: true }, 'an abort stops both Workers, the stream aborted');
+    assert.deepEqual(shared.stopped, { error: 'AbortError', aborted: true, told: 1 }, 'an abort stops both Workers, the stream aborted, nothing told after it');
+    assert.deepEqual(shared.early, { error: 'AbortError', aborted: true }, 'an abort before the start aborts the stream too');
+    assert.match(shared.both, /^TypeError: convertCheckpoint: options\.workers is 2, but worker: false converts on this thread/);
     await page.setInputFiles('#qfiles', splits);
     const split2 = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint } = window.nxrig;
