@@ -126,7 +126,9 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
       if (settled || e.message.includes(STOPPED)) return;
       settled = true;
       onAbort();
-      abortSink().then(() => reject(e), () => reject(e));
+      // The sink is aborted where a step reached it: a refusal before the first (an
+      // option, the plan) leaves it as it was, as on the calling thread.
+      (next > 1 ? abortSink() : queue).then(() => reject(e), () => reject(e));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     all.forEach((worker, k) => {

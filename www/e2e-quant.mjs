@@ -392,6 +392,13 @@ export async function quantFolders(b, { root, bin }) {
           const error = await convertCheckpoint(await openCheckpoint(big), new WritableStream({ abort() { aborted = true; } }), { to: 'float16', signal: AbortSignal.abort() }).catch((e) => e.name);
           return { error, aborted };
         })(),
+        // A refusal in the Worker before its first step leaves the stream as it was.
+        typo: await (async () => {
+          let aborted = false;
+          const stream = new WritableStream({ abort() { aborted = true; } });
+          const error = await convertCheckpoint(await openCheckpoint(big), stream, { to: 'flaot16', workers: 2 }).catch((e) => e.message);
+          return { error, aborted, locked: stream.locked };
+        })(),
         both: await convertCheckpoint(await openCheckpoint(big), new WritableStream(), { to: 'float16', workers: 2, worker: false }).catch((e) => `${e.name}: ${e.message}`),
       };
     });
@@ -408,6 +415,7 @@ export async function quantFolders(b, { root, bin }) {
     assert.equal(shared.quant.sha, sha(want), 'two Workers: the GGUF file\'s 24 block types are nxrig convert\'s');
     assert.deepEqual(shared.stopped, { error: 'AbortError', aborted: true, told: 1 }, 'an abort stops both Workers, the stream aborted, nothing told after it');
     assert.deepEqual(shared.early, { error: 'AbortError', aborted: true }, 'an abort before the start aborts the stream too');
+    assert.ok(shared.typo.error.includes('unknown dtype "flaot16"') && !shared.typo.aborted && !shared.typo.locked, `a refusal in the Workers leaves the stream as it was: ${JSON.stringify(shared.typo)}`);
     assert.match(shared.both, /^TypeError: convertCheckpoint: options\.workers is 2, but worker: false converts on this thread/);
     await page.setInputFiles('#qfiles', splits);
     const split2 = await page.evaluate(async () => {
