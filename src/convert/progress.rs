@@ -2,6 +2,7 @@
 
 use super::overflow::Overflow;
 use super::share::Dealt;
+use crate::dtype::{DType, Tally};
 use crate::formats::Entry;
 
 /// Where a conversion is: after each piece.
@@ -48,6 +49,23 @@ pub(super) struct At {
     pub(super) on_device: usize,
     /// Which pieces are this run's.
     pub(super) dealt: Dealt,
+}
+
+impl At {
+    /// The output `tensor` (of `to`) written whole: counted as dequantized on the
+    /// device where `on_device`, its tally kept where some value counted.
+    pub(super) fn finished(&mut self, tensor: &str, to: DType, tally: Tally, on_device: bool) {
+        if on_device {
+            self.on_device += 1;
+        }
+        if tally.any() {
+            self.overflows.push(Overflow {
+                tensor: tensor.to_owned(),
+                dtype: to,
+                tally,
+            });
+        }
+    }
 }
 
 /// `n` elements of `e` written (the tensor's last where `last`): `at` moved on and

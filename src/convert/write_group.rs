@@ -2,7 +2,7 @@
 //! time, each input's bytes read from whichever file holds them.
 
 use super::checkpoint::Checkpoint;
-use super::overflow::{self, Overflow};
+use super::overflow;
 use super::piece::PIECE_BYTES;
 use super::progress::{At, Progress};
 use super::sink::Sink;
@@ -160,15 +160,11 @@ pub(super) async fn write_group<S: Source, K: Sink>(
             tensor_done: b + 1 == bands.len(),
         });
     }
-    if on_device == mine && (mine > 0 || bands.is_empty()) {
-        at.on_device += 1;
-    }
-    if tally.any() {
-        at.overflows.push(Overflow {
-            tensor: g.name.clone(),
-            dtype: to,
-            tally,
-        });
-    }
+    at.finished(
+        &g.name,
+        to,
+        tally,
+        on_device == mine && (mine > 0 || bands.is_empty()),
+    );
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! against the target's range, written.
 
 use super::checkpoint::Shard;
-use super::overflow::{self, Overflow};
+use super::overflow;
 use super::piece::{fuses, read_any, read_blocks_cast, read_blocks_on, step_of, tally_on_device};
 use super::progress::{told, At, Progress};
 use super::sink::Sink;
@@ -165,18 +165,9 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
         f.land(sink, to, mode, &mut tally).await?;
         told(at, progress, e, file, f.n, f.last);
     }
-    if (mine > 0 || numel == 0)
+    let on_device = (mine > 0 || numel == 0)
         && e.ggml
-            .is_some_and(|q| !fuses(device, to, mode) && crate::quant::dequantizes_on(q, device))
-    {
-        at.on_device += 1;
-    }
-    if tally.any() {
-        at.overflows.push(Overflow {
-            tensor: e.name.clone(),
-            dtype: to,
-            tally,
-        });
-    }
+            .is_some_and(|q| !fuses(device, to, mode) && crate::quant::dequantizes_on(q, device));
+    at.finished(&e.name, to, tally, on_device);
     Ok(())
 }
