@@ -403,7 +403,8 @@ export interface CheckpointSource {
 
 /** The DOM's `FileSystemFileHandle`, `FileSystemDirectoryHandle` and `FileList` where
  * its types are loaded (lib "DOM"); without them (a Node project on `@types/node`),
- * `never`, so that the inputs below need no DOM types. */
+ * `never`. The types here need the DOM's lib or `@types/node` (18 or later): both
+ * have `Blob`, `File`, `URL`, `AbortSignal` and `WritableStream`. */
 type DomFileHandle = typeof globalThis extends { FileSystemFileHandle: { prototype: infer T } } ? T : never;
 type DomDirectoryHandle = typeof globalThis extends { FileSystemDirectoryHandle: { prototype: infer T } } ? T : never;
 type DomFileList = typeof globalThis extends { FileList: { prototype: infer T } } ? T : never;

@@ -265,6 +265,122 @@ fn a_conversion_on_a_gpu_writes_every_piece_once_in_order() {
     );
 }
 
+/// A log of a conversion's reads (of more than a header's bytes) and of its sink's
+/// reads ahead and writes.
+#[cfg(not(target_arch = "wasm32"))]
+type Log = std::rc::Rc<std::cell::RefCell<Vec<&'static str>>>;
+
+/// `Made` whose reads of pieces are logged.
+#[cfg(not(target_arch = "wasm32"))]
+struct Logged(Made, Log);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Source for Logged {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn size(&self) -> u64 {
+        self.0.size()
+    }
+    async fn read(&self, start: u64, len: usize) -> Result<Buffer, Error> {
+        if len > 4096 {
+            self.1.borrow_mut().push("read");
+        }
+        self.0.read(start, len).await
+    }
+}
+
+/// A `MemorySink` whose reads ahead and their writes are logged.
+#[cfg(not(target_arch = "wasm32"))]
+struct Ahead(MemorySink, Log);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl convert::Sink for Ahead {
+    async fn open(&mut self, name: &str) -> Result<(), Error> {
+        self.0.open(name).await
+    }
+    async fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.0.write_bytes(bytes).await
+    }
+    async fn write_array(&mut self, a: &AnyArray) -> Result<(), Error> {
+        self.1.borrow_mut().push("write_array");
+        self.0.write_array(a).await
+    }
+    fn read_ahead(&self, a: &AnyArray) -> Result<convert::Ahead, Error> {
+        self.1.borrow_mut().push("read_ahead");
+        convert::Ahead::read(a)
+    }
+    async fn write_ahead(&mut self, a: convert::Ahead) -> Result<(), Error> {
+        self.1.borrow_mut().push("write_ahead");
+        match a.landed().await? {
+            convert::Landed::Bytes(b) => self.0.write_bytes(&b).await,
+            convert::Landed::Array(a) => self.0.write_array(&a).await,
+        }
+    }
+    async fn close(&mut self) -> Result<(), Error> {
+        self.0.close().await
+    }
+    async fn commit(&mut self) -> Result<(), Error> {
+        self.0.commit().await
+    }
+    async fn abort(&mut self) {
+        self.0.abort().await
+    }
+}
+
+/// On a GPU a piece's read back starts as soon as its cast is submitted, before the
+/// next piece is read (so that the device casts and copies while the host reads), and
+/// it is written after that next piece's cast is submitted; on the host a piece is
+/// written as it is cast, nothing read ahead. The files equal the host's.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn on_a_gpu_a_pieces_read_back_starts_before_the_next_piece_is_read() {
+    let n = 2 * PIECE_BYTES / 4 + 4096; // float32: three pieces
+    let (h, size) = header(&[("w", "F32", &[n as u64], 4 * n as u64)]);
+    let log = Log::default();
+    let ck = ready(Checkpoint::open(
+        Logged(Made::new(h, size), log.clone()),
+        Format::Safetensors,
+    ))
+    .unwrap();
+    let plan = Plan::new(&ck, &Pick::floats(DType::Float16), "out.safetensors").unwrap();
+    let gpu = Rig::by_name("gpu").expect("a GPU device: install mesa-vulkan-drivers (lavapipe)");
+    let mut files = Vec::new();
+    for device in [Rig::host(), gpu] {
+        log.borrow_mut().clear();
+        let mut sink = Ahead(MemorySink::default(), log.clone());
+        pollster::block_on(convert::run(&ck, &plan, &mut sink, &device, &mut |_| {})).unwrap();
+        files.push(sink.0.files);
+        let want: &[&str] = if device.host_addressable() {
+            &[
+                "read",
+                "write_array",
+                "read",
+                "write_array",
+                "read",
+                "write_array",
+            ]
+        } else {
+            &[
+                "read",
+                "read_ahead",
+                "read",
+                "read_ahead",
+                "write_ahead",
+                "read",
+                "read_ahead",
+                "write_ahead",
+                "write_ahead",
+            ]
+        };
+        assert_eq!(*log.borrow(), want, "on {}", device.name());
+    }
+    assert!(
+        files[0] == files[1],
+        "the GPU's file differs from the host's"
+    );
+}
+
 #[test]
 fn a_failed_read_aborts_and_names_the_file_and_the_tensor() {
     let n = PIECE_BYTES / 4 + 100;

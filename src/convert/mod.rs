@@ -47,6 +47,7 @@
 //! # Ok::<(), nxrig::Error>(())
 //! ```
 
+mod ahead;
 mod checkpoint;
 #[cfg(not(target_arch = "wasm32"))]
 mod file_sink;
@@ -67,6 +68,9 @@ mod unpacked;
 mod write_group;
 mod write_tensor;
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) use ahead::bytes_of;
+pub use ahead::{Ahead, Landed};
 pub use checkpoint::{gguf_split, Checkpoint, Shard};
 #[cfg(not(target_arch = "wasm32"))]
 pub use file_sink::FileSink;
@@ -78,8 +82,6 @@ pub use plan::{Extra, Item, OutFile, Pick, Plan};
 pub use progress::Progress;
 pub use run::{run, run_share, Report};
 pub use share::Share;
-#[cfg(target_arch = "wasm32")]
-pub(crate) use sink::bytes_of;
 pub use sink::{MemorySink, Sink};
 pub use source::{BufferSource, Source};
 pub use target::target_dtype;

@@ -3,6 +3,7 @@
 
 use std::future::Future;
 
+use super::ahead::{bytes_of, Ahead, Landed};
 use crate::array::AnyArray;
 use crate::error::Error;
 use crate::rig::{Buffer, Rig};
@@ -64,6 +65,32 @@ pub trait Sink {
     /// Drops every file written or being written: nothing is left.
     fn abort(&mut self) -> impl Future<Output = ()>;
 
+    /// Starts bringing the bytes of `a` (a piece's output, its work just submitted)
+    /// to where the sink writes from, to be written later by [`Sink::write_ahead`]:
+    /// on a device that queues its work, the read back then runs while the next
+    /// piece is read. The default reads into host memory ([`Ahead::read`]).
+    ///
+    /// # Errors
+    /// A dead buffer; a lost device.
+    fn read_ahead(&self, a: &AnyArray) -> Result<Ahead, Error> {
+        Ahead::read(a)
+    }
+
+    /// Appends the bytes [`Sink::read_ahead`] started reading to the open file. The
+    /// default writes what was read ([`Sink::write_bytes`]), or the array
+    /// ([`Sink::write_array`]) where nothing was read ahead.
+    ///
+    /// # Errors
+    /// Where the read or the write fails.
+    fn write_ahead(&mut self, a: Ahead) -> impl Future<Output = Result<(), Error>> {
+        async move {
+            match a.landed().await? {
+                Landed::Array(a) => self.write_array(&a).await,
+                Landed::Bytes(b) => self.write_bytes(&b).await,
+            }
+        }
+    }
+
     /// A step that another run of a shared conversion does ([`super::Share`]): a
     /// piece another run writes, or any step but a piece where this run does not
     /// lead. Nothing to write; a sink that merges the runs' writes counts it (each
@@ -104,22 +131,6 @@ pub async fn host_bytes(a: &AnyArray) -> Result<Buffer, Error> {
         h
     };
     bytes_of(&host)
-}
-
-/// The bytes of `a`'s elements on its own device: a view of them where `a` is
-/// C-contiguous from a byte, else of a compact copy.
-///
-/// # Errors
-/// A dead buffer; a lost device.
-pub(crate) fn bytes_of(a: &AnyArray) -> Result<Buffer, Error> {
-    match a.own_bytes() {
-        Some(b) => b,
-        None => {
-            let c = a.copy()?;
-            let len = c.dtype().bytes(c.layout().numel())?;
-            c.buffer().view(0, len)
-        }
-    }
 }
 
 /// A sink that keeps each file's bytes in memory (tests, small outputs): `files`

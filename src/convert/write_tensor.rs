@@ -1,7 +1,8 @@
 //! A tensor written into the open file of a sink, a piece at a time: read, on a GPU
-//! dequantized or cast there with one piece in flight while the next is read, tallied
-//! against the target's range, written.
+//! dequantized or cast there with one piece in flight while the next is read (its
+//! read back started behind its work), tallied against the target's range, written.
 
+use super::ahead::Ahead;
 use super::checkpoint::Shard;
 use super::overflow;
 use super::piece::{fuses, read_any, read_blocks_cast, read_blocks_on, step_of, tally_on_device};
@@ -52,6 +53,8 @@ pub(super) async fn write_out<K: Sink>(
 /// when it lands.
 struct Flying {
     out: AnyArray,
+    /// Its read back, started when its work was submitted (not for a packed output).
+    ahead: Option<Ahead>,
     n: u64,
     last: bool,
     check: Option<(AnyArray, AnyArray)>,
@@ -61,13 +64,16 @@ impl Flying {
     /// The output written to the open file of `sink` (its device's work done by then),
     /// and the values dequantized on the device tallied into `tally`.
     async fn land<K: Sink>(
-        &self,
+        self,
         sink: &mut K,
         to: DType,
         mode: CastMode,
         tally: &mut Tally,
     ) -> Result<(), Error> {
-        write_out(sink, &self.out, to).await?;
+        match self.ahead {
+            Some(a) => sink.write_ahead(a).await?,
+            None => write_out(sink, &self.out, to).await?,
+        }
         if let Some((values, peaks)) = &self.check {
             if values.dtype() != to {
                 tally.add(tally_on_device(values, peaks, to, mode).await?);
@@ -100,9 +106,9 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
         tensor: Some(e.name.clone()),
         reason: err.to_string(),
     };
-    // On a GPU one piece's output is in flight: it is read back and written after the
-    // next piece is read, uploaded and its cast submitted, so that the device casts
-    // while the host reads. With it, a piece dequantized on the device keeps its
+    // On a GPU one piece's output is in flight: its read back is submitted behind its
+    // cast, and it is written after the next piece is read, uploaded and its cast
+    // submitted, so that the device casts and copies while the host reads. With it, a piece dequantized on the device keeps its
     // float32 values and their peaks until then, to be tallied.
     let mut flight: Option<Flying> = None;
     // This run's pieces of the tensor.
@@ -113,8 +119,9 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
         if !at.dealt.mine() {
             // Another run's piece: the one in flight lands first, in order.
             if let Some(f) = flight.take() {
+                let (n, last) = (f.n, f.last);
                 f.land(sink, to, mode, &mut tally).await?;
-                told(at, progress, e, file, f.n, f.last);
+                told(at, progress, e, file, n, last);
             }
             sink.skip().await?;
             from += n;
@@ -144,9 +151,16 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
             }
         };
         let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
+        // On a GPU its read back starts now, behind its cast: it runs while the next
+        // piece is read and uploaded.
+        let ahead = match queued && !to.is_padded() {
+            true => Some(sink.read_ahead(&out).map_err(in_tensor)?),
+            false => None,
+        };
         from += n;
         let flying = Flying {
             out,
+            ahead,
             n,
             last: from == numel,
             check,
@@ -157,13 +171,15 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
             Some(flying)
         };
         if let Some(f) = ready {
+            let (n, last) = (f.n, f.last);
             f.land(sink, to, mode, &mut tally).await?;
-            told(at, progress, e, file, f.n, f.last);
+            told(at, progress, e, file, n, last);
         }
     }
     if let Some(f) = flight {
+        let (n, last) = (f.n, f.last);
         f.land(sink, to, mode, &mut tally).await?;
-        told(at, progress, e, file, f.n, f.last);
+        told(at, progress, e, file, n, last);
     }
     let on_device = (mine > 0 || numel == 0)
         && e.ggml

@@ -10,7 +10,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::args;
 use crate::array::AnyArray;
-use crate::convert::{Sink, Source};
+use crate::convert::{Ahead, Landed, Sink, Source};
 use crate::error::Error;
 use crate::rig::Buffer;
 
@@ -213,6 +213,27 @@ impl Sink for JsSink {
         call(&self.name, &self.obj, "write", &[u8s.into()])
             .await
             .map(drop)
+    }
+
+    fn read_ahead(&self, a: &AnyArray) -> Result<Ahead, Error> {
+        // The sink writes JavaScript's bytes: a GPU's go from the mapped staging into
+        // a Uint8Array.
+        Ahead::read_js(a)
+    }
+
+    async fn write_ahead(&mut self, a: Ahead) -> Result<(), Error> {
+        match a.into_js() {
+            Ok(read) => {
+                let u8s = read.await?;
+                call(&self.name, &self.obj, "write", &[u8s.into()])
+                    .await
+                    .map(drop)
+            }
+            Err(a) => match a.landed().await? {
+                Landed::Array(a) => self.write_array(&a).await,
+                Landed::Bytes(b) => self.write_bytes(&b).await,
+            },
+        }
     }
 
     async fn close(&mut self) -> Result<(), Error> {

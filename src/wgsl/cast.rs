@@ -31,3 +31,38 @@ fn cast_helpers(src: DType, dst: DType) -> (String, bool) {
         Path::General => (f, false),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cast from a signed narrow float (bfloat16, float16, the float8s, float6s and
+    /// float4 with a sign) into float32, another narrow float, int32 or uint32 is a
+    /// short path: the exact float32 bits, then one rounding in 32-bit integers, never
+    /// `convert.wgsl`'s general `convert` in a loop (on SwiftShader bfloat16 ->
+    /// float16 took 10x float32 -> bfloat16's time a element that way). The bits are
+    /// the oracle vectors' (`tests/cast_on_devices.rs`).
+    #[test]
+    fn casts_from_signed_narrow_floats_are_short() {
+        let mut n = 0;
+        for s in DType::ALL {
+            if super::super::narrow::exact_f32(s).is_none() {
+                continue;
+            }
+            for d in DType::ALL {
+                let into = d == DType::Float32 || super::super::facts::from_f32_short(d);
+                if d == s || !into {
+                    continue;
+                }
+                let (helpers, short) = cast_helpers(s, d);
+                assert!(short, "{s} -> {d} is not short");
+                assert!(!helpers.contains("convert(a,"), "{s} -> {d} calls convert");
+                n += 1;
+            }
+        }
+        // bfloat16 and float16 at least, into float32 and each other.
+        assert!(n > 4, "{n} short casts from narrow floats");
+        assert!(cast_helpers(DType::Bfloat16, DType::Float16).1);
+        assert!(cast_helpers(DType::Float16, DType::Bfloat16).1);
+    }
+}

@@ -176,6 +176,57 @@ pub(crate) fn decode(d: DType) -> Option<(String, String)> {
     Some((body, format!("f32_to_{}", d.name())))
 }
 
+/// The body of a function of `v` (a signed narrow float's bits) that returns the
+/// float32 bits of its exact value, its specials included: an infinity as float32's,
+/// an IEEE NaN with its payload in float32's high fraction bits (quieted by the
+/// rounding that follows), a format's one NaN as the quiet NaN of its sign (the dtype
+/// table's rule: `dtype::convert`). A cast from such a dtype into float32, or into a
+/// dtype with an `f32_to_<name>`, is then one rounding in 32-bit integers (and one
+/// exact product for a subnormal, a normal float32), not `convert.wgsl`'s general
+/// path. `None` for a dtype that is not a signed narrow float.
+pub(crate) fn exact_f32(d: DType) -> Option<String> {
+    if !is_narrow(d) {
+        return None;
+    }
+    if d == DType::Bfloat16 {
+        return Some("return v << 16u;".into());
+    }
+    let f = d.float_format()?;
+    if !f.signed() {
+        return None;
+    }
+    let (m, e) = (f.fraction_bits, f.exponent_bits);
+    let emask = (1u32 << e) - 1;
+    let fmask = (1u32 << m) - 1;
+    let sign = 1u32 << (f.bits() - 1);
+    let special = match f.specials {
+        Specials::Ieee => format!(
+            "select(fin, s | 0x7f800000u | (m << {}u), e == {emask:#x}u)",
+            23 - m
+        ),
+        Specials::AllOnesNan => format!(
+            "select(fin, s | 0x7fc00000u, (v & {:#x}u) == {:#x}u)",
+            sign - 1,
+            (emask << m) | fmask
+        ),
+        Specials::NegZeroNan => format!("select(fin, 0xffc00000u, v == {sign:#x}u)"),
+        Specials::Finite => "fin".into(),
+        Specials::UnsignedNoZero | Specials::Unsigned => return None,
+    };
+    Some(format!(
+        "let s = (v & {sign:#x}u) << {}u;
+    let e = (v >> {m}u) & {emask:#x}u;
+    let m = v & {fmask:#x}u;
+    let small = bitcast<u32>(f32(m) * {});
+    let fin = s | select(((e + {}u) << 23u) | (m << {}u), small, e == 0u);
+    return {special};",
+        32 - f.bits(),
+        pow2(1 - f.bias - m as i32),
+        127 - f.bias,
+        23 - m,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -240,6 +240,30 @@ fn conversion(name: &str, (from, to): (DType, DType), store: bool) -> (String, P
     let int = |d: DType| {
         matches!(d.class(), Class::Signed | Class::Unsigned) && d.bits() <= 32 && !d.is_padded()
     };
+    // A signed narrow float's exact float32 bits, rounded once from there.
+    let exact = match super::narrow::exact_f32(from) {
+        Some(dec) if store && from != to && (to == DType::Float32 || from_f32_short(to)) => {
+            Some(dec)
+        }
+        _ => None,
+    };
+    if let Some(dec) = exact {
+        let decode = format!("fn {name}_f32(v: u32) -> u32 {{\n    {dec}\n}}\n");
+        return if to == DType::Float32 {
+            (
+                format!("{decode}{head}let x = {name}_f32(a.x);\n    return vec4<u32>(select(x, x | 0x400000u, (x & 0x7fffffffu) > 0x7f800000u), 0u, 0u, 0u);\n}}"),
+                Path::Short,
+            )
+        } else {
+            (
+                format!(
+                    "{decode}{head}return vec4<u32>(f32_to_{}({name}_f32(a.x)), 0u, 0u, 0u);\n}}",
+                    to.name()
+                ),
+                Path::FromF32,
+            )
+        };
+    }
     let short = if from == to {
         Some("return a;".to_owned())
     } else if store && from == DType::Float32 && from_f32_short(to) {
