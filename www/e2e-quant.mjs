@@ -252,7 +252,10 @@ export async function quantFolders(b, { root, bin }) {
     // A block type as the target, and an output in a folder that is not there: one
     // sentence each, naming the option and the output (not a temporary).
     await assert.rejects(node.convertCheckpoint(gck, join(gg, 'q.safetensors'), { to: 'q4_k_m' }),
-      (e) => e.message.startsWith("convertCheckpoint: Q4_K is one of GGUF's block-quantized types") && e.message.includes('options.to takes a dtype'));
+      (e) => e instanceof TypeError && e.message.startsWith("convertCheckpoint: options.to: Q4_K is one of GGUF's block-quantized types") && e.message.includes('options.to takes a dtype'));
+    // A name of no dtype: a TypeError naming the option, as every option's refusal.
+    await assert.rejects(node.convertCheckpoint(gck, join(gg, 'q.safetensors'), { to: 'flaot16' }),
+      (e) => e instanceof TypeError && e.message.startsWith('convertCheckpoint: options.to: unknown dtype "flaot16" (expected one of float16, bfloat16'));
     const gone = join(gg, 'gone', 'o.safetensors');
     await assert.rejects(node.convertCheckpoint(gck, gone, { to: 'float16' }),
       (e) => e.message === `convertCheckpoint: ${gone}: its folder ${join(gg, 'gone')} does not exist`);
@@ -396,7 +399,7 @@ export async function quantFolders(b, { root, bin }) {
         typo: await (async () => {
           let aborted = false;
           const stream = new WritableStream({ abort() { aborted = true; } });
-          const error = await convertCheckpoint(await openCheckpoint(big), stream, { to: 'flaot16', workers: 2 }).catch((e) => e.message);
+          const error = await convertCheckpoint(await openCheckpoint(big), stream, { to: 'flaot16', workers: 2 }).catch((e) => `${e.name}: ${e.message}`);
           return { error, aborted, locked: stream.locked };
         })(),
         both: await convertCheckpoint(await openCheckpoint(big), new WritableStream(), { to: 'float16', workers: 2, worker: false }).catch((e) => `${e.name}: ${e.message}`),
@@ -415,7 +418,7 @@ export async function quantFolders(b, { root, bin }) {
     assert.equal(shared.quant.sha, sha(want), 'two Workers: the GGUF file\'s 24 block types are nxrig convert\'s');
     assert.deepEqual(shared.stopped, { error: 'AbortError', aborted: true, told: 1 }, 'an abort stops both Workers, the stream aborted, nothing told after it');
     assert.deepEqual(shared.early, { error: 'AbortError', aborted: true }, 'an abort before the start aborts the stream too');
-    assert.ok(shared.typo.error.includes('unknown dtype "flaot16"') && !shared.typo.aborted && !shared.typo.locked, `a refusal in the Workers leaves the stream as it was: ${JSON.stringify(shared.typo)}`);
+    assert.ok(shared.typo.error.startsWith('TypeError: convertCheckpoint: options.to: unknown dtype "flaot16"') && !shared.typo.aborted && !shared.typo.locked, `a refusal in the Workers leaves the stream as it was: ${JSON.stringify(shared.typo)}`);
     assert.match(shared.both, /^TypeError: convertCheckpoint: options\.workers is 2, but worker: false converts on this thread/);
     await page.setInputFiles('#qfiles', splits);
     const split2 = await page.evaluate(async () => {

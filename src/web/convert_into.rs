@@ -35,11 +35,27 @@ const OPTIONS: [(&str, &str); 13] = [
 /// The JS error of `e`, where the command line's options (`--tensors`, `--scheme`,
 /// ...) are `convertCheckpoint`'s (`options.tensors`, `options.scheme`, ...).
 fn option_error(e: Error) -> JsError {
+    JsError::new(&option_message(e))
+}
+
+/// [`option_error`]'s message.
+fn option_message(e: Error) -> String {
     let mut m = format!("nxrig: {}", e.detail().replace("(to_device)", "(toDevice)"));
     for (flag, option) in OPTIONS {
         m = m.replace(flag, option);
     }
-    JsError::new(&m)
+    m
+}
+
+/// `options.to`'s refusal (a name of no dtype, a GGUF block type): a `TypeError`, as
+/// every option's, that names it.
+fn to_error(e: Error) -> JsValue {
+    let m = option_message(e);
+    let m = match m.starts_with("nxrig: options.to") {
+        true => m,
+        false => m.replacen("nxrig: ", "nxrig: options.to: ", 1),
+    };
+    js_sys::TypeError::new(&m).into()
 }
 
 /// What `convertCheckpoint` says of a block-scaled checkpoint: its options
@@ -110,7 +126,7 @@ pub fn convert_checkpoint_into(
     };
     let rig = device.rig.clone();
     future_to_promise(async move {
-        let to = convert::target_dtype(&to).map_err(option_error)?;
+        let to = convert::target_dtype(&to).map_err(to_error)?;
         let mode = if saturate {
             crate::dtype::CastMode::Saturate
         } else {
