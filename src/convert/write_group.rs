@@ -1,6 +1,8 @@
 //! A block-scaled group dequantized into the open file of a sink, a band of rows at a
-//! time, each input's bytes read from whichever file holds them.
+//! time, each input's bytes read from whichever file holds them; on a GPU one band's
+//! output in flight (its read back started behind its work) while the next is read.
 
+use super::ahead::Ahead;
 use super::checkpoint::Checkpoint;
 use super::overflow;
 use super::piece::PIECE_BYTES;
@@ -8,11 +10,49 @@ use super::progress::{At, Progress};
 use super::sink::Sink;
 use super::source::Source;
 use super::write_tensor::{cast_on, write_out};
+use crate::array::AnyArray;
 use crate::dtype::{CastMode, DType, Tally};
 use crate::error::Error;
 use crate::formats::host_size;
 use crate::quant::{Group, Part};
 use crate::rig::{Rig, RigKind};
+
+/// A band's output on its way to the sink: its read back (on a GPU, started when its
+/// work was submitted), the bytes of the group it counts for, whether the group's
+/// last.
+struct Band {
+    out: AnyArray,
+    ahead: Option<Ahead>,
+    share: u64,
+    last: bool,
+}
+
+impl Band {
+    /// The output written to the open file of `sink`, and told.
+    async fn land<K: Sink>(
+        self,
+        sink: &mut K,
+        to: DType,
+        at: &mut At,
+        progress: &mut dyn FnMut(Progress<'_>),
+        tensor: &str,
+        file: &str,
+    ) -> Result<(), Error> {
+        match self.ahead {
+            Some(a) => sink.write_ahead(a).await?,
+            None => write_out(sink, &self.out, to).await?,
+        }
+        at.done += self.share;
+        progress(Progress {
+            done: at.done,
+            total: at.total,
+            tensor,
+            file,
+            tensor_done: self.last,
+        });
+        Ok(())
+    }
+}
 
 /// The group `g` dequantized into `to`, a band of rows at a time (each input's bytes
 /// for the band read from whichever file holds it), into the open file `file` of
@@ -63,6 +103,9 @@ pub(super) async fn write_group<S: Source, K: Sink>(
     let mut counted = 0u64;
     let mut on_device = 0;
     let mut mine = 0;
+    // On a GPU one band's output is in flight, as a tensor's piece is.
+    let queued = !device.host_addressable();
+    let mut flight: Option<Band> = None;
     for (b, band) in bands.iter().enumerate() {
         let share = if b + 1 == bands.len() {
             group_bytes - counted
@@ -71,7 +114,10 @@ pub(super) async fn write_group<S: Source, K: Sink>(
         };
         counted += share;
         if !at.dealt.mine() {
-            // Another run's band.
+            // Another run's band: the one in flight lands first, in order.
+            if let Some(f) = flight.take() {
+                f.land(sink, to, at, progress, &g.name, file).await?;
+            }
             sink.skip().await?;
             continue;
         }
@@ -150,15 +196,29 @@ pub(super) async fn write_group<S: Source, K: Sink>(
                 out
             }
         };
-        write_out(sink, &out, to).await?;
-        at.done += share;
-        progress(Progress {
-            done: at.done,
-            total: at.total,
-            tensor: &g.name,
-            file,
-            tensor_done: b + 1 == bands.len(),
-        });
+        // On a GPU its read back starts now, behind its work, and it is written after
+        // the next band is read and its work submitted.
+        let ahead = match queued && !to.is_padded() {
+            true => Some(sink.read_ahead(&out).map_err(fail)?),
+            false => None,
+        };
+        let band = Band {
+            out,
+            ahead,
+            share,
+            last: b + 1 == bands.len(),
+        };
+        let ready = if queued {
+            flight.replace(band)
+        } else {
+            Some(band)
+        };
+        if let Some(f) = ready {
+            f.land(sink, to, at, progress, &g.name, file).await?;
+        }
+    }
+    if let Some(f) = flight {
+        f.land(sink, to, at, progress, &g.name, file).await?;
     }
     at.finished(
         &g.name,
