@@ -132,6 +132,9 @@ npm run build
 NXRIG_CHECKPOINT="$src" NXRIG_BIN=./target/release/nxrig npm test
 
 step "wasm32 in headless Chromium"
+# The driver's requests wait for the page, which a long synchronous test holds (the
+# kernels suite's longest is about 20 s on a loaded 2-core machine; the default is 20).
+export WASM_BINDGEN_TEST_DRIVER_TIMEOUT=300
 wasm-pack test --headless --chrome --release -- -p nxrig --test vectors --test arrays --test views --test placement --test door --test kernels --test interop --test convert
 
 step "WebGPU in headless Chromium: cast against the vectors, exact add on subnormals, placement, a read pending at a loss"
