@@ -2,15 +2,13 @@
 //! time, each input's bytes read from whichever file holds them; on a GPU one band's
 //! output in flight (its read back started behind its work) while the next is read.
 
-use super::ahead::Ahead;
 use super::checkpoint::Checkpoint;
 use super::overflow;
 use super::piece::PIECE_BYTES;
 use super::progress::{At, Progress};
 use super::sink::Sink;
 use super::source::Source;
-use super::write_tensor::{cast_on, write_out};
-use crate::array::AnyArray;
+use super::write_tensor::{cast_on, Landing};
 use crate::dtype::{CastMode, DType, Tally};
 use crate::error::Error;
 use crate::formats::host_size;
@@ -21,8 +19,7 @@ use crate::rig::{Rig, RigKind};
 /// work was submitted), the bytes of the group it counts for, whether the group's
 /// last.
 struct Band {
-    out: AnyArray,
-    ahead: Option<Ahead>,
+    landing: Landing,
     share: u64,
     last: bool,
 }
@@ -38,10 +35,7 @@ impl Band {
         tensor: &str,
         file: &str,
     ) -> Result<(), Error> {
-        match self.ahead {
-            Some(a) => sink.write_ahead(a).await?,
-            None => write_out(sink, &self.out, to).await?,
-        }
+        self.landing.write(sink, to).await?;
         at.done += self.share;
         progress(Progress {
             done: at.done,
@@ -198,13 +192,8 @@ pub(super) async fn write_group<S: Source, K: Sink>(
         };
         // On a GPU its read back starts now, behind its work, and it is written after
         // the next band is read and its work submitted.
-        let ahead = match queued && !to.is_padded() {
-            true => Some(sink.read_ahead(&out).map_err(fail)?),
-            false => None,
-        };
         let band = Band {
-            out,
-            ahead,
+            landing: Landing::start(sink, out, to, queued).map_err(fail)?,
             share,
             last: b + 1 == bands.len(),
         };

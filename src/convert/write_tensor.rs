@@ -48,13 +48,46 @@ pub(super) async fn write_out<K: Sink>(
     }
 }
 
+/// A piece's (or a band's) output, and on a device that queues its work its read back,
+/// started when the work was submitted (not for a packed output, which is packed on
+/// the host when written).
+pub(super) struct Landing {
+    out: AnyArray,
+    ahead: Option<Ahead>,
+}
+
+impl Landing {
+    /// `out`, its read back started now where `queued`.
+    ///
+    /// # Errors
+    /// A dead buffer; a lost device.
+    pub(super) fn start<K: Sink>(
+        sink: &K,
+        out: AnyArray,
+        to: DType,
+        queued: bool,
+    ) -> Result<Landing, Error> {
+        let ahead = match queued && !to.is_padded() {
+            true => Some(sink.read_ahead(&out)?),
+            false => None,
+        };
+        Ok(Landing { out, ahead })
+    }
+
+    /// The output written to the open file of `sink`.
+    pub(super) async fn write<K: Sink>(self, sink: &mut K, to: DType) -> Result<(), Error> {
+        match self.ahead {
+            Some(a) => sink.write_ahead(a).await,
+            None => write_out(sink, &self.out, to).await,
+        }
+    }
+}
+
 /// A piece's output on its way to the sink: `n` elements, whether the tensor's last,
 /// and for a piece dequantized on a GPU its float32 values and their peaks, tallied
 /// when it lands.
 struct Flying {
-    out: AnyArray,
-    /// Its read back, started when its work was submitted (not for a packed output).
-    ahead: Option<Ahead>,
+    landing: Landing,
     n: u64,
     last: bool,
     check: Option<(AnyArray, AnyArray)>,
@@ -62,24 +95,22 @@ struct Flying {
 
 impl Flying {
     /// The output written to the open file of `sink` (its device's work done by then),
-    /// and the values dequantized on the device tallied into `tally`.
+    /// and the values dequantized on the device tallied into `tally`: its count and
+    /// whether the tensor's last, to be told.
     async fn land<K: Sink>(
         self,
         sink: &mut K,
         to: DType,
         mode: CastMode,
         tally: &mut Tally,
-    ) -> Result<(), Error> {
-        match self.ahead {
-            Some(a) => sink.write_ahead(a).await?,
-            None => write_out(sink, &self.out, to).await?,
-        }
+    ) -> Result<(u64, bool), Error> {
+        self.landing.write(sink, to).await?;
         if let Some((values, peaks)) = &self.check {
             if values.dtype() != to {
                 tally.add(tally_on_device(values, peaks, to, mode).await?);
             }
         }
-        Ok(())
+        Ok((self.n, self.last))
     }
 }
 
@@ -108,8 +139,9 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
     };
     // On a GPU one piece's output is in flight: its read back is submitted behind its
     // cast, and it is written after the next piece is read, uploaded and its cast
-    // submitted, so that the device casts and copies while the host reads. With it, a piece dequantized on the device keeps its
-    // float32 values and their peaks until then, to be tallied.
+    // submitted, so that the device casts and copies while the host reads. With it, a
+    // piece dequantized on the device keeps its float32 values and their peaks until
+    // then, to be tallied.
     let mut flight: Option<Flying> = None;
     // This run's pieces of the tensor.
     let mut mine = 0;
@@ -119,8 +151,7 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
         if !at.dealt.mine() {
             // Another run's piece: the one in flight lands first, in order.
             if let Some(f) = flight.take() {
-                let (n, last) = (f.n, f.last);
-                f.land(sink, to, mode, &mut tally).await?;
+                let (n, last) = f.land(sink, to, mode, &mut tally).await?;
                 told(at, progress, e, file, n, last);
             }
             sink.skip().await?;
@@ -153,14 +184,10 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
         let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
         // On a GPU its read back starts now, behind its cast: it runs while the next
         // piece is read and uploaded.
-        let ahead = match queued && !to.is_padded() {
-            true => Some(sink.read_ahead(&out).map_err(in_tensor)?),
-            false => None,
-        };
+        let landing = Landing::start(sink, out, to, queued).map_err(in_tensor)?;
         from += n;
         let flying = Flying {
-            out,
-            ahead,
+            landing,
             n,
             last: from == numel,
             check,
@@ -171,14 +198,12 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
             Some(flying)
         };
         if let Some(f) = ready {
-            let (n, last) = (f.n, f.last);
-            f.land(sink, to, mode, &mut tally).await?;
+            let (n, last) = f.land(sink, to, mode, &mut tally).await?;
             told(at, progress, e, file, n, last);
         }
     }
     if let Some(f) = flight {
-        let (n, last) = (f.n, f.last);
-        f.land(sink, to, mode, &mut tally).await?;
+        let (n, last) = f.land(sink, to, mode, &mut tally).await?;
         told(at, progress, e, file, n, last);
     }
     let on_device = (mine > 0 || numel == 0)
