@@ -56,7 +56,7 @@ cargo test --release --features cuda
 
 step "the examples: a checkpoint converted on the GPU, a donating function, a kernel of your own"
 for e in convert_checkpoint donate own_kernel; do
-  cargo run --release --quiet --example "$e"
+  cargo run --release --features cuda --quiet --example "$e"
 done
 
 step "DLPack: NumPy 2 and nxrig, both ways, through the C API's shared library and ctypes"

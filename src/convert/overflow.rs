@@ -181,21 +181,55 @@ struct Runs {
     runs: Vec<(u32, Tally)>,
 }
 
+/// An 8- or 16-bit code, compared in its own width (twice the lanes of a `u32`).
+trait Code: Copy + PartialOrd + std::ops::BitAnd<Output = Self> {
+    /// `x` (a code of this width, or a mask of one) in this width.
+    fn of(x: u32) -> Self;
+}
+
+impl Code for u8 {
+    fn of(x: u32) -> u8 {
+        x as u8
+    }
+}
+
+impl Code for u16 {
+    fn of(x: u32) -> u16 {
+        x as u16
+    }
+}
+
 /// The tally of `codes` from their runs ([`runs_of`]): how many codes lie at or past
-/// each run's first, by comparisons the compiler makes SIMD, a block at a time.
-fn count_runs<C: Copy + Into<u32>>(codes: &[C], runs: &Runs) -> Tally {
+/// each run's first, by comparisons the compiler makes SIMD, a block at a time; only
+/// the firsts a run that adds something needs (its own and the next run's), and every
+/// code lies at or past 0.
+fn count_runs<C: Code>(codes: &[C], runs: &Runs) -> Tally {
     let Runs { mask, ref runs } = *runs;
+    let adds = |i: usize| runs.get(i).is_some_and(|r| r.1 != Tally::default());
     let mut at_or_past = vec![0u64; runs.len()];
+    let mut counted = Vec::new();
+    for (i, &(first, _)) in runs.iter().enumerate() {
+        if first == 0 {
+            at_or_past[i] = codes.len() as u64;
+        } else if adds(i) || (i > 0 && adds(i - 1)) {
+            counted.push((i, C::of(first)));
+        }
+    }
+    let m = C::of(mask);
+    // 4096 codes a block: a count fits 16 bits.
     for block in codes.chunks(1 << 12) {
-        for (n, &(first, _)) in at_or_past.iter_mut().zip(runs) {
-            *n += block
+        for &(i, first) in &counted {
+            at_or_past[i] += block
                 .iter()
-                .map(|&c| u32::from(c.into() & mask >= first))
-                .sum::<u32>() as u64;
+                .map(|&c| u16::from(c & m >= first))
+                .sum::<u16>() as u64;
         }
     }
     let mut t = Tally::default();
     for (i, &(_, one)) in runs.iter().enumerate() {
+        if !adds(i) {
+            continue;
+        }
         let n = at_or_past[i] - at_or_past.get(i + 1).copied().unwrap_or(0);
         t.add(Tally {
             overflowed: one.overflowed * n,
@@ -217,23 +251,47 @@ pub(crate) fn may_overflow(peak: f64, to: DType) -> bool {
 
 /// What float32 `values` become cast into `to` in `mode`: a block of 1024 at a time,
 /// its magnitudes against the least that may count (one comparison a value,
-/// vectorized), a block with one at or past it counted value by value.
+/// vectorized); a block with one at or past it has its finite values that overflow and
+/// its infinities counted by their bits (two comparisons a value, vectorized), each
+/// kind then tallied as one value of it (a signed `to` counts every overflowing finite
+/// value alike, and every infinity).
 pub(crate) fn tally_f32(values: &[f32], to: DType, mode: CastMode) -> Tally {
+    const INF: u32 = 0x7F80_0000;
     let mut t = Tally::default();
     if !tallied(DType::Float32, to) {
         return t;
     }
-    let weighted = |v: &[f32]| v.iter().map(|&x| (x as f64, 1)).collect::<Vec<_>>();
     let Some(cut) = crate::dtype::f32_cut(to) else {
-        t.count_weighted(to, mode, weighted(values));
+        t.count_weighted(to, mode, values.iter().map(|&x| (x as f64, 1)));
         return t;
+    };
+    // The least magnitude's bits that overflow: `cut` (the largest float32 at or under
+    // the threshold) where the threshold itself overflows, else the float32 after it.
+    let overflows = |a: u32| threshold(to).is_some_and(|t| t.overflows(f32::from_bits(a) as f64));
+    let over = if cut < INF && !overflows(cut) {
+        cut + 1
+    } else {
+        cut
     };
     for block in values.chunks(1024) {
         let peak = block
             .iter()
             .fold(0, |m, x| m.max(x.to_bits() & 0x7FFF_FFFF));
         if peak >= cut {
-            t.count_weighted(to, mode, weighted(block));
+            // `over <= a < INF` as one unsigned comparison; 32-bit counts (a block's
+            // fit), so that the loop is vectors of four.
+            let (mut past, mut infinite) = (0u32, 0u32);
+            for x in block {
+                let a = x.to_bits() & 0x7FFF_FFFF;
+                past += u32::from(a.wrapping_sub(over) < INF - over);
+                infinite += u32::from(a == INF);
+            }
+            let one_past = f32::from_bits(over) as f64;
+            t.count_weighted(
+                to,
+                mode,
+                [(one_past, past.into()), (f64::INFINITY, infinite.into())],
+            );
         }
     }
     t
@@ -280,6 +338,16 @@ mod tests {
                 ]
                 .into_iter()
                 .chain((0..4096).map(|_| (next() >> 32) as u128))
+                // Each target's cut, and the float32s either side of it, of both signs.
+                .chain(
+                    DType::ALL
+                        .into_iter()
+                        .filter_map(crate::dtype::f32_cut)
+                        .flat_map(|c| {
+                            let c = c as u128;
+                            [c - 1, c, c + 1, c | 1 << 31, (c + 1) | 1 << 31]
+                        }),
+                )
                 .collect(),
             };
             let piece = AnyArray::of_bits(from, &[bits.len()], &bits).unwrap();
