@@ -239,7 +239,7 @@ export async function openCheckpoint(source, options = {}) {
 const OPTIONS = ['to', 'tensors', 'saturate', 'device', 'onProgress', 'signal', 'fileName', 'scheme', 'nibbles', 'keepQuantized', 'worker', 'workers'];
 
 /** The most Workers one conversion takes. */
-const MAX_WORKERS = 8;
+export const MAX_WORKERS = 8;
 
 /** The sink for what the caller gave. */
 function sinkOf(sink, ck, ctx) {
@@ -251,6 +251,15 @@ function sinkOf(sink, ck, ctx) {
   if (typeof sink === 'function') return streamsSink(sink, ctx);
   if (sink && ['open', 'write', 'close', 'commit', 'abort'].every((k) => typeof sink[k] === 'function')) return sink;
   throw optionError('convertCheckpoint', `the sink must be a WritableStream, a FileSystemDirectoryHandle, a function from file name to WritableStream, or a sink object { open, write, close, commit, abort }, got: ${described(sink)}`);
+}
+
+/** Whether this thread converts a share of a conversion (a Node worker thread of
+ * js/node-worker.js says so: it has no `WorkerGlobalScope`). */
+let threadShares = false;
+
+/** Lets `convertCheckpoint` on this thread take `__nxShare` (js/node-worker.js). */
+export function sharesInThisThread() {
+  threadShares = true;
 }
 
 /**
@@ -278,8 +287,9 @@ export async function convertCheckpoint(checkpoint, sink, options) {
   if (!checkpoint.__wbg_ptr) throw new Error(`${fn}: the checkpoint was disposed: open it again with openCheckpoint`);
   if (options === undefined) throw optionError(fn, "options are required: at least { to }, the dtype to convert into (convertCheckpoint(checkpoint, sink, { to: 'bfloat16' }))");
   if (options === null || typeof options !== 'object') throw optionError(fn, `options must be an object with at least { to }, got: ${described(options)}`);
-  // `__nxShare`: a Worker's share of a conversion several share (js/offload.js).
-  const shared = typeof WorkerGlobalScope === 'function' && globalThis instanceof WorkerGlobalScope;
+  // `__nxShare`: a Worker's (or Node worker thread's) share of a conversion several
+  // share (js/offload.js).
+  const shared = threadShares || (typeof WorkerGlobalScope === 'function' && globalThis instanceof WorkerGlobalScope);
   for (const k of Object.keys(options)) if (!OPTIONS.includes(k) && !(shared && k === '__nxShare')) throw optionError(fn, `unknown option ${JSON.stringify(k)} (it takes ${OPTIONS.join(', ')})`);
   const { to, tensors, saturate, device, onProgress, signal, fileName, scheme, nibbles, keepQuantized, worker, workers, __nxShare: share } = options;
   if (typeof to !== 'string') throw optionError(fn, `options.to must be a dtype's name, got: ${described(to)}`);

@@ -544,6 +544,8 @@ export interface ConvertOptions {
    * Worker gives. No cross-origin isolation is needed. Worth it where cores are idle:
    * on a 2-core machine the browser's own reading and copying already keep both busy
    * and two Workers were slower than one. An OPFS folder is written by one Worker.
+   * In Node, a conversion from a path into a path shared among that many worker
+   * threads, the caller's thread writing their output in order.
    */
   workers?: number;
 }

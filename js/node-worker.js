@@ -3,26 +3,79 @@
 // of its own, opens the checkpoint again from its path, converts it and writes the
 // output there (temporaries renamed once all are whole, as on the main thread), so the
 // caller's event loop stays free. Progress goes to the caller; its abort comes as a
-// message.
+// message. Where several threads share a conversion (`workers`), each converts its
+// share and hands its sink steps to the caller, which writes them in order
+// (js/offload.js' protocol, as a page's Workers do: js/worker.js).
 import { parentPort, workerData } from 'node:worker_threads';
 import { init, openCheckpoint, convertCheckpoint } from './node.js';
+import { sharesInThisThread } from './checkpoint.js';
 
 const stop = new AbortController();
+/** The caller's replies to this thread's calls of its sink, by call number. */
+const replies = new Map();
+let calls = 0;
+/** The conversion's steps so far, this thread's and those another does. */
+let steps = 0;
+
+/** Calls the caller's sink: `op` with `args`, resolving with its reply. */
+function call(op, args = [], transfer = []) {
+  const id = ++calls;
+  const step = ++steps;
+  return new Promise((resolve, reject) => {
+    replies.set(id, { resolve, reject });
+    parentPort.postMessage({ kind: 'sink', id, step, op, args }, transfer);
+  });
+}
+
+/** The caller's sink seen from here: each step a call it answers. */
+const sink = {
+  open: (name) => call('open', [name]),
+  write(bytes) {
+    // The conversion's bytes are its own: their buffer moves to the caller, no copy.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const b = own ? bytes : bytes.slice();
+    return call('write', [b], [b.buffer]);
+  },
+  close: () => call('close'),
+  commit: () => call('commit'),
+  abort: () => call('abort'),
+  // A step of the conversion another thread does.
+  skip() {
+    steps++;
+  },
+};
+
 parentPort.on('message', (m) => {
   if (m?.kind === 'abort') stop.abort(new DOMException('The conversion was aborted', 'AbortError'));
+  else if (m?.kind === 'reply') {
+    const r = replies.get(m.id);
+    replies.delete(m.id);
+    if (m.error) r?.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
+    else r?.resolve();
+  } else if (m?.kind === 'convert') convert(m);
 });
 
-try {
-  const wasm = await init();
-  const ck = await openCheckpoint(workerData.source, workerData.openOptions);
-  const report = await convertCheckpoint(ck, workerData.sink, {
-    ...workerData.options,
-    worker: false,
-    signal: stop.signal,
-    onProgress: workerData.progress ? (p) => parentPort.postMessage({ kind: 'progress', ...p }) : undefined,
-  });
-  ck.dispose();
-  parentPort.postMessage({ kind: 'done', report, wasmBytes: wasm.memory.buffer.byteLength });
-} catch (e) {
-  parentPort.postMessage({ kind: 'failed', error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+/** Converts as `m` says: `m.share` [index, count] a share into the caller's sink, else
+ * the whole into the path `m.sink`. */
+async function convert(m) {
+  try {
+    // The caller's compiled module where it sent one, else the package's file.
+    const wasm = await init(m.wasm);
+    const ck = await openCheckpoint(m.origin, m.openOptions);
+    const onProgress = m.progress ? (p) => parentPort.postMessage({ kind: 'progress', ...p }) : undefined;
+    let report;
+    if (m.share) {
+      sharesInThisThread();
+      report = await convertCheckpoint(ck, sink, { ...m.options, worker: false, __nxShare: m.share, signal: stop.signal, onProgress });
+    } else {
+      report = await convertCheckpoint(ck, m.sink, { ...m.options, worker: false, signal: stop.signal, onProgress });
+    }
+    ck.dispose();
+    parentPort.postMessage({ kind: 'done', report, wasmBytes: wasm.memory.buffer.byteLength, wrote: m.share ? 'the caller' : 'this thread' });
+  } catch (e) {
+    parentPort.postMessage({ kind: 'failed', error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+  }
 }
+
+// The one thread of an unshared conversion is told what to do at its start.
+if (workerData?.sink !== undefined) convert({ kind: 'convert', origin: workerData.source, openOptions: workerData.openOptions, sink: workerData.sink, options: workerData.options, progress: workerData.progress });

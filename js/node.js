@@ -16,7 +16,8 @@ import {
   openCheckpoint as openAny,
 } from './index.js';
 import { indexShards } from '../pkg/nxrig.js';
-import { GGUF_SPLIT, asFolder } from './checkpoint.js';
+import { GGUF_SPLIT, MAX_WORKERS, asFolder } from './checkpoint.js';
+import { inWorkers } from './offload.js';
 import { staleWeights } from './sinks.js';
 import { readingAhead } from './sources.js';
 
@@ -258,7 +259,15 @@ export async function convertCheckpoint(checkpoint, sink, options) {
     }
     const name = options?.fileName ?? sink;
     const thread = threadOptions(checkpoint, options);
-    if (thread) return convertInThread(checkpoint, sink, thread, options);
+    if (thread) {
+      // `workers` threads share it; one converts and writes it itself. A `workers`
+      // that is no count from 1 to MAX_WORKERS goes to the thread, which says why.
+      const { workers, ...rest } = thread;
+      if (Number.isInteger(workers) && workers > 1 && workers <= MAX_WORKERS) {
+        return convertShared(checkpoint, pathSink(sink, sharded), { ...rest, fileName: name }, workers, options);
+      }
+      return convertInThread(checkpoint, sink, workers === 1 ? rest : thread, options);
+    }
     return convertAny(checkpoint, pathSink(sink, sharded), { ...options, fileName: name });
   }
   return convertAny(checkpoint, sink, options);
@@ -297,6 +306,66 @@ function threadArgv(argv) {
   return out;
 }
 
+/** A worker thread of js/node-worker.js, started with the caller's Node flags (those
+ * of a script given as text left out; where Node refuses the rest given by name, V8's
+ * and the process's such as --max-old-space-size, without them), and `workerData`. */
+async function nodeThread(workerData) {
+  const { Worker } = await import('node:worker_threads');
+  const url = new URL('./node-worker.js', import.meta.url);
+  const made = { name: 'nxrig convertCheckpoint', workerData };
+  const argv = threadArgv(process.execArgv);
+  if (argv.length !== process.execArgv.length) made.execArgv = argv;
+  try {
+    return new Worker(url, made);
+  } catch (e) {
+    if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+    return new Worker(url, { ...made, execArgv: [] });
+  }
+}
+
+/**
+ * Converts `checkpoint` (opened from a path) into `sink` (a path's sink, written on
+ * this thread) shared by `count` worker threads (js/node-worker.js), as a page's
+ * Workers share one (js/offload.js): each converts its pieces and hands its output
+ * here, written in the file's order. `cloned` the options that cross;
+ * `options.onProgress` is told here (the threads' bytes added up), `options.signal`
+ * aborts it. Resolves to the report (overflow tallies added up); rejects with the
+ * first thread's error, the signal's reason, or what onProgress threw. Every thread is
+ * ended either way, and on a failure nothing is left of the output.
+ */
+async function convertShared(checkpoint, sink, cloned, count, { signal, onProgress } = {}) {
+  signal?.throwIfAborted();
+  // Each thread made before the first is started, so that a refused start throws here.
+  const threads = [];
+  try {
+    for (let k = 0; k < count; k++) threads.push(await nodeThread(null));
+  } catch (e) {
+    await Promise.all(threads.map((w) => w.terminate()));
+    throw e;
+  }
+  // Each thread as js/offload.js drives a Worker.
+  const spawn = (_, k) => {
+    const w = threads[k];
+    const a = { onmessage: null, onerror: null, postMessage: (m, t) => w.postMessage(m, t), terminate: () => w.terminate() };
+    w.on('message', (data) => a.onmessage?.({ data }));
+    w.on('error', (e) => a.onerror?.({ message: e?.message ?? String(e) }));
+    w.on('exit', (code) => a.onerror?.({ message: `it exited (code ${code}) before it finished` }));
+    return a;
+  };
+  const ctx = { signal, failed: undefined };
+  try {
+    const from = { spawn, source: checkpoint.__nxFrom, openOptions: checkpoint.__nxOpenOptions, folder: false };
+    return await inWorkers({ ...from, sink, options: cloned, onProgress, signal, ctx, sinkDir: undefined, count });
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason ?? new DOMException('The conversion was aborted', 'AbortError');
+    if (ctx.failed !== undefined) {
+      const m = ctx.failed instanceof Error ? ctx.failed.message : String(ctx.failed);
+      throw new Error(`convertCheckpoint: options.onProgress threw: ${m} (the conversion stopped and its output was aborted)`, { cause: ctx.failed });
+    }
+    throw e;
+  }
+}
+
 /**
  * Converts `checkpoint` (opened from a path) into the path `sink` in a worker thread
  * (js/node-worker.js): the thread opens the checkpoint again, converts and writes;
@@ -306,24 +375,7 @@ function threadArgv(argv) {
  */
 async function convertInThread(checkpoint, sink, cloned, { signal, onProgress } = {}) {
   signal?.throwIfAborted();
-  const { Worker } = await import('node:worker_threads');
-  const url = new URL('./node-worker.js', import.meta.url);
-  const made = {
-    name: 'nxrig convertCheckpoint',
-    workerData: { source: checkpoint.__nxFrom, openOptions: checkpoint.__nxOpenOptions, sink, options: cloned, progress: onProgress !== undefined },
-  };
-  // A thread inherits the caller's Node flags; those of a script given as text are
-  // left out, and where Node refuses the rest given by name (V8's and the process's,
-  // such as --max-old-space-size), the thread starts without them.
-  const argv = threadArgv(process.execArgv);
-  if (argv.length !== process.execArgv.length) made.execArgv = argv;
-  let worker;
-  try {
-    worker = new Worker(url, made);
-  } catch (e) {
-    if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
-    worker = new Worker(url, { ...made, execArgv: [] });
-  }
+  const worker = await nodeThread({ source: checkpoint.__nxFrom, openOptions: checkpoint.__nxOpenOptions, sink, options: cloned, progress: onProgress !== undefined });
   let failed;
   const onAbort = () => worker.postMessage({ kind: 'abort' });
   try {

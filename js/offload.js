@@ -93,12 +93,22 @@ export async function convertInWorker(checkpoint, sink, options, onProgress, sig
   // An OPFS folder the worker writes itself, through sync access handles.
   const sinkDir = given?.kind === 'directory' && (await inOpfs(given)) ? given : undefined;
   const count = sinkDir || !host ? 1 : workers;
-  return inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, count);
+  const { source, options: openOptions } = checkpoint.__nxCtx.origin;
+  const spawn = () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'nxrig convertCheckpoint' });
+  const folder = !!(checkpoint.sharded || checkpoint.folder);
+  return inWorkers({ spawn, source, openOptions, folder, sink, options, onProgress, signal, ctx, sinkDir, count });
 }
 
-function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, count) {
-  const { source, options: openOptions } = checkpoint.__nxCtx.origin;
-  const all = Array.from({ length: count }, () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'nxrig convertCheckpoint' }));
+/**
+ * Runs a conversion shared by `count` workers that `spawn()` starts (each a Worker, or
+ * an object with a Worker's `postMessage`, `terminate`, `onmessage` and `onerror`:
+ * Node's worker threads, js/node.js), each opening `source` with `openOptions` and
+ * converting its share with `options`; their sink steps go to `sink` here, in the
+ * conversion's order. `sinkDir`: an OPFS folder the one worker writes itself. As
+ * `convertInWorker` says.
+ */
+export function inWorkers({ spawn, source, openOptions, folder, sink, options, onProgress, signal, ctx, sinkDir, count }) {
+  const all = Array.from({ length: count }, spawn);
   let queue = Promise.resolve();
   // The sink's steps by their number in the conversion, until their turn.
   const waiting = new Map();
@@ -191,11 +201,11 @@ function inWorkers(checkpoint, sink, options, onProgress, signal, ctx, sinkDir, 
       };
       worker.postMessage({
         kind: 'convert',
-        wasm: wasmForWorkers.default ? undefined : { module_or_path: wasmForWorkers.module ?? wasmForWorkers.url },
+        wasm: !wasmForWorkers || wasmForWorkers.default ? undefined : { module_or_path: wasmForWorkers.module ?? wasmForWorkers.url },
         origin: source,
         openOptions,
         sinkDir,
-        folder: !!(checkpoint.sharded || checkpoint.folder),
+        folder,
         options,
         share: count > 1 ? [k, count] : undefined,
         progress: onProgress !== undefined,

@@ -286,6 +286,33 @@ export async function quantFolders(b, { root, bin }) {
     assert.ok(!readdirSync(gg).some((n) => n === 'aborted.safetensors' || n.endsWith('.tmp')), 'an aborted thread leaves no file');
     await assert.rejects(node.convertCheckpoint(gck, join(gg, 'bad.safetensors'), { to: 'float17' }), (e) => e instanceof Error && /^convertCheckpoint: .*float17/.test(e.message));
     await assert.rejects(node.convertCheckpoint(gck, join(gg, 'bad.safetensors'), { to: 'float16', tensors: 3 }), (e) => e instanceof TypeError && /options\.tensors/.test(e.message));
+    // Worker threads sharing a conversion (workers: N): each converts its pieces, this
+    // thread writes them in order: one thread's bytes and report (overflow tallies
+    // added up), progress told here and growing, an abort leaving nothing, the
+    // option's refusals.
+    const bigCk = await node.openCheckpoint(join(gg, 'big.safetensors'));
+    const one = await node.convertCheckpoint(bigCk, join(gg, 'big-1.safetensors'), { to: 'float8_e4m3fn' });
+    for (const workers of [2, 3]) {
+      const toldN = [];
+      const r = await node.convertCheckpoint(gck, join(gg, `node-${workers}.safetensors`), { to: 'float16', workers, onProgress: (p) => toldN.push(p.bytesDone) });
+      assert.equal(r.__nxWorkers, workers, `Node: workers: ${workers} threads converted`);
+      assert.ok(readFileSync(join(gg, `node-${workers}.safetensors`)).equals(want), `Node, workers: ${workers}: the GGUF conversion is nxrig convert's`);
+      assert.deepEqual(JSON.parse(JSON.stringify(r)), JSON.parse(JSON.stringify(inThread)), `Node, workers: ${workers}: one thread's report`);
+      assert.ok(toldN.length > 1 && toldN.every((b, i) => i === 0 || b > toldN[i - 1]), `Node, workers: ${workers}: progress told here, growing: ${toldN}`);
+      const rb = await node.convertCheckpoint(bigCk, join(gg, `big-${workers}.safetensors`), { to: 'float8_e4m3fn', workers });
+      assert.ok(readFileSync(join(gg, `big-${workers}.safetensors`)).equals(readFileSync(join(gg, 'big-1.safetensors'))), `Node, workers: ${workers}: float32 -> float8_e4m3fn as one thread`);
+      assert.deepEqual(rb.overflows, one.overflows, `Node, workers: ${workers}: the overflow tallies added up`);
+      assert.ok(one.overflows.length === 1 && one.overflows[0].overflowed > 0, `float8_e4m3fn overflows counted: ${JSON.stringify(one.overflows)}`);
+    }
+    const ac2 = new AbortController();
+    await assert.rejects(node.convertCheckpoint(bigCk, join(gg, 'aborted2.safetensors'), { to: 'float16', workers: 2, signal: ac2.signal, onProgress: () => ac2.abort() }), (e) => e.name === 'AbortError');
+    assert.ok(!readdirSync(gg).some((n) => n === 'aborted2.safetensors' || n.endsWith('.tmp')), 'Node, workers: 2: an abort leaves no file');
+    await assert.rejects(node.convertCheckpoint(bigCk, join(gg, 'w0.safetensors'), { to: 'float16', workers: 0 }), (e) => e instanceof TypeError && /^convertCheckpoint: options\.workers must be a whole number from 1 to 8, got: 0/.test(e.message));
+    await assert.rejects(node.convertCheckpoint(bigCk, join(gg, 'w0.safetensors'), { to: 'float16', workers: 2, worker: false }), (e) => e instanceof TypeError && /options\.workers is 2, but worker: false/.test(e.message));
+    await assert.rejects(node.convertCheckpoint(bigCk, join(gg, 'w0.safetensors'), { to: 'flaot16', workers: 2 }), (e) => e instanceof TypeError && /^convertCheckpoint: options\.to: unknown dtype "flaot16"/.test(e.message));
+    assert.ok(!readdirSync(gg).some((n) => n === 'w0.safetensors' || n.endsWith('.tmp')), 'Node: a refused conversion writes nothing');
+    bigCk.dispose();
+    console.log(`Node: workers: 2 and 3 equal to one thread and to nxrig convert; ${JSON.stringify(one.overflows)}`);
     await page.setInputFiles('#qfiles', [gguf]);
     const ggot = await page.evaluate(async () => {
       const { openCheckpoint, convertCheckpoint, Device } = window.nxrig;
