@@ -218,6 +218,72 @@ pub(super) async fn read_blocks_cast<S: Source>(
     Ok((out, tally))
 }
 
+/// Elements of a float32 piece cast and tallied at a time ([`cast_tallied`]): 256 KiB
+/// of them, a core's cache.
+const FUSED_ELEMENTS: usize = 1 << 16;
+
+/// The float32 host piece `piece` (one axis, its own bytes) cast into `to` on the host
+/// `device`, with the tally of what the rounding did, a cache's worth at a time (its
+/// values read from memory once, not once for the tally and again for the cast);
+/// natively on rayon's pool. `None` where it does not apply (another dtype or layout,
+/// a GPU, a mode [`fuses`] refuses): cast and tally it apart.
+///
+/// # Errors
+/// A dead buffer, or an output the host cannot allocate.
+pub(super) fn cast_tallied(
+    piece: &AnyArray,
+    device: &crate::Rig,
+    to: DType,
+    mode: CastMode,
+) -> Result<Option<(AnyArray, Tally)>, Error> {
+    if piece.dtype() != DType::Float32
+        || piece.shape().len() != 1
+        || !fuses(device, to, mode)
+        || !cfg!(target_endian = "little")
+    {
+        return Ok(None);
+    }
+    let Some(bytes) = piece.own_bytes().transpose()? else {
+        return Ok(None);
+    };
+    let n = piece.shape()[0];
+    let out = AnyArray::create_to_fill(&crate::Rig::host(), to, &[n])?;
+    let out_chunk = to.bytes(FUSED_ELEMENTS)?;
+    let convert = crate::dtype::lanes::converter(DType::Float32, to);
+    let work = |(v, o): (&[u8], &mut [u8])| {
+        let v: &[f32] = bytemuck::try_cast_slice(v).ok()?;
+        convert(bytemuck::cast_slice(v), 0, 1, o, 0, 1, v.len());
+        Some(super::overflow::tally_f32(v, to, mode))
+    };
+    let tallies: Option<Vec<Tally>> = bytes.read(|b| {
+        out.buffer().write(|o| {
+            let in_chunk = FUSED_ELEMENTS * 4;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                use rayon::prelude::*;
+                b.par_chunks(in_chunk)
+                    .zip(o.par_chunks_mut(out_chunk))
+                    .map(work)
+                    .collect()
+            }
+            #[cfg(target_arch = "wasm32")]
+            b.chunks(in_chunk)
+                .zip(o.chunks_mut(out_chunk))
+                .map(work)
+                .collect()
+        })
+    })??;
+    // A view not on a float32's boundary: cast and tallied apart.
+    let Some(tallies) = tallies else {
+        return Ok(None);
+    };
+    let mut tally = Tally::default();
+    for t in tallies {
+        tally.add(t);
+    }
+    Ok(Some((out, tally)))
+}
+
 /// The elements of `e` (of `numel`) a piece reads: [`piece_elements`], whole blocks
 /// of a block-quantized GGUF tensor (a piece of float32 at most), a Fortran-order
 /// tensor whole.

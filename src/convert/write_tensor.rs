@@ -5,7 +5,9 @@
 use super::ahead::Ahead;
 use super::checkpoint::Shard;
 use super::overflow;
-use super::piece::{fuses, read_any, read_blocks_cast, read_blocks_on, step_of, tally_on_device};
+use super::piece::{
+    cast_tallied, fuses, read_any, read_blocks_cast, read_blocks_on, step_of, tally_on_device,
+};
 use super::progress::{told, At, Progress};
 use super::sink::Sink;
 use super::source::Source;
@@ -175,10 +177,18 @@ pub(super) async fn write_tensor<S: Source, K: Sink>(
             }
             _ => {
                 let piece = read_any(shard, e, from, n).await?;
-                if piece.dtype() != to {
+                if piece.dtype() == to {
+                    piece
+                } else if let Some((out, t)) =
+                    cast_tallied(&piece, device, to, mode).map_err(in_tensor)?
+                {
+                    // Cast on the host with its tally, a cache's worth at a time.
+                    tally.add(t);
+                    out
+                } else {
                     tally.add(overflow::tally(&piece, to, mode).map_err(in_tensor)?);
+                    piece
                 }
-                piece
             }
         };
         let out = cast_on(piece, device, to, mode).map_err(in_tensor)?;
