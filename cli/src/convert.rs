@@ -158,7 +158,10 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
         report.bytes_in as f64 / secs / 1e9
     ));
     if let Some(w) = overflow_warning(&report.overflows, mode) {
-        eprintln!("{w}");
+        // Not eprintln!, which panics when standard error cannot be written (a pipe
+        // whose reader is gone): the output is whole and in place by now.
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{w}");
     }
     Ok(())
 }

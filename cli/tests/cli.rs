@@ -41,6 +41,27 @@ fn leftovers(dir: &Path, keep: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The overflow warning written into a standard error whose reader is gone (`2>&1 |
+/// head -1` once head has its line): no panic, the conversion's success.
+#[test]
+fn a_warning_into_a_closed_standard_error_is_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = good(dir.path());
+    let out = dir.path().join("out.safetensors");
+    let mut child = std::process::Command::new(common::BIN)
+        .args(["convert", input.to_str().unwrap(), out.to_str().unwrap()])
+        .args(["--to", "float16"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader gone before the conversion (65520 past float16's largest) warns.
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert!(out.exists(), "the output is in place");
+}
+
 #[test]
 fn convert_converts_floats_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
