@@ -601,13 +601,13 @@ export type CheckpointOutput =
  * (memory bounded by a piece, whatever the file). A sharded checkpoint or a model's
  * folder needs a folder handle or a function from file name to stream (a model's
  * folder's block-scaled weights are dequantized, its config.json rewritten). In Node
- * also a path.
+ * also a path (a string, or a `file:` URL as a string or a `URL`).
  * Rejects with a TypeError naming convertCheckpoint for options of the wrong type or
  * unknown ones, an Error for every other refusal; an abort, an error or a throwing
  * `onProgress` aborts every stream (a `createWritable()` stream leaves its file as it
  * was).
  */
-export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput | string, options: ConvertOptions): Promise<ConvertReport>;
+export function convertCheckpoint(checkpoint: Checkpoint, sink: CheckpointOutput | string | URL, options: ConvertOptions): Promise<ConvertReport>;
 
 // Elementwise operations, each into a fresh array on `x`'s device, NumPy's
 // broadcasting, one dtype, the same bits on the host and WebGPU: floats rounded once

@@ -85,7 +85,7 @@ function called(e, name) {
 function guarded(f, name, of) {
   return function (...args) {
     if (!ready) {
-      throw new Error(`nxrig: call \`await init()\` before ${name} (nxrig's WebAssembly is not loaded yet)`);
+      throw new Error(`${name}: call \`await init()\` first (nxrig's WebAssembly is not loaded yet)`);
     }
     if (of && !this?.__wbg_ptr) {
       throw new Error(`${name}: this ${of} was disposed (or made with \`new\`, which makes none: use ${MADE_BY[of]})`);

@@ -274,6 +274,13 @@ export async function quantFolders(b, { root, bin }) {
       }
       assert.ok(readFileSync(join(gg, 'node-flags.safetensors')).equals(want), `Node ${flags.join(' ')}: the thread's conversion is nxrig convert's`);
     }
+    // Before init: the function called named, once, and the remedy.
+    const early = execFileSync(process.execPath, ['--input-type=module', '-e', `
+      import * as nx from ${JSON.stringify(join(root, 'js/node.js'))};
+      for (const f of [() => nx.openCheckpoint(${JSON.stringify(gguf)}), () => nx.NxArray.fromTypedArray(new Float32Array(2), [2])]) {
+        try { await f(); } catch (e) { console.log(e.message); }
+      }`]).toString().trim().split('\n');
+    assert.deepEqual(early, ['openCheckpoint', 'NxArray.fromTypedArray'].map((f) => `${f}: call \`await init()\` first (nxrig's WebAssembly is not loaded yet)`));
     const here = await node.convertCheckpoint(gck, join(gg, 'node-here.safetensors'), { to: 'float16', worker: false });
     assert.equal(here.__nxWasmBytes, undefined, 'worker: false converts on the calling thread');
     assert.ok(readFileSync(join(gg, 'node-here.safetensors')).equals(want), 'Node: worker: false gives the same bytes');
