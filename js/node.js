@@ -257,7 +257,10 @@ export async function convertCheckpoint(checkpoint, sink, options) {
     if (sharded && (await stat(sink).catch(() => null))?.isDirectory() === false) {
       throw new Error(`convertCheckpoint: ${sink}: the output exists and is not a folder (${checkpoint.folder ? "a model's folder" : 'a sharded checkpoint'} converts into a folder)`);
     }
-    const name = options?.fileName ?? sink;
+    // An existing folder as one file's output: named as a folder, which is refused
+    // saying so (as `nxrig convert` does), not for its missing extension.
+    const folder = !sharded && !sink.endsWith('/') && (await stat(sink).catch(() => null))?.isDirectory();
+    const name = options?.fileName ?? (folder ? `${sink}/` : sink);
     const thread = threadOptions(checkpoint, options);
     if (thread) {
       // `workers` threads share it; one converts and writes it itself. A `workers`

@@ -256,6 +256,11 @@ export async function quantFolders(b, { root, bin }) {
     // A name of no dtype: a TypeError naming the option, as every option's refusal.
     await assert.rejects(node.convertCheckpoint(gck, join(gg, 'q.safetensors'), { to: 'flaot16' }),
       (e) => e instanceof TypeError && e.message.startsWith('convertCheckpoint: options.to: unknown dtype "flaot16" (expected one of float16, bfloat16'));
+    // A folder as one file's output: refused as a folder, nothing written there.
+    const inFolder = readdirSync(gg).length;
+    await assert.rejects(node.convertCheckpoint(gck, gg, { to: 'float16' }),
+      (e) => e.message.startsWith(`convertCheckpoint: ${gg}/: a folder: one file converts into one file`));
+    assert.equal(readdirSync(gg).length, inFolder, 'nothing written into the folder');
     const gone = join(gg, 'gone', 'o.safetensors');
     await assert.rejects(node.convertCheckpoint(gck, gone, { to: 'float16' }),
       (e) => e.message === `convertCheckpoint: ${gone}: its folder ${join(gg, 'gone')} does not exist`);
