@@ -609,6 +609,7 @@ const LONG: usize = 3 * (1 << 19) + 13;
 const PIECE: usize = 1 << 16;
 
 /// `a`'s elements `from..to` (a 1-D view).
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 fn part(a: &AnyArray, from: usize, to: usize) -> AnyArray {
     a.move_(&Move::Slice(vec![Slice::new(
         Some(from as isize),
@@ -620,6 +621,7 @@ fn part(a: &AnyArray, from: usize, to: usize) -> AnyArray {
 }
 
 /// The array's elements as comparable bits: bytes where whole, else unpacked.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 fn contents(a: &AnyArray) -> Vec<u128> {
     if a.dtype().is_sub_byte() {
         a.to_bits_vec().unwrap()
@@ -634,7 +636,9 @@ on_the_hosts! {
     /// float over all its patterns, reversed too; a sub-byte source; bool). The hosts
     /// only: a GPU has no such split (its casts are held to the vectors and to the host
     /// in `cast_on_devices` and `gpu_backend`; these 1.5 M-element casts took 55 s a
-    /// lavapipe device).
+    /// lavapipe device). Not in wasm, which has one thread: no split to compare, and
+    /// these casts held the browser's page for 20 s.
+    #[cfg(not(target_arch = "wasm32"))]
     fn long_casts_split_over_threads_equal_one_thread() {
         let sources = [DType::Float32, DType::Float64, DType::Bfloat16, DType::Int4, DType::Uint64, DType::Bool];
         for s in sources {
