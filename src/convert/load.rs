@@ -106,6 +106,7 @@ pub async fn load<S: Source>(
     let step = step_of(e, numel);
     let mut from = 0;
     let mut queued = 0;
+    let mut uploading: Option<crate::rig::ReadAsync> = None;
     let on_device = e.ggml.filter(|&q| crate::quant::dequantizes_on(q, device));
     let flat = match on_device {
         Some(_) => Some(out.reshape(&[host_size(numel)?])?),
@@ -141,21 +142,27 @@ pub async fn load<S: Source>(
             from += n;
             continue;
         }
+        // Read while the piece before is uploaded.
         let piece = read_any(shard, e, from, n).await?;
         let at = (from * e.dtype.bits() as u64 / 8) as usize;
         let bytes = super::sink::host_bytes(&piece).await?;
-        bytes.read(|b| out.buffer().write_bytes(at, b))??;
         // A GPU's queue takes writes faster than it does them (the browser keeps each in
-        // shared memory until then): after each piece, wait until it has done it.
+        // shared memory until then): one piece's upload in flight, awaited once the
+        // next piece is read, before that one is written.
+        if let Some(done) = uploading.take() {
+            done.await?;
+        }
+        bytes.read(|b| out.buffer().write_bytes(at, b))??;
         queued += bytes.len();
         if !device.host_addressable() && queued >= PIECE_BYTES {
             queued = 0;
-            out.buffer()
-                .view(at, bytes.len().min(4))?
-                .read_async()
-                .await?;
+            // Done when a read of its last bytes, queued behind it, is.
+            uploading = Some(out.buffer().view(at, bytes.len().min(4))?.read_async());
         }
         from += n;
+    }
+    if let Some(done) = uploading {
+        done.await?;
     }
     Ok(out)
 }
