@@ -9,50 +9,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { init, openCheckpoint, convertCheckpoint } from './node.js';
 import { sharesInThisThread } from './checkpoint.js';
+import { relayedSink } from './relay.js';
 
 const stop = new AbortController();
-/** The caller's replies to this thread's calls of its sink, by call number. */
-const replies = new Map();
-let calls = 0;
-/** The conversion's steps so far, this thread's and those another does. */
-let steps = 0;
-
-/** Calls the caller's sink: `op` with `args`, resolving with its reply. */
-function call(op, args = [], transfer = []) {
-  const id = ++calls;
-  const step = ++steps;
-  return new Promise((resolve, reject) => {
-    replies.set(id, { resolve, reject });
-    parentPort.postMessage({ kind: 'sink', id, step, op, args }, transfer);
-  });
-}
-
-/** The caller's sink seen from here: each step a call it answers. */
-const sink = {
-  open: (name) => call('open', [name]),
-  write(bytes) {
-    // The conversion's bytes are its own: their buffer moves to the caller, no copy.
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    const b = own ? bytes : bytes.slice();
-    return call('write', [b], [b.buffer]);
-  },
-  close: () => call('close'),
-  commit: () => call('commit'),
-  abort: () => call('abort'),
-  // A step of the conversion another thread does.
-  skip() {
-    steps++;
-  },
-};
+/** The caller's sink seen from here: each step a message it answers. */
+const { sink, reply } = relayedSink((m, transfer) => parentPort.postMessage(m, transfer));
 
 parentPort.on('message', (m) => {
   if (m?.kind === 'abort') stop.abort(new DOMException('The conversion was aborted', 'AbortError'));
-  else if (m?.kind === 'reply') {
-    const r = replies.get(m.id);
-    replies.delete(m.id);
-    if (m.error) r?.reject(Object.assign(new Error(m.error.message), { name: m.error.name }));
-    else r?.resolve();
-  } else if (m?.kind === 'convert') convert(m);
+  else if (m?.kind === 'reply') reply(m);
+  else if (m?.kind === 'convert') convert(m);
 });
 
 /** Converts as `m` says: `m.share` [index, count] a share into the caller's sink, else

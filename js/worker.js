@@ -6,52 +6,16 @@
 // access handles). Progress goes to the page; the page's abort comes as a message.
 import { init, openCheckpoint, convertCheckpoint } from './index.js';
 import { syncDirectorySink } from './sinks.js';
+import { relayedSink } from './relay.js';
 
-/** The page's replies to this worker's calls of its sink, by call number. */
-const replies = new Map();
-let calls = 0;
-/** The conversion's steps so far, this worker's and those another worker does: the
- * page puts the steps of several workers in this order. */
-let steps = 0;
-
-/** Calls the page's sink: `op` with `args`, resolving with its reply. */
-function call(op, args = [], transfer = []) {
-  const id = ++calls;
-  const step = ++steps;
-  return new Promise((resolve, reject) => {
-    replies.set(id, { resolve, reject });
-    self.postMessage({ kind: 'sink', id, step, op, args }, transfer);
-  });
-}
-
-/** The page's sink seen from here: each step a call it answers. */
-const sink = {
-  reserve: (bytes) => call('reserve', [bytes]),
-  open: (name) => call('open', [name]),
-  write(bytes) {
-    // The conversion's bytes are its own: their buffer moves to the page, no copy.
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    const b = own ? bytes : bytes.slice();
-    return call('write', [b], [b.buffer]);
-  },
-  close: () => call('close'),
-  commit: () => call('commit'),
-  abort: () => call('abort'),
-  // A step of the conversion another worker does.
-  skip() {
-    steps++;
-  },
-};
+/** The page's sink seen from here: each step a message it answers. */
+const { sink, reply } = relayedSink((m, transfer) => self.postMessage(m, transfer));
 
 const stop = new AbortController();
 
 self.onmessage = async ({ data }) => {
-  if (data.kind === 'reply') {
-    const r = replies.get(data.id);
-    replies.delete(data.id);
-    if (data.error) r?.reject(Object.assign(new Error(data.error.message), { name: data.error.name }));
-    else r?.resolve();
-  } else if (data.kind === 'abort') {
+  if (data.kind === 'reply') reply(data);
+  else if (data.kind === 'abort') {
     stop.abort(new DOMException('The conversion was aborted', 'AbortError'));
   } else if (data.kind === 'convert') {
     try {
