@@ -253,7 +253,7 @@ w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onG
     const e = r.errors;
     for (const [k, v] of Object.entries(e)) console.log(`  ${k}: ${v[0]}: ${v[1]}${v[2] ? ` (cause: ${v[2]})` : ''}`);
     const want = {
-      beforeInit: ['Error', /^nxrig: call `await init\(\)` before Device\.host /],
+      beforeInit: ['Error', /^Device\.host: call `await init\(\)` first \(nxrig's WebAssembly is not loaded yet\)$/],
       zeros: ['Error', /^NxArray\.zeros: unknown dtype "flaot16"/],
       cast: ['Error', /^NxArray\.cast: the array was disposed/],
       load: ['Error', /^Checkpoint\.load: .*tensor "no\.such": no tensor of that name/],
@@ -334,7 +334,7 @@ out.gpuMs = Date.now() - t0;
 console.log(JSON.stringify(out));
 `);
   const got = JSON.parse(execFileSync('node', ['node.mjs'], { cwd: proj, timeout: 60000 }).toString());
-  assert.match(got.early, /call `await init\(\)` before Device\.host/);
+  assert.match(got.early, /^Device\.host: call `await init\(\)` first/);
   assert.equal(got.text, 'NxArray(float32 [2, 3] on host: 1, 2, 3, 4, 5, 6)');
   assert.deepEqual(got.nested, [[1, 4], [2, 5], [3, 6]]);
   assert.ok(got.file[0] > 0);
