@@ -274,10 +274,12 @@ pub(crate) fn tally_f32(values: &[f32], to: DType, mode: CastMode) -> Tally {
         cut
     };
     for block in values.chunks(1024) {
-        let peak = block
-            .iter()
-            .fold(0, |m, x| m.max(x.to_bits() & 0x7FFF_FFFF));
-        if peak >= cut {
+        // Whether a magnitude reaches the cut: signed comparisons (both are under
+        // 2^31), which the baseline's vectors have (SSE2 has no unsigned max).
+        let reaches = block.iter().fold(0u32, |r, x| {
+            r | u32::from((x.to_bits() & 0x7FFF_FFFF) as i32 >= cut as i32)
+        });
+        if reaches != 0 {
             // `over <= a < INF` as one unsigned comparison; 32-bit counts (a block's
             // fit), so that the loop is vectors of four.
             let (mut past, mut infinite) = (0u32, 0u32);
