@@ -211,11 +211,7 @@ pub(super) async fn read_blocks_cast<S: Source>(
             })
         })??
         .map_err(|err| in_tensor(shard, e, err))?;
-    let mut tally = Tally::default();
-    for t in tallies {
-        tally.add(t);
-    }
-    Ok((out, tally))
+    Ok((out, tallies.into_iter().sum()))
 }
 
 /// Elements of a float32 piece cast and tallied at a time ([`cast_tallied`]): 256 KiB
@@ -255,21 +251,11 @@ pub(super) fn cast_tallied(
         convert(bytemuck::cast_slice(v), 0, 1, o, 0, 1, v.len());
         Some(super::overflow::tally_f32(v, to, mode))
     };
+    let split = crate::kernels::zip_chunks;
     let tallies: Option<Vec<Tally>> = bytes.read(|b| {
         out.buffer().write(|o| {
-            let in_chunk = FUSED_ELEMENTS * 4;
-            #[cfg(not(target_arch = "wasm32"))]
-            {
-                use rayon::prelude::*;
-                b.par_chunks(in_chunk)
-                    .zip(o.par_chunks_mut(out_chunk))
-                    .map(work)
-                    .collect()
-            }
-            #[cfg(target_arch = "wasm32")]
-            b.chunks(in_chunk)
-                .zip(o.chunks_mut(out_chunk))
-                .map(work)
+            split(b, FUSED_ELEMENTS * 4, o, out_chunk, work)
+                .into_iter()
                 .collect()
         })
     })??;
@@ -277,11 +263,7 @@ pub(super) fn cast_tallied(
     let Some(tallies) = tallies else {
         return Ok(None);
     };
-    let mut tally = Tally::default();
-    for t in tallies {
-        tally.add(t);
-    }
-    Ok(Some((out, tally)))
+    Ok(Some((out, tallies.into_iter().sum())))
 }
 
 /// The elements of `e` (of `numel`) a piece reads: [`piece_elements`], whole blocks

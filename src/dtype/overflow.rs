@@ -228,6 +228,16 @@ impl Tally {
     }
 }
 
+/// Tallies added up (a conversion's pieces', its runs').
+impl std::iter::Sum for Tally {
+    fn sum<I: Iterator<Item = Tally>>(iter: I) -> Tally {
+        iter.fold(Tally::default(), |mut t, one| {
+            t.add(one);
+            t
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

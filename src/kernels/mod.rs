@@ -29,6 +29,9 @@ pub use add::{add, add_donated, add_into};
 pub use c_add::c_add_into;
 pub use elementwise::{Compute, DTypeOrVar, Elementwise, HostBody, RawKernel};
 pub use fill::fill;
+/// Chunks of two byte slices in step on the host's threads (the conversion's fused
+/// casts, GGUF's dequantization).
+pub(crate) use host::split::zip_chunks;
 pub use ops::*;
 
 use crate::array::AnyArray;

@@ -512,20 +512,6 @@ pub fn dequantize_ggml_each<R: Send>(
         }
         r
     };
-    #[cfg(not(target_arch = "wasm32"))]
-    let r: Vec<Vec<R>> = {
-        use rayon::prelude::*;
-        blocks
-            .par_chunks(task * bb)
-            .zip(out.par_chunks_mut(task * out_block))
-            .map(work)
-            .collect()
-    };
-    #[cfg(target_arch = "wasm32")]
-    let r: Vec<Vec<R>> = blocks
-        .chunks(task * bb)
-        .zip(out.chunks_mut(task * out_block))
-        .map(work)
-        .collect();
+    let r = crate::kernels::zip_chunks(blocks, task * bb, out, task * out_block, work);
     Ok(r.into_iter().flatten().collect())
 }

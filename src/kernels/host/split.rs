@@ -62,3 +62,28 @@ pub(crate) fn split(
     let _ = (dt, d0);
     f(0, n, d, 0);
 }
+
+/// `f` of each pair of chunks in step, `a`'s of `a_chunk` bytes and `b`'s of
+/// `b_chunk` (the nth with the nth; the last of each what is left), natively on
+/// rayon's pool, in wasm on the calling thread: the results in the chunks' order.
+pub(crate) fn zip_chunks<R: Send>(
+    a: &[u8],
+    a_chunk: usize,
+    b: &mut [u8],
+    b_chunk: usize,
+    f: impl Fn((&[u8], &mut [u8])) -> R + Sync + Send,
+) -> Vec<R> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        a.par_chunks(a_chunk)
+            .zip(b.par_chunks_mut(b_chunk))
+            .map(f)
+            .collect()
+    }
+    #[cfg(target_arch = "wasm32")]
+    a.chunks(a_chunk)
+        .zip(b.chunks_mut(b_chunk))
+        .map(f)
+        .collect()
+}
