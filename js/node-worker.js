@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { init, openCheckpoint, convertCheckpoint } from './node.js';
 import { sharesInThisThread } from './checkpoint.js';
-import { relayedSink } from './relay.js';
+import { crossing, relayedSink } from './relay.js';
 
 const stop = new AbortController();
 /** The caller's sink seen from here: each step a message it answers. */
@@ -39,7 +39,7 @@ async function convert(m) {
     ck.dispose();
     parentPort.postMessage({ kind: 'done', report, wasmBytes: wasm.memory.buffer.byteLength, wrote: m.share ? 'the caller' : 'this thread' });
   } catch (e) {
-    parentPort.postMessage({ kind: 'failed', error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+    parentPort.postMessage({ kind: 'failed', error: crossing(e) });
   }
 }
 

@@ -4,6 +4,7 @@
 // and casts in an nxrig instance of its own; nothing needs cross-origin isolation. An
 // OPFS folder the worker writes itself, from its wasm memory (sync access handles).
 import { inOpfs } from './sinks.js';
+import { crossing } from './relay.js';
 
 /** What a Worker needs to load nxrig as the page did: `undefined` (the package's
  * `.wasm`, found as the page found it), a URL's text or a `WebAssembly.Module`; `null`
@@ -142,7 +143,7 @@ export function inWorkers({ spawn, source, openOptions, folder, sink, options, o
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     all.forEach((worker, k) => {
-      const reply = (id, e) => worker.postMessage({ kind: 'reply', id, ...(e === undefined ? {} : { error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } }) });
+      const reply = (id, e) => worker.postMessage({ kind: 'reply', id, ...(e === undefined ? {} : { error: crossing(e) }) });
       worker.onmessage = ({ data }) => {
         if (data.kind === 'sink') {
           if (data.op === 'abort') {

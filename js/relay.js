@@ -45,3 +45,9 @@ export function relayedSink(post) {
   };
   return { sink, reply };
 }
+
+/** An error as it crosses to another thread (`postMessage` keeps neither its class
+ * nor, everywhere, its name): its name and message. */
+export function crossing(e) {
+  return { name: e?.name ?? 'Error', message: e?.message ?? String(e) };
+}

@@ -6,7 +6,7 @@
 // access handles). Progress goes to the page; the page's abort comes as a message.
 import { init, openCheckpoint, convertCheckpoint } from './index.js';
 import { syncDirectorySink } from './sinks.js';
-import { relayedSink } from './relay.js';
+import { crossing, relayedSink } from './relay.js';
 
 /** The page's sink seen from here: each step a message it answers. */
 const { sink, reply } = relayedSink((m, transfer) => self.postMessage(m, transfer));
@@ -36,7 +36,7 @@ self.onmessage = async ({ data }) => {
       // Its wasm memory at the end: its peak (wasm memory never shrinks).
       self.postMessage({ kind: 'done', report, wasmBytes: wasm.memory.buffer.byteLength, wrote: sync ? 'sync access handles' : 'the page' });
     } catch (e) {
-      self.postMessage({ kind: 'failed', error: { name: e?.name ?? 'Error', message: e?.message ?? String(e) } });
+      self.postMessage({ kind: 'failed', error: crossing(e) });
     }
   }
 };
