@@ -5,27 +5,10 @@
 // convert.wgsl (rounded to nearest, ties to even; floats into integers truncated and
 // saturated, NaN to 0); nxrig's tests check both against the oracle vectors.
 
-// round(m / 2^s) to nearest, ties to even, for s in 1..=31.
-fn shr_even(m: u32, s: u32) -> u32 {
-    let q = m >> s;
-    let rem = m & ((1u << s) - 1u);
-    let half = 1u << (s - 1u);
-    return q + select(0u, 1u, rem > half || (rem == half && (q & 1u) == 1u));
-}
-
-// A float32 below the target's smallest normal, as a multiple of the target's
-// smallest subnormal 2^-k: round(value * 2^k), or 0 below half of it.
-fn subnormal(a: u32, k: u32) -> u32 {
-    let e = a >> 23u;
-    // value = m * 2^(e - 150); times 2^k is m / 2^(150 - k - e).
-    let s = 150u - k - e;
-    if (e == 0u || s > 24u) { return 0u; }
-    return shr_even((a & 0x7fffffu) | 0x800000u, s);
-}
-
+// Without a branch, as every conversion here (a CPU adapter runs each side of one).
 fn f32_to_bfloat16(x: u32) -> u32 {
-    if ((x & 0x7fffffffu) > 0x7f800000u) { return (x >> 16u) | 0x40u; }
-    return (x + 0x7fffu + ((x >> 16u) & 1u)) >> 16u;
+    let r = (x + 0x7fffu + ((x >> 16u) & 1u)) >> 16u;
+    return select(r, (x >> 16u) | 0x40u, (x & 0x7fffffffu) > 0x7f800000u);
 }
 
 // |x| truncated toward zero, for |x| < 2^32 (e < 159). Without a branch (a CPU
