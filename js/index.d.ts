@@ -542,8 +542,8 @@ export interface ConvertOptions {
    * absent): each its own nxrig instance and wasm memory (30 to 50 MiB each), the
    * pieces dealt among them in turn and written in order, the report the one a single
    * Worker gives. No cross-origin isolation is needed. Worth it where cores are idle:
-   * on a 2-core machine the browser's own reading and copying already keep both busy
-   * and two Workers were slower than one. An OPFS folder is written by one Worker.
+   * on a 2-core machine two Workers converted float32 into bfloat16 at 1.2 times one's
+   * rate, bfloat16 into float16 at 1.35 times. An OPFS folder is written by one Worker.
    * In Node, a conversion from a path into a path shared among that many worker
    * threads, the caller's thread writing their output in order.
    */

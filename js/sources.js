@@ -17,19 +17,26 @@ export function checked(ctx) {
   if (ctx?.failed !== undefined) throw ctx.failed;
 }
 
-/** `read(start, end)` that starts reading the next range of the same length as it
- * returns one, so that reading overlaps nxrig's work on the piece before (one piece
- * ahead: a conversion reads a tensor's pieces in order). */
+/** `read(start, end)` that starts reading the range it expects next as it returns
+ * one, so that reading overlaps nxrig's work on the piece before (one range ahead, of
+ * the same length). Expected next: as far past this range's start as this start is
+ * past the one before (a conversion reads a tensor's pieces in order: the next piece,
+ * or in a share of `workers` the piece `workers` on), else the range just after. A
+ * read of another range drops the one read ahead. */
 export function readingAhead(read, size) {
   let next = null;
+  let last = null;
   return (start, end) => {
     const p = next && next.start === start && next.end === end ? next.promise : read(start, end);
     next = null;
     const len = end - start;
-    if (len >= 1 << 20 && end < size) {
-      const promise = read(end, Math.min(size, end + len));
+    const at = last !== null && start > last ? start + (start - last) : end;
+    last = start;
+    if (len >= 1 << 20 && at < size) {
+      const stop = Math.min(size, at + len);
+      const promise = read(at, stop);
       promise.catch(() => {});
-      next = { start: end, end: Math.min(size, end + len), promise };
+      next = { start: at, end: stop, promise };
     }
     return p;
   };
