@@ -53,27 +53,43 @@ fn ended(r: std::io::Result<()>) {
 
 /// Installs the handlers: on SIGINT, SIGTERM or SIGHUP the temporary files are removed
 /// (output being renamed into place is waited for: it is then whole) and the process
-/// exits with 130; SIGXFSZ is ignored, so that a write past a file
-/// size limit fails with an error (and its temporary is removed).
+/// exits with 128 plus the signal's number, as a shell reports a process the signal
+/// ended (130, 143, 129; elsewhere Ctrl-C, 130); SIGXFSZ is ignored, so that a write
+/// past a file size limit fails with an error (and its temporary is removed).
 pub fn install_handlers() {
-    let _ = ctrlc::set_handler(|| {
-        // Waits for output being renamed into place: all of it, or none.
-        nxrig::formats::remove_temporaries();
-        let said = if nxrig::formats::committed() {
-            "nxrig: interrupted after the output was written whole"
-        } else {
-            "nxrig: interrupted; no output written"
-        };
-        let _ = writeln!(std::io::stderr(), "{said}");
-        std::process::exit(130);
-    });
     #[cfg(unix)]
-    // SAFETY: setting a signal's disposition has no other effect; `bus` only removes
-    // files and writes to a descriptor before it ends the process.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-        libc::signal(libc::SIGBUS, bus as *const () as libc::sighandler_t);
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    interrupted(128 + signal);
+                }
+            });
+        }
+        // SAFETY: setting a signal's disposition has no other effect; `bus` only removes
+        // files and writes to a descriptor before it ends the process.
+        unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            libc::signal(libc::SIGBUS, bus as *const () as libc::sighandler_t);
+        }
     }
+    #[cfg(not(unix))]
+    let _ = ctrlc::set_handler(|| interrupted(130));
+}
+
+/// An interrupt: the temporaries go (output being renamed into place is waited for),
+/// one line says whether the output was written whole, and the process ends with
+/// `status`.
+fn interrupted(status: i32) -> ! {
+    nxrig::formats::remove_temporaries();
+    let said = if nxrig::formats::committed() {
+        "nxrig: interrupted after the output was written whole"
+    } else {
+        "nxrig: interrupted; no output written"
+    };
+    let _ = writeln!(std::io::stderr(), "{said}");
+    std::process::exit(status);
 }
 
 /// SIGBUS: a mapped input file shrank while it was read (another process truncated
