@@ -193,7 +193,7 @@ fn overflow_warning(overflows: &[Overflow], mode: CastMode) -> Option<String> {
             ""
         };
         what.push(format!(
-            "{over} values past {}'s largest finite{sat}",
+            "{over} finite values past {}'s largest finite{sat}",
             first.dtype
         ));
     }

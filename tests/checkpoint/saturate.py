@@ -90,7 +90,7 @@ def main(nxrig, out, devices):
                 assert len(line) == 1, said
                 line = line[0]
                 assert "w.big" in line and "w.small" not in line, line
-                assert f"{over} values past {name}'s largest finite" in line, line
+                assert f"{over} finite values past {name}'s largest finite" in line, line
                 if saturate:
                     assert "saturated to it" in line and "became" not in line, line
                 elif name == "float16":
