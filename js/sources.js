@@ -19,10 +19,11 @@ export function checked(ctx) {
 
 /** `read(start, end)` that starts reading the range it expects next as it returns
  * one, so that reading overlaps nxrig's work on the piece before (one range ahead, of
- * the same length). Expected next: as far past this range's start as this start is
- * past the one before (a conversion reads a tensor's pieces in order: the next piece,
- * or in a share of `workers` the piece `workers` on), else the range just after. A
- * read of another range drops the one read ahead. */
+ * the same length). Expected next: the range just after, where this one starts where
+ * the one before ended (a conversion reads a tensor's pieces in order, and tensors
+ * that follow each other); else as far past this start as it is past the one before
+ * (in a share of `workers`, the piece `workers` on). A read of another range drops the
+ * one read ahead. */
 export function readingAhead(read, size) {
   let next = null;
   let last = null;
@@ -30,8 +31,8 @@ export function readingAhead(read, size) {
     const p = next && next.start === start && next.end === end ? next.promise : read(start, end);
     next = null;
     const len = end - start;
-    const at = last !== null && start > last ? start + (start - last) : end;
-    last = start;
+    const at = last && start !== last.end && start > last.start ? start + (start - last.start) : end;
+    last = { start, end };
     if (len >= 1 << 20 && at < size) {
       const stop = Math.min(size, at + len);
       const promise = read(at, stop);

@@ -304,17 +304,20 @@ export async function quantFolders(b, { root, bin }) {
     // option's refusals.
     // Each thread's source reads ahead the piece it reads next: in a share of N, the
     // piece N on (the next one is another thread's: read and dropped, every piece read
-    // twice). Its reads, a MiB a piece: in order, then in a share of 3.
+    // twice). Its reads (MiB): in order, in a share of 3, and across a tensor's
+    // shorter last piece into the next tensor.
     const { readingAhead } = await import(pathToFileURL(join(root, 'js/sources.js')).href);
     const M = 1 << 20;
-    const readsOf = async (pieces) => {
+    const readsOf = async (ranges) => {
       const reads = [];
       const read = readingAhead(async (s, e) => { reads.push(`${s / M}-${e / M}`); return new Uint8Array(e - s); }, 64 * M);
-      for (const k of pieces) assert.equal((await read(k * M, (k + 1) * M)).length, M);
+      for (const [s, e] of ranges) assert.equal((await read(s * M, e * M)).length, (e - s) * M);
       return reads;
     };
-    assert.deepEqual(await readsOf([0, 1, 2, 3]), ['0-1', '1-2', '2-3', '3-4', '4-5'], 'in order: each piece read once, the next one ahead');
-    assert.deepEqual(await readsOf([0, 3, 6, 9]), ['0-1', '1-2', '3-4', '6-7', '9-10', '12-13'], "a share of 3: after its first guess, its own next piece ahead");
+    const pieces = (ks) => ks.map((k) => [k, k + 1]);
+    assert.deepEqual(await readsOf(pieces([0, 1, 2, 3])), ['0-1', '1-2', '2-3', '3-4', '4-5'], 'in order: each piece read once, the next one ahead');
+    assert.deepEqual(await readsOf(pieces([0, 3, 6, 9])), ['0-1', '1-2', '3-4', '6-7', '9-10', '12-13'], 'a share of 3: after its first guess, its own next piece ahead');
+    assert.deepEqual(await readsOf([[0, 2], [2, 3], [3, 5], [5, 7]]), ['0-2', '2-4', '2-3', '3-4', '3-5', '5-7', '7-9'], 'after a shorter piece, the next tensor: the range just after');
     const bigCk = await node.openCheckpoint(join(gg, 'big.safetensors'));
     const one = await node.convertCheckpoint(bigCk, join(gg, 'big-1.safetensors'), { to: 'float8_e4m3fn' });
     for (const workers of [2, 3]) {
