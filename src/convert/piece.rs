@@ -251,10 +251,9 @@ pub(super) fn cast_tallied(
         convert(bytemuck::cast_slice(v), 0, 1, o, 0, 1, v.len());
         Some(super::overflow::tally_f32(v, to, mode))
     };
-    let split = crate::kernels::zip_chunks;
     let tallies: Option<Vec<Tally>> = bytes.read(|b| {
         out.buffer().write(|o| {
-            split(b, FUSED_ELEMENTS * 4, o, out_chunk, work)
+            crate::kernels::zip_chunks(b, FUSED_ELEMENTS * 4, o, out_chunk, work)
                 .into_iter()
                 .collect()
         })
