@@ -39,9 +39,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-# Each step's heading, with the seconds the step before it took (and the run so far).
+# The GiB free on the file system that holds $1.
+free_gib() { df -Pk "$1" | awk 'NR == 2 { printf "%.1f", $4 / 1048576 }'; }
+# Each step's heading, with the seconds the step before it took (and the run so far),
+# and the disk left here and in TMPDIR (the web tests make 1.2 GiB of sparse
+# checkpoints there and write outputs of up to 2.5 GiB, one at a time).
 step() {
-  if [ -n "${step_at:-}" ]; then printf '=== (%d s; %d s in all)\n' $((SECONDS - step_at)) "$SECONDS"; fi
+  if [ -n "${step_at:-}" ]; then printf '=== (%d s; %d s in all; %s GiB free here, %s GiB in %s)\n' $((SECONDS - step_at)) "$SECONDS" "$(free_gib .)" "$(free_gib "${TMPDIR:-/tmp}")" "${TMPDIR:-/tmp}"; fi
   step_at=$SECONDS
   printf '\n=== %s\n' "$*"
 }
