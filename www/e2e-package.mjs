@@ -20,9 +20,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { step } from './e2e-step.mjs';
 
 
@@ -54,6 +54,19 @@ export async function tarball(browser, { root, out, serve }) {
   for (const p of ['onnxruntime-web', 'onnxruntime-common', 'http-server', '@webgpu/types']) {
     symlinkSync(join(root, 'node_modules', p), join(proj, 'node_modules', p), 'dir');
   }
+  // Every relative link of the package's Markdown (its README's to the docs, the
+  // changelog, the benchmarks) names a file the tarball holds.
+  const pkg = join(proj, 'node_modules', 'nxrig');
+  const broken = [];
+  const markdown = (d) => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'node_modules' ? [] : markdown(join(d, e.name))) : e.name.endsWith('.md') ? [join(d, e.name)] : []));
+  const pages = markdown(pkg);
+  for (const md of pages) {
+    for (const [, link] of readFileSync(md, 'utf8').matchAll(/\]\(([^)#\s]+)/g)) {
+      if (!/^[a-z]+:/.test(link) && !existsSync(join(dirname(md), link))) broken.push(`${relative(pkg, md)}: ${link}`);
+    }
+  }
+  assert.deepEqual(broken, [], "the package's Markdown links to files it holds");
+  console.log(`the package's ${pages.length} Markdown files: every relative link resolves in it`);
   const bin = (p) => join(root, 'node_modules', '.bin', p);
   // Both TypeScripts by path: each has a `tsc` bin, and node_modules/.bin holds one.
   const tsc5 = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
