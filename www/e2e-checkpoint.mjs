@@ -15,8 +15,9 @@
 // asserted.
 // The checkpoints are sparse files: in each MiB of a tensor's data its first and last
 // 64 KiB are patterned bytes and the rest a hole (zeros that take no disk), so the
-// 9.3 GiB of inputs take about 1.2 GiB of disk; the step checks the disk has room for
-// them, nxrig convert's outputs kept for the comparisons and one output at a time.
+// 9.3 GiB of inputs take about 1.2 GiB of disk. nxrig convert's outputs are kept as
+// digests (SHA-256 of each 64 MiB), each output is removed once compared: the disk
+// holds one output at a time, and the step checks there is room first.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -130,7 +131,7 @@ export function writeCheckpoint(path, tensors, metadata, sparse = false) {
     writeSync(fd, len);
     writeSync(fd, json);
     let k = 0;
-    let at = 8 + json.length;
+    let pos = 8 + json.length;
     for (const n of sizes) {
       for (let done = 0; done < n; done += BLOCK) {
         pattern[0] = k++;
@@ -144,13 +145,13 @@ export function writeCheckpoint(path, tensors, metadata, sparse = false) {
         if (done + len === n) parts.push(Math.max(0, len - STRIPE));
         for (const from of parts) {
           const to = Math.min(from + STRIPE, len);
-          if (to > from) writeSync(fd, new Uint8Array(pattern.buffer, from, to - from), 0, to - from, at + done + from);
+          if (to > from) writeSync(fd, new Uint8Array(pattern.buffer, from, to - from), 0, to - from, pos + done + from);
         }
       }
-      at += n;
+      pos += n;
     }
     // The holes up to the end.
-    ftruncateSync(fd, at);
+    ftruncateSync(fd, pos);
   } finally {
     closeSync(fd);
   }
