@@ -195,7 +195,8 @@ function unsharded(ctx) {
  * `config.json`) that holds a `config.json` or `hf_quant_config.json` is a model's
  * folder: its configuration is read (a block-scaled scheme, `ck.scheme`) and its other
  * files are copied by a conversion.
- * `options.requestInit`: what `fetch` gets for a URL (headers, credentials).
+ * `options.requestInit`: what `fetch` gets for a URL (headers, credentials; its
+ * `cache` `'no-store'` unless given).
  * `options.npyDtype`: the dtype (a name, as `'bfloat16'` or `'float4_e2m1fn'`) of a
  * `.npy` file's void elements (`|V1`, `<V2`: NumPy saves ml_dtypes' arrays so);
  * refused for any other file.

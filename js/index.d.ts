@@ -460,7 +460,11 @@ export class Checkpoint {
 
 /** Options of `openCheckpoint`. */
 export interface OpenCheckpointOptions {
-  /** What `fetch` gets for a URL source (headers, credentials). */
+  /**
+   * What `fetch` gets for a URL source (headers, credentials). Its `cache` is
+   * `'no-store'` unless given: a browser answers a Range request from a whole answer it
+   * cached, whose ranges are of its compressed bytes where the server compressed it.
+   */
   requestInit?: RequestInit;
   /**
    * The dtype of a `.npy` file's void elements (`|V1`, `<V2`: NumPy saves ml_dtypes'

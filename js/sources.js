@@ -87,6 +87,10 @@ async function get(url, init, ctx, headers) {
   checked(ctx);
   try {
     return await fetch(url, {
+      // Not the HTTP cache, unless the caller says so: a browser answers a Range
+      // request from a cached whole response, and where that response was compressed
+      // (a development server's gzip) its ranges are the compressed bytes'.
+      cache: 'no-store',
       ...init,
       headers: { ...(init?.headers ?? {}), ...headers },
       signal: ctx?.signal ?? init?.signal,
@@ -97,15 +101,18 @@ async function get(url, init, ctx, headers) {
   }
 }
 
-/** A source over a URL, read with HTTP Range requests. The first request finds the
- * size (`Content-Range`) and the version (`ETag`, `Last-Modified`); a server that
- * ignores Range (a 200 with the whole body) is refused at once, its body never read;
- * every later read checks its status, its range, its length and the version.
+/** A source over a URL, read with HTTP Range requests. The first request (the first 8
+ * bytes: a `bytes=0-0` is answered with the whole file by some servers, Vite's among
+ * them) finds the size (`Content-Range`) and the version (`ETag`, `Last-Modified`); a
+ * server that ignores Range (a 200 with the whole body) is refused at once, its body
+ * never read; every later read
+ * checks its status, its range, its length and the version, and reads no more of a
+ * body than the range it asked for.
  * `missing`: `undefined` where the server has no such file (404, or an HTML page in its
  * place: a development server's fallback), not an error. */
 export async function urlSource(url, init, ctx, { missing = false } = {}) {
   const href = String(url);
-  const r = await get(href, init, ctx, { Range: 'bytes=0-0' });
+  const r = await get(href, init, ctx, { Range: 'bytes=0-7' });
   if (missing && r.status === 404) {
     await r.body?.cancel().catch(() => {});
     return undefined;
@@ -129,7 +136,7 @@ export async function urlSource(url, init, ctx, { missing = false } = {}) {
     await r.body?.cancel().catch(() => {});
     throw urlError(href, `the server answered ${r.status} ${r.statusText} to a Range request`);
   }
-  await r.arrayBuffer();
+  await bodyBytes(r, 8);
   const range = /\/(\d+)\s*$/.exec(r.headers.get('content-range') ?? '');
   if (!range) {
     throw urlError(href, 'the server gave no Content-Range with the file\'s size (a cross-origin server must expose it: Access-Control-Expose-Headers: Content-Range)');
@@ -166,7 +173,7 @@ export async function urlSource(url, init, ctx, { missing = false } = {}) {
     }
     let bytes;
     try {
-      bytes = new Uint8Array(await p.arrayBuffer());
+      bytes = await bodyBytes(p, end - start);
     } catch (e) {
       checked(ctx);
       throw urlError(href, `bytes ${start}-${end - 1}: the body broke off: ${e.message}`, e);
@@ -176,6 +183,42 @@ export async function urlSource(url, init, ctx, { missing = false } = {}) {
     }
     return bytes;
   }
+}
+
+/** At most the first `n` bytes of a response's body, as one `Uint8Array`. A body whose
+ * Content-Length is at most `n` is read whole; another (a range larger than asked for,
+ * or no length) is read as a stream up to `n` bytes, and the rest cancelled, unread. */
+async function bodyBytes(r, n) {
+  const length = r.headers.get('content-length');
+  if (!r.body || (length !== null && Number(length) <= n)) return new Uint8Array(await r.arrayBuffer());
+  const reader = r.body.getReader();
+  const parts = [];
+  let got = 0;
+  let done = false;
+  while (got < n && !done) {
+    const next = await reader.read();
+    done = next.done;
+    if (!done) {
+      parts.push(next.value);
+      got += next.value.byteLength;
+    }
+  }
+  // Exactly `n`: the end is likely next (a body of unknown length); more: cancelled.
+  if (!done && got === n) {
+    const next = await reader.read();
+    done = next.done;
+    if (!done) got += next.value.byteLength;
+  }
+  if (!done) await reader.cancel().catch(() => {});
+  const out = new Uint8Array(Math.min(got, n));
+  let at = 0;
+  for (const p of parts) {
+    if (at === out.byteLength) break;
+    const take = Math.min(p.byteLength, out.byteLength - at);
+    out.set(take === p.byteLength ? p : p.subarray(0, take), at);
+    at += take;
+  }
+  return out;
 }
 
 function emptyUrl(href) {

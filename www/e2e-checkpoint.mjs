@@ -312,6 +312,7 @@ export async function checkpoints({ flags, root, bin }) {
     if (free < need) throw new Error(`the checkpoint tests need ${(need / GiB).toFixed(1)} GiB free in ${tmpdir()} (TMPDIR), and it has ${(free / GiB).toFixed(1)} GiB`);
     t0 = Date.now();
     const { bytes, shardBytes } = makeCheckpoints(dir, scale);
+    writeCheckpoint(join(dir, 'small.safetensors'), [['x', 'F32', [4096]]]);
     const onDisk = du(dir);
     console.log(`big.safetensors ${(bytes / GiB).toFixed(2)} GiB of tensors, sharded ${(shardBytes / GiB).toFixed(2)} GiB, made in ${(Date.now() - t0) / 1000} s; ${(onDisk / GiB).toFixed(2)} GiB on disk, ${(free / GiB).toFixed(1)} GiB free before`);
 
@@ -560,6 +561,29 @@ export async function checkpoints({ flags, root, bin }) {
       } catch (err) {
         out.changing = err.message;
       }
+      // A server that answers a Range with the rest of the file (Vite's, for
+      // bytes=0-0): the open and a tensor's read take what they asked for, no more.
+      const same = async (a, b) => {
+        const [x, y] = [await a.toTypedArray(), await b.toTypedArray()];
+        const [u, v] = [new Uint8Array(x.buffer, x.byteOffset, x.byteLength), new Uint8Array(y.buffer, y.byteOffset, y.byteLength)];
+        return u.length === v.length && u.every((z, i) => z === v[i]);
+      };
+      try {
+        const toEnd = await openCheckpoint('/data/big.safetensors?rangetoend');
+        out.rangeToEnd = await same(await toEnd.load('ids'), await (await openCheckpoint('/data/big.safetensors')).load('ids'));
+      } catch (err) {
+        out.rangeToEnd = err.message;
+      }
+      // A whole answer the browser cached, gzipped (vite preview's), before the open:
+      // the ranges read are the file's, not the cache's compressed bytes.
+      try {
+        await (await fetch('/data/small.safetensors?cacheable')).arrayBuffer();
+        const small = await openCheckpoint('/data/small.safetensors?cacheable');
+        out.cached = await same(await small.load('x'), await (await openCheckpoint('/data/small.safetensors')).load('x'));
+      } catch (err) {
+        out.cached = err.message;
+      }
+
       const gpu = await Device.gpu();
       const e = await ck.load('e', gpu);
       const head = await e.slice([[0, 4]]).toTypedArray();
@@ -590,6 +614,10 @@ export async function checkpoints({ flags, root, bin }) {
     assert.deepEqual(edge.left, [], 'an aborted conversion into OPFS leaves no file');
     assert.match(edge.norange, /^openCheckpoint: .*big\.safetensors\?norange: the server ignores HTTP Range requests/);
     assert.match(edge.changing, /big\.safetensors\?changing: tensor "ids": .*the file changed while it was read/, 'a file changed between reads');
+    assert.equal(edge.rangeToEnd, true, 'a tensor read from a server that answers a Range with the rest of the file');
+    console.log(`a server that answers a Range with the rest of the file: ${(server.counted.rangeToEndBytes / MiB).toFixed(1)} MiB read of it for the open and an 8 MiB tensor`);
+    assert.ok(server.counted.rangeToEndBytes < 256 * MiB, `the rest of each answer not read: ${server.counted.rangeToEndBytes} bytes`);
+    assert.equal(edge.cached, true, 'a file whose whole answer the browser cached gzipped, read by ranges');
     assert.equal(edge.load[0], 'float32');
     assert.equal(edge.load[2], true);
     // The first words of the shard's last block of e: its block number, then the pattern.
