@@ -31,6 +31,30 @@ pub struct Args<'a> {
     pub keep_quantized: Option<&'a str>,
 }
 
+/// A device's error from `Rig::by_name` as the option's: `--device: no device named
+/// "gpu7" (devices: ...)`, not the library's function.
+fn as_option(e: Error) -> Error {
+    match e {
+        Error::Invalid {
+            op: "Rig::by_name",
+            reason,
+            operands,
+        } => Error::Invalid {
+            op: "--device",
+            reason,
+            operands,
+        },
+        Error::NoDevice {
+            op: "Rig::by_name",
+            reason,
+        } => Error::NoDevice {
+            op: "--device",
+            reason,
+        },
+        e => e,
+    }
+}
+
 /// The scheme as `--scheme` and `--nibbles` settle it.
 pub fn choice(scheme: Option<&str>, nibbles: &str) -> Result<Choice, Error> {
     let nibbles = nibbles.parse()?;
@@ -103,7 +127,7 @@ pub fn convert(a: Args<'_>) -> Result<(), Error> {
     let device = if device == "host" {
         Rig::host()
     } else {
-        without_driver_chatter(|| Rig::by_name(device))?
+        without_driver_chatter(|| Rig::by_name(device)).map_err(as_option)?
     };
     let bar = ProgressBar::new(plan.bytes_in());
     bar.set_style(

@@ -182,7 +182,8 @@ pub fn info(
             shard_col(shard)
         ));
     }
-    out.line(&format!("{} tensors, {} bytes", ts.len(), total));
+    let plural = if ts.len() == 1 { "" } else { "s" };
+    out.line(&format!("{} tensor{plural}, {} bytes", ts.len(), total));
     if let (Some((version, alignment)), serde_json::Value::Object(values)) = (gguf, &metadata) {
         // The file's `general.*` scalars (its architecture, name, quantization...).
         out.line(&format!(

@@ -3,7 +3,7 @@
 //! size limit that fails the write instead of killing the process, and the GPU
 //! drivers' messages kept off standard error while a device opens.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 /// Writes `line` and a newline to standard output; on a closed pipe (the reader is
 /// gone, as with `| head`) the process ends quietly with status 0, as `ls` and
@@ -88,7 +88,13 @@ fn interrupted(status: i32) -> ! {
     } else {
         "nxrig: interrupted; no output written"
     };
-    let _ = writeln!(std::io::stderr(), "{said}");
+    // On a terminal the progress bar's line is cleared first, not written after.
+    let clear = if std::io::stderr().is_terminal() {
+        "\r\x1b[2K"
+    } else {
+        ""
+    };
+    let _ = writeln!(std::io::stderr(), "{clear}{said}");
     std::process::exit(status);
 }
 

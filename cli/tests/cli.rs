@@ -459,4 +459,47 @@ fn convert_on_the_gpu_writes_the_hosts_bytes() {
     ]);
     assert_eq!(code, 2);
     assert!(stderr.contains("no device named \"nope\""), "{stderr}");
+    // Said as the option's, each device by a name that opens it.
+    assert!(
+        stderr.starts_with("nxrig: --device: no device named"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(devices: host"), "{stderr}");
+    assert!(!stderr.contains("Rig::by_name"), "{stderr}");
+}
+
+/// A `.json` output for one file: the message says what each input converts into (it
+/// named `.json` among the extensions it takes); `info` of one tensor says "1 tensor".
+#[test]
+fn a_json_output_and_one_tensor_are_said_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = good(dir.path());
+    let out = dir.path().join("out.json");
+    let (code, _, stderr) = nxrig(&[
+        "convert",
+        input.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--to",
+        "bfloat16",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(
+            "out.json: a .json output: one file converts into a .safetensors or .npy file"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        leftovers(dir.path(), &["good.safetensors"]),
+        Vec::<String>::new()
+    );
+    let one = safetensors(
+        dir.path(),
+        "one.safetensors",
+        r#"{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#,
+        &f32_bytes(&[1.0]),
+    );
+    let (code, stdout, _) = nxrig(&["info", one.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("1 tensor, 4 bytes"), "{stdout}");
 }

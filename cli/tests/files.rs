@@ -230,7 +230,11 @@ fn errors_name_the_file_and_the_tensor_at_fault() {
         ),
         (
             r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}"#,
-            r#"tensor "b": data_offsets [8, 12] are not a range inside the data (8 bytes)"#,
+            r#"tensor "b": data_offsets [8, 12] end past the data (8 bytes): the file is 4 bytes short of them (truncated?)"#,
+        ),
+        (
+            r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}}"#,
+            r#"tensor "a": data_offsets [4, 0] end before they begin"#,
         ),
         (
             r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#,

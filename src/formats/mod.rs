@@ -252,10 +252,15 @@ impl Format {
                     reason: "a folder: one file converts into one file (give its name, as out/model.safetensors); a sharded checkpoint's index into a folder".into(),
                 })
             }
+            Some("json") => Err(Error::Format {
+                path: path.display().to_string(),
+                tensor: None,
+                reason: "a .json output: one file converts into a .safetensors or .npy file; a sharded checkpoint (its index, model.safetensors.index.json, as the input) into a folder, which gets the new index".into(),
+            }),
             _ => Err(Error::Format {
                 path: path.display().to_string(),
                 tensor: None,
-                reason: "unknown format: the extension must be .safetensors or .npy (or .json for a sharded checkpoint's index)".into(),
+                reason: "unknown format: the output's extension must be .safetensors or .npy (a sharded checkpoint's index as the input converts into a folder)".into(),
             }),
         }
     }

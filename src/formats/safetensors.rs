@@ -205,9 +205,13 @@ pub fn read_header(path: &str, bytes: &[u8], file_len: u64) -> Result<Header, Er
         let (shape, _) = super::shape_bytes(&info.shape, dtype).map_err(&f)?;
         let need = whole_bytes(&shape, dtype).map_err(f)?;
         let [b, e] = info.data_offsets;
-        if b > e || e > data_len {
+        if b > e {
+            return Err(f(format!("data_offsets [{b}, {e}] end before they begin")));
+        }
+        if e > data_len {
             return Err(f(format!(
-                "data_offsets [{b}, {e}] are not a range inside the data ({data_len} bytes)"
+                "data_offsets [{b}, {e}] end past the data ({data_len} bytes): the file is {} bytes short of them (truncated?)",
+                e - data_len
             )));
         }
         if e - b != need {

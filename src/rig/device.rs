@@ -211,15 +211,23 @@ impl Rig {
                 reason: format!("no device named {name:?}: {why}"),
             });
         }
+        // Each device by a name that opens it: `host`, `gpu0: <adapter>`, ..., others
+        // by their own names.
+        let mut k = 0;
+        let names: Vec<String> = all
+            .iter()
+            .map(|d| {
+                if d.kind().is_gpu() {
+                    k += 1;
+                    format!("gpu{}: {}", k - 1, d.name())
+                } else {
+                    d.name().to_owned()
+                }
+            })
+            .collect();
         Err(Error::Invalid {
             op: "Rig::by_name",
-            reason: format!(
-                "no device named {name:?} (devices: {})",
-                all.iter()
-                    .map(|d| d.name().to_owned())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            reason: format!("no device named {name:?} (devices: {})", names.join(", ")),
             operands: String::new(),
         })
     }
