@@ -21,10 +21,24 @@ const INDEX = /\.index\.json$/;
 export const GGUF_SPLIT = /^(.*)-(\d{5})-of-(\d{5})\.gguf$/;
 const base = (n) => String(n).split(/[\\/]/).pop();
 
+/** The mark on an nxrig error thrown as a `TypeError` (src/web/mod.rs
+ * `js_type_error`: the Rust side makes only `Error`s). */
+const TYPE_MARK = 'nxrig:TypeError: ';
+
+/** `e` as a `TypeError` naming the function `fn` called, where nxrig marked it one (an
+ * argument or option of the wrong type or value); else `undefined`. */
+export function typeError(e, fn) {
+  if (!(e instanceof Error) || !e.message.startsWith(TYPE_MARK)) return undefined;
+  return new TypeError(`${fn ?? 'nxrig'}: ${e.message.slice(TYPE_MARK.length)}`);
+}
+
 /** An Error of the function `fn` called, with `e`'s message (an nxrig error's names
- * the file and the tensor). AbortErrors pass as they are. */
+ * the file and the tensor; a TypeError where nxrig marked it one). AbortErrors pass as
+ * they are. */
 export function named(fn, e) {
   if (e?.name === 'AbortError') return e;
+  const t = typeError(e, fn);
+  if (t) return t;
   const m = e?.message ?? String(e);
   if (m.startsWith(`${fn}: `)) return e;
   if (e instanceof Error && m.startsWith('nxrig: ') && !m.startsWith('nxrig: internal error')) {

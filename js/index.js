@@ -38,7 +38,7 @@ import wbgInit, {
   loadSafetensors as wbgLoadSafetensors,
   version as wbgVersion,
 } from '../pkg/nxrig.js';
-import { convertCheckpoint as convertRaw, openCheckpoint as openRaw } from './checkpoint.js';
+import { convertCheckpoint as convertRaw, openCheckpoint as openRaw, typeError } from './checkpoint.js';
 import { adapterOf, adoptDevice, fromGpuBuffer as fromGpuBufferRaw, gpuOptions } from './interop.js';
 import { declare } from './elementwise.js';
 import { described } from './described.js';
@@ -71,6 +71,8 @@ function translated(e, name) {
  * argument that wasm-bindgen found freed ("null pointer passed to rust") said in
  * nxrig's words. */
 function called(e, name) {
+  const t = typeError(e, name);
+  if (t) return t;
   if (name && e instanceof Error && e.message.startsWith('nxrig: ') && !e.message.startsWith('nxrig: internal error')) {
     e.message = `${name}: ${e.message.slice('nxrig: '.length)}`;
   } else if (name && e instanceof Error && /null pointer passed to rust/.test(e.message)) {

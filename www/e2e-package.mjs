@@ -201,6 +201,10 @@ const bytes = new Uint8Array(await (await fetch('/sample.safetensors')).arrayBuf
 // The errors of a production build, each naming what was called.
 const host = Device.host();
 await said('zeros', () => NxArray.zeros(host, 'flaot16' as 'float16', [1]));
+await said('shape', () => NxArray.zeros(host, 'float32', [-1]));
+await said('typed', () => NxArray.fromTypedArray(new Float64Array(2) as unknown as Float32Array, 'float32'));
+await said('castOption', () => x.cast('float16', { saturat: true } as unknown as { saturate: boolean }));
+await said('castDtype', () => x.cast('flaot16' as 'float16'));
 const d = NxArray.zeros(host, 'float32', [1]);
 d.dispose();
 await said('cast', () => d.cast('float16'));
@@ -267,7 +271,11 @@ w.result = { device: gpu.name, gpu: Array.from(new Uint16Array(onGpu.buffer, onG
     for (const [k, v] of Object.entries(e)) console.log(`  ${k}: ${v[0]}: ${v[1]}${v[2] ? ` (cause: ${v[2]})` : ''}`);
     const want = {
       beforeInit: ['Error', /^Device\.host: call `await init\(\)` first \(nxrig's WebAssembly is not loaded yet\)$/],
-      zeros: ['Error', /^NxArray\.zeros: unknown dtype "flaot16"/],
+      zeros: ['TypeError', /^NxArray\.zeros: unknown dtype "flaot16"/],
+      shape: ['TypeError', /^NxArray\.zeros: shape\[0\] must be a non-negative integer, got: -1$/],
+      typed: ['TypeError', /^NxArray\.fromTypedArray: /],
+      castOption: ['TypeError', /^NxArray\.cast: unknown option "saturat" \(it takes saturate\)$/],
+      castDtype: ['TypeError', /^NxArray\.cast: unknown dtype "flaot16"/],
       cast: ['Error', /^NxArray\.cast: the array was disposed/],
       load: ['Error', /^Checkpoint\.load: .*tensor "no\.such": no tensor of that name/],
       loadDisposed: ['Error', /^Checkpoint\.load: this Checkpoint was disposed \(or made with `new`, which makes none: use openCheckpoint\)$/],

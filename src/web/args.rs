@@ -6,7 +6,7 @@
 use js_sys::{Array as JsList, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::js_invalid;
+use super::js_type_error;
 use crate::DType;
 
 /// A value as a message shows it: strings quoted, numbers and bigints as JavaScript
@@ -45,7 +45,7 @@ pub(crate) fn show(v: &JsValue) -> String {
 /// 2^53 - 1, or above what a `usize` of this platform holds.
 pub(crate) fn integers(v: &JsValue, what: &str) -> Result<Vec<usize>, JsError> {
     let Some(list) = v.dyn_ref::<JsList>() else {
-        return Err(js_invalid(&format!(
+        return Err(js_type_error(&format!(
             "nxrig: {what} must be an array of non-negative integers, got: {}",
             show(v)
         )));
@@ -59,15 +59,15 @@ pub(crate) fn integers(v: &JsValue, what: &str) -> Result<Vec<usize>, JsError> {
             match n {
                 Some(n) if n <= usize::MAX as f64 => Ok(n as usize),
                 None if x.as_f64().is_some_and(|n| n.fract() == 0.0 && n > 0.0) => {
-                    Err(js_invalid(&format!(
+                    Err(js_type_error(&format!(
                         "nxrig: {what}[{i}] is {}, above 2^53 - 1 (not a safe integer)",
                         show(&x)
                     )))
                 }
-                Some(n) => Err(js_invalid(&format!(
+                Some(n) => Err(js_type_error(&format!(
                     "nxrig: {what}[{i}] is {n}, more than this platform's arrays can hold"
                 ))),
-                None => Err(js_invalid(&format!(
+                None => Err(js_type_error(&format!(
                     "nxrig: {what}[{i}] must be a non-negative integer, got: {}",
                     show(&x)
                 ))),
@@ -104,12 +104,12 @@ pub(crate) fn dtype(v: &JsValue) -> Result<DType, JsError> {
     match v.as_string() {
         Some(s) => match s.parse::<DType>() {
             Ok(d) if d.name() == s => Ok(d),
-            _ => Err(js_invalid(&format!(
+            _ => Err(js_type_error(&format!(
                 "nxrig: unknown dtype {s:?} (the names are exact: {})",
                 names()
             ))),
         },
-        None => Err(js_invalid(&format!(
+        None => Err(js_type_error(&format!(
             "nxrig: a dtype is a string (one of {}), got: {}",
             names(),
             show(v)
@@ -169,7 +169,7 @@ fn holds(kind: &str) -> Option<Vec<DType>> {
 pub(crate) fn elements(data: &JsValue, d: DType) -> Result<Elements, JsError> {
     let kind = kind_of(data);
     let Some(ok) = holds(&kind) else {
-        return Err(js_invalid(&format!(
+        return Err(js_type_error(&format!(
             "nxrig: expected a TypedArray, a DataView or an ArrayBuffer, got: {kind}"
         )));
     };
@@ -181,7 +181,7 @@ pub(crate) fn elements(data: &JsValue, d: DType) -> Result<Elements, JsError> {
         Ok(Elements::Typed)
     } else {
         let names: Vec<&str> = ok.iter().map(|x| x.name()).collect();
-        Err(js_invalid(&format!(
+        Err(js_type_error(&format!(
             "nxrig: {} {kind} holds {} elements, not {d}: pass the TypedArray of {d} (see toTypedArray), or its bytes as a Uint8Array or ArrayBuffer",
             article(&kind),
             names.join(" or ")
@@ -206,7 +206,7 @@ pub(crate) fn article(word: &str) -> &'static str {
 pub(crate) fn pack_int4(data: &JsValue) -> Result<Vec<u8>, JsError> {
     let v: Vec<u8> = super::typed::bytes_of(data)?;
     if let Some(i) = v.iter().position(|&x| !(-8..=7).contains(&(x as i8))) {
-        return Err(js_invalid(&format!(
+        return Err(js_type_error(&format!(
             "nxrig: element {i} of the Int8Array is {}, outside int4's -8..7",
             v[i] as i8
         )));

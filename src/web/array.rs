@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::args::{self, Elements};
 use super::device::Device;
-use super::{js_error, js_invalid, typed};
+use super::{js_error, js_invalid, js_type_error, typed};
 use crate::dtype::Class;
 use crate::layout::{Move, Slice};
 use crate::rig::Buffer;
@@ -72,7 +72,7 @@ fn slice_of(v: &JsValue) -> Result<Slice, JsError> {
         .ok()
         .filter(|l: &JsList| l.length() <= 3)
         .ok_or_else(|| {
-            js_invalid(&format!(
+            js_type_error(&format!(
                 "nxrig: a slice is [start, stop, step] (each an integer or null), got: {}",
                 args::show(v)
             ))
@@ -84,7 +84,7 @@ fn slice_of(v: &JsValue) -> Result<Slice, JsError> {
         }
         match x.as_f64() {
             Some(n) if n.fract() == 0.0 && n.abs() <= isize::MAX as f64 => Ok(Some(n as isize)),
-            _ => Err(js_invalid(&format!(
+            _ => Err(js_type_error(&format!(
                 "nxrig: a slice's entries must be integers or null, got: {}",
                 args::show(&x)
             ))),
@@ -121,7 +121,7 @@ impl NxArray {
         let (offset, len) = (offset as usize, len as usize);
         let given = args::count(d, e, len);
         if shape.is_none() && e == Elements::Raw && d.bytes(given).ok() != Some(len) {
-            return Err(js_invalid(&format!(
+            return Err(js_type_error(&format!(
                 "nxrig: {len} bytes are not a whole number of {d} elements ({} bits each): give the shape",
                 d.bits()
             )));
@@ -133,7 +133,7 @@ impl NxArray {
             _ => d.bytes(n).map_err(js_error)? == len,
         };
         if !fits {
-            return Err(js_invalid(&match e {
+            return Err(js_type_error(&match e {
                 Elements::Raw => format!(
                     "nxrig: {len} bytes do not hold a {d} array of shape {shape:?} ({n} elements)"
                 ),
@@ -438,7 +438,7 @@ fn cast_mode(options: &JsValue) -> Result<crate::dtype::CastMode, JsError> {
         return Ok(CastMode::Default);
     }
     let bad = || {
-        super::js_invalid(&format!(
+        super::js_type_error(&format!(
             "nxrig: the options are an object such as {{ saturate: true }}, got: {}",
             args::show(options)
         ))
@@ -448,7 +448,7 @@ fn cast_mode(options: &JsValue) -> Result<crate::dtype::CastMode, JsError> {
     }
     for k in js_sys::Object::keys(options.unchecked_ref::<js_sys::Object>()).iter() {
         if k.as_string().as_deref() != Some("saturate") {
-            return Err(super::js_invalid(&format!(
+            return Err(super::js_type_error(&format!(
                 "nxrig: unknown option {} (it takes saturate)",
                 args::show(&k)
             )));

@@ -45,6 +45,19 @@ pub(crate) fn js_invalid(msg: &str) -> JsError {
     JsError::new(msg)
 }
 
+/// The mark on a message the JavaScript entry throws as a `TypeError` (js/checkpoint.js
+/// `typeError` takes it off): `JsError` makes only `Error`s.
+const TYPE_MARK: &str = "nxrig:TypeError: ";
+
+/// A JS `TypeError` with `msg` (`nxrig: ...`): an argument or option of the wrong type
+/// or value, as the web's APIs throw (a dtype's name that names none, a shape of -1, a
+/// `Float64Array` given as float32, an unknown option). Made as an `Error` marked
+/// `nxrig:TypeError: `, which the JavaScript entry throws as a `TypeError` naming the
+/// function called.
+pub(crate) fn js_type_error(msg: &str) -> JsError {
+    JsError::new(&msg.replacen("nxrig: ", TYPE_MARK, 1))
+}
+
 /// nxrig's version (the crate's, as `package.json` has it).
 #[wasm_bindgen]
 pub fn version() -> String {

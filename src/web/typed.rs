@@ -14,7 +14,7 @@ pub(crate) fn view_of(data: &JsValue) -> Result<(JsValue, u32, u32), JsError> {
         return Ok((ab.into(), 0, ab.byte_length()));
     }
     if !js_sys::ArrayBuffer::is_view(data) {
-        return Err(super::js_invalid(
+        return Err(super::js_type_error(
             "nxrig: expected a TypedArray, a DataView or an ArrayBuffer",
         ));
     }
