@@ -23,7 +23,7 @@
 #[non_exhaustive]
 pub enum Error {
     /// A dtype name that names no dtype.
-    #[error("unknown dtype {name:?} (expected one of {expected})")]
+    #[error("unknown dtype {name:?} (expected one of {expected}){}", crate::dtype::meant(.name))]
     UnknownDtype {
         /// The name given.
         name: String,

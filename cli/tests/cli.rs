@@ -295,6 +295,14 @@ fn bad_input_exits_2_with_one_line_and_no_output() {
     // An unknown dtype name, and a dtype the output cannot hold (naming the tensor).
     let p = safetensors(d, "ok.safetensors", &w("[0,16]"), &data);
     fails(d, &p, "o.safetensors", "float7", &["float7"]);
+    // A typo: the dtype meant is named.
+    fails(
+        d,
+        &p,
+        "o.safetensors",
+        "flaot16",
+        &["unknown dtype \"flaot16\"", "did you mean \"float16\"?"],
+    );
     fails(
         d,
         &p,

@@ -24,4 +24,5 @@ pub use format::{FloatFormat, Specials};
 pub(crate) use overflow::f32_cut;
 pub use overflow::{CastMode, Tally};
 pub use slice::{convert_run, read_bits, write_bits};
+pub(crate) use table::meant;
 pub use table::{dlpack, Class, DType, Row};

@@ -105,8 +105,9 @@ pub(crate) fn dtype(v: &JsValue) -> Result<DType, JsError> {
         Some(s) => match s.parse::<DType>() {
             Ok(d) if d.name() == s => Ok(d),
             _ => Err(js_type_error(&format!(
-                "nxrig: unknown dtype {s:?} (the names are exact: {})",
-                names()
+                "nxrig: unknown dtype {s:?} (the names are exact: {}){}",
+                names(),
+                crate::dtype::meant(&s)
             ))),
         },
         None => Err(js_type_error(&format!(
