@@ -105,9 +105,8 @@ async function get(url, init, ctx, headers) {
  * bytes: a `bytes=0-0` is answered with the whole file by some servers, Vite's among
  * them) finds the size (`Content-Range`) and the version (`ETag`, `Last-Modified`); a
  * server that ignores Range (a 200 with the whole body) is refused at once, its body
- * never read; every later read
- * checks its status, its range, its length and the version, and reads no more of a
- * body than the range it asked for.
+ * never read; every later read checks its status, its range, its length and the
+ * version, and reads no more of a body than the range it asked for.
  * `missing`: `undefined` where the server has no such file (404, or an HTML page in its
  * place: a development server's fallback), not an error. */
 export async function urlSource(url, init, ctx, { missing = false } = {}) {
